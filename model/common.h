@@ -1,0 +1,60 @@
+// common.h - shared basics for posgpt: the `real` type, loud error helpers, a small RNG.
+//
+// `real` is float in the product. The gradient tests compile the same model sources with
+// -DPOSGPT_DOUBLE so finite differences are taken in double precision; <tgmath.h> makes
+// exp/tanh/sqrt/log pick the precision of their argument, so kernels are written once.
+// Not here: anything model- or scheme-specific.
+#ifndef POSGPT_COMMON_H
+#define POSGPT_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <tgmath.h>
+
+#ifdef POSGPT_DOUBLE
+typedef double real;
+#else
+typedef float real;
+#endif
+
+#define POSGPT_VERSION "0.1.0"
+
+// ---- errors: every failure says where, what, and what to do, then exits non-zero ----
+#if defined(__GNUC__)
+#define POSGPT_NORETURN __attribute__((noreturn))
+#define POSGPT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define POSGPT_NORETURN
+#define POSGPT_PRINTF(a, b)
+#endif
+
+// die: print "posgpt: error: <msg>" (one line) and exit(1). For user-facing errors.
+void die(const char *fmt, ...) POSGPT_NORETURN POSGPT_PRINTF(1, 2);
+// die_at: like die, prefixed with the source location; for I/O and allocation failures.
+void die_at(const char *file, int line, const char *fmt, ...) POSGPT_NORETURN POSGPT_PRINTF(3, 4);
+
+void *malloc_check(size_t n, const char *file, int line);
+void *calloc_check(size_t n, size_t size, const char *file, int line);
+FILE *fopen_check(const char *path, const char *mode, const char *file, int line);
+void fread_check(void *p, size_t size, size_t n, FILE *f, const char *path, const char *file, int line);
+void fwrite_check(const void *p, size_t size, size_t n, FILE *f, const char *path, const char *file, int line);
+#define xmalloc(n) malloc_check((n), __FILE__, __LINE__)
+#define xcalloc(n, s) calloc_check((n), (s), __FILE__, __LINE__)
+#define xfopen(p, m) fopen_check((p), (m), __FILE__, __LINE__)
+#define xfread(p, s, n, f, path) fread_check((p), (s), (n), (f), (path), __FILE__, __LINE__)
+#define xfwrite(p, s, n, f, path) fwrite_check((p), (s), (n), (f), (path), __FILE__, __LINE__)
+
+// ---- random numbers: xoshiro256** seeded by splitmix64; the whole state is 4 words so a
+// checkpoint can carry it and a resumed run draws the same numbers ----
+typedef struct {
+    uint64_t s[4];
+} Rng;
+void rng_seed(Rng *r, uint64_t seed);
+uint64_t rng_u64(Rng *r);
+double rng_uniform(Rng *r);            // [0, 1)
+uint64_t rng_below(Rng *r, uint64_t n); // [0, n), unbiased
+double rng_normal(Rng *r);              // N(0, 1), Box-Muller
+
+double now_seconds(void); // monotonic clock
+#endif

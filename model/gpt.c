@@ -1,0 +1,327 @@
+// gpt.c - GPT-2 block layout (Radford et al. 2019) with a pluggable position scheme:
+//   x0 = wte[tok] (+ scheme input add)
+//   per layer: x = x + proj(attn(ln1(x)));  x = x + fcproj(gelu(fc(ln2(x))))
+//   logits = lnf(x) . wte^T (tied head), loss = cross-entropy
+// Pre-LayerNorm, eps 1e-5; GELU tanh; biases everywhere; attention scores q.k/sqrt(HS) plus
+// the scheme's bias (added after the scaling, unscaled).
+#include "gpt.h"
+
+#include "layers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const PARAM_NAMES[NUM_PARAM_TENSORS] = {
+    "wte", "ln1_w", "ln1_b", "qkv_w", "qkv_b", "attproj_w", "attproj_b", "ln2_w",
+    "ln2_b", "fc_w", "fc_b", "fcproj_w", "fcproj_b", "lnf_w", "lnf_b", "pos"};
+
+void gpt_build(GPT *m, const GPTConfig *cfg) {
+    memset(m, 0, sizeof(*m));
+    m->cfg = *cfg;
+    const GPTConfig *c = &m->cfg;
+    if (c->V < 1 || c->V > 65536) die("vocabulary size must be in [1, 65536], got %d", c->V);
+    if (c->C < 1 || c->C > 65536) die("--d-model must be in [1, 65536], got %d", c->C);
+    if (c->L < 1 || c->L > 1024) die("--layers must be in [1, 1024], got %d", c->L);
+    if (c->NH < 1 || c->NH > c->C) die("--heads must be in [1, d_model=%d], got %d", c->C, c->NH);
+    if (c->C % c->NH) die("--d-model %d is not divisible by --heads %d", c->C, c->NH);
+    if (c->T < 1) die("--seq-len must be >= 1, got %d", c->T);
+    if (c->rand_max < 0) die("--rand-max must be >= 0, got %d", c->rand_max);
+    const PosScheme *s = pos_find(c->pos);
+    if (!s) die("unknown position scheme '%s'; choose one of %s", c->pos, pos_names());
+    if (c->pos_rows < 1) die("position table rows must be >= 1, got %d", c->pos_rows);
+    pos_state_init(&m->ps, s, c->C, c->NH, c->pos_rows, c->pos_hp);
+
+    size_t V = c->V, C = c->C, L = c->L;
+    size_t sz[NUM_PARAM_TENSORS] = {V * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C,
+                                    L * C, L * C, L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C,
+                                    pos_num_params(&m->ps)};
+    size_t off = 0;
+    for (int i = 0; i < NUM_PARAM_TENSORS; i++) {
+        m->sizes[i] = sz[i];
+        m->offsets[i] = off;
+        off += sz[i];
+    }
+    m->num_params = off;
+    m->params = xcalloc(off, sizeof(real));
+    m->ps.params = m->sizes[P_POS] ? m->params + m->offsets[P_POS] : NULL;
+    int decay[NUM_PARAM_TENSORS] = {[P_WTE] = 1, [P_QKVW] = 1, [P_ATTPW] = 1, [P_FCW] = 1, [P_FCPW] = 1,
+                                    [P_POS] = s->weight_decay};
+    memcpy(m->decay, decay, sizeof(decay));
+}
+
+void gpt_init(GPT *m, uint64_t seed) {
+    // GPT-2: weights N(0, 0.02), residual output projections N(0, 0.02/sqrt(2L)),
+    // biases 0, LayerNorm weights 1; then the scheme's own init (zeros if it has none)
+    Rng rng;
+    rng_seed(&rng, seed);
+    double resid_std = 0.02 / sqrt(2.0 * m->cfg.L);
+    for (int i = 0; i < P_POS; i++) {
+        real *p = m->params + m->offsets[i];
+        size_t n = m->sizes[i];
+        double std = 0.0, fill = 0.0;
+        switch (i) {
+        case P_WTE: case P_QKVW: case P_FCW: std = 0.02; break;
+        case P_ATTPW: case P_FCPW: std = resid_std; break;
+        case P_LN1W: case P_LN2W: case P_LNFW: fill = 1.0; break;
+        default: break; // biases
+        }
+        for (size_t k = 0; k < n; k++) p[k] = (real)(std > 0 ? std * rng_normal(&rng) : fill);
+    }
+    if (m->sizes[P_POS]) {
+        real *p = m->params + m->offsets[P_POS];
+        if (m->ps.scheme->init) m->ps.scheme->init(&m->ps, p, &rng);
+        else memset(p, 0, m->sizes[P_POS] * sizeof(real));
+    }
+}
+
+// every activation buffer of m, so allocation bookkeeping is one loop
+#define NUM_ACT_BUFS 27
+static void act_bufs(GPT *m, real **bufs[NUM_ACT_BUFS]) {
+    real **b[NUM_ACT_BUFS] = {&m->res, &m->ln1, &m->ln1_mean, &m->ln1_rstd, &m->qkv, &m->atty, &m->att, &m->mid,
+                              &m->ln2, &m->ln2_mean, &m->ln2_rstd, &m->fch, &m->fchg, &m->proj, &m->lnf,
+                              &m->lnf_mean, &m->lnf_rstd, &m->probs, &m->losses, &m->dres, &m->dln, &m->dqkv,
+                              &m->datty, &m->dfch, &m->dfchg, &m->dpreatt, &m->dloss};
+    memcpy(bufs, b, sizeof b);
+}
+
+static void free_acts(GPT *m) {
+    real **bufs[NUM_ACT_BUFS];
+    act_bufs(m, bufs);
+    for (int i = 0; i < NUM_ACT_BUFS; i++) {
+        free(*bufs[i]);
+        *bufs[i] = NULL;
+    }
+    free(m->tok);
+    free(m->tgt);
+    free(m->pos);
+    m->tok = m->tgt = m->pos = NULL;
+    m->B = m->T = 0;
+}
+
+void gpt_free(GPT *m) {
+    free_acts(m);
+    if (!m->is_view) {
+        free(m->params);
+        free(m->grads);
+        pos_state_free(&m->ps);
+    }
+    memset(m, 0, sizeof(*m));
+}
+
+void gpt_view(GPT *v, const GPT *m) {
+    *v = *m;
+    v->is_view = 1;
+    v->grads = NULL;
+    v->B = v->T = v->train = 0;
+    v->tok = v->tgt = v->pos = NULL;
+    real **bufs[NUM_ACT_BUFS];
+    act_bufs(v, bufs);
+    for (int i = 0; i < NUM_ACT_BUFS; i++) *bufs[i] = NULL;
+}
+
+static real *alloc_real(size_t n) { return xmalloc(n * sizeof(real)); }
+
+void gpt_alloc(GPT *m, int B, int T, int train) {
+    if (m->B == B && m->T == T && m->train == train) return;
+    free_acts(m);
+    if (B < 1 || T < 1) die("batch and length must be >= 1 (got %d, %d)", B, T);
+    size_t C = m->cfg.C, L = m->cfg.L, V = m->cfg.V, NH = m->cfg.NH, N = (size_t)B * T;
+    size_t nl = train ? L : 1; // layers whose activations are kept
+    m->B = B;
+    m->T = T;
+    m->train = train;
+    m->tok = xmalloc(N * sizeof(int));
+    m->tgt = xmalloc(N * sizeof(int));
+    m->pos = xmalloc(N * sizeof(int));
+    m->res = alloc_real((train ? L + 1 : 1) * N * C);
+    m->ln1 = alloc_real(nl * N * C);
+    m->ln1_mean = alloc_real(nl * N);
+    m->ln1_rstd = alloc_real(nl * N);
+    m->qkv = alloc_real(nl * N * 3 * C);
+    m->atty = alloc_real(nl * N * C);
+    m->mid = alloc_real(nl * N * C);
+    m->ln2 = alloc_real(nl * N * C);
+    m->ln2_mean = alloc_real(nl * N);
+    m->ln2_rstd = alloc_real(nl * N);
+    m->fch = alloc_real(nl * N * 4 * C);
+    m->fchg = alloc_real(nl * N * 4 * C);
+    m->proj = alloc_real(N * C);
+    m->lnf = alloc_real(N * C);
+    m->lnf_mean = alloc_real(N);
+    m->lnf_rstd = alloc_real(N);
+    m->probs = alloc_real(N * V);
+    m->losses = alloc_real(N);
+    if (train) {
+        m->att = alloc_real(L * B * NH * (size_t)T * T);
+        m->dres = alloc_real(N * C);
+        m->dln = alloc_real(N * C);
+        m->dqkv = alloc_real(N * 3 * C);
+        m->datty = alloc_real(N * C);
+        m->dfch = alloc_real(N * 4 * C);
+        m->dfchg = alloc_real(N * 4 * C);
+        m->dpreatt = alloc_real((size_t)B * NH * T * T);
+        m->dloss = alloc_real(N);
+    }
+}
+
+#define PARAM(m, i) ((m)->params + (m)->offsets[i])
+#define GRAD(m, i) ((m)->grads + (m)->offsets[i])
+
+// positions: copy into m->pos, enforcing the scheme's limit (error, or clamp by policy)
+static void set_positions(GPT *m, const int *pos) {
+    int N = m->B * m->T, T = m->T;
+    int lim = m->ps.scheme->max_pos ? m->ps.scheme->max_pos(&m->ps) : 0;
+    for (int n = 0; n < N; n++) {
+        int p = pos ? pos[n] : n % T;
+        if (p < 0) die("position %d is negative", p);
+        if (lim && p >= lim) {
+            if (!m->clamp_pos)
+                die("position %d is beyond what the '%s' scheme can serve (%d positions: its table was sized at training "
+                    "time by --max-pos/--rand-max); evaluate at length <= %d, or pass --clamp-pos to reuse the last row",
+                    p, m->ps.scheme->name, lim, lim);
+            p = lim - 1;
+        }
+        m->pos[n] = p;
+    }
+}
+
+double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
+    const GPTConfig *c = &m->cfg;
+    int B = m->B, T = m->T, C = c->C, NH = c->NH, V = c->V, N = B * T;
+    const PosScheme *s = m->ps.scheme;
+    if (!B) die("internal: gpt_forward before gpt_alloc");
+    for (int n = 0; n < N; n++) {
+        if (tok[n] < 0 || tok[n] >= V || (tgt && (tgt[n] < 0 || tgt[n] >= V))) die("token id out of range [0, %d)", V);
+        m->tok[n] = tok[n];
+        m->tgt[n] = tgt ? tgt[n] : 0;
+    }
+    set_positions(m, pos);
+
+    encoder_forward(m->res, m->tok, PARAM(m, P_WTE), N, C);
+    if (s->input_forward) s->input_forward(&m->ps, m->res, m->pos, N);
+    for (int l = 0; l < c->L; l++) {
+        size_t tl = m->train ? (size_t)l : 0; // which slot of the per-layer buffers
+        real *x = m->res + tl * N * C, *xo = m->res + (m->train ? tl + 1 : 0) * N * C;
+        real *ln1 = m->ln1 + tl * N * C, *qkv = m->qkv + tl * N * 3 * C, *atty = m->atty + tl * N * C;
+        real *mid = m->mid + tl * N * C, *ln2 = m->ln2 + tl * N * C;
+        real *fch = m->fch + tl * N * 4 * C, *fchg = m->fchg + tl * N * 4 * C;
+        layernorm_forward(ln1, m->ln1_mean + tl * N, m->ln1_rstd + tl * N, x, PARAM(m, P_LN1W) + l * C,
+                          PARAM(m, P_LN1B) + l * C, N, C);
+        linear_forward(qkv, ln1, PARAM(m, P_QKVW) + (size_t)l * 3 * C * C, PARAM(m, P_QKVB) + l * 3 * C, N, C, 3 * C);
+        if (s->qk_forward)
+            for (int b = 0; b < B; b++) {
+                real *q = qkv + (size_t)b * T * 3 * C;
+                s->qk_forward(&m->ps, q, m->pos + b * T, T, 3 * C, 0);
+                s->qk_forward(&m->ps, q + C, m->pos + b * T, T, 3 * C, 1);
+            }
+        if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
+        else attention_forward_infer(atty, qkv, m->pos, &m->ps, B, T, C, NH);
+        linear_forward(m->proj, atty, PARAM(m, P_ATTPW) + (size_t)l * C * C, PARAM(m, P_ATTPB) + l * C, N, C, C);
+        residual_forward(mid, x, m->proj, (size_t)N * C);
+        layernorm_forward(ln2, m->ln2_mean + tl * N, m->ln2_rstd + tl * N, mid, PARAM(m, P_LN2W) + l * C,
+                          PARAM(m, P_LN2B) + l * C, N, C);
+        linear_forward(fch, ln2, PARAM(m, P_FCW) + (size_t)l * 4 * C * C, PARAM(m, P_FCB) + l * 4 * C, N, C, 4 * C);
+        gelu_forward(fchg, fch, (size_t)N * 4 * C);
+        linear_forward(m->proj, fchg, PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, PARAM(m, P_FCPB) + l * C, N, 4 * C, C);
+        residual_forward(xo, mid, m->proj, (size_t)N * C);
+    }
+    real *xL = m->res + (m->train ? (size_t)c->L : 0) * N * C;
+    layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, xL, PARAM(m, P_LNFW), PARAM(m, P_LNFB), N, C);
+    gemm(0, 1, N, V, C, 1, m->lnf, C, PARAM(m, P_WTE), C, 0, m->probs, V); // tied head
+    crossentropy_forward(m->losses, m->probs, m->probs, tgt ? m->tgt : NULL, N, V);
+    if (!tgt) return 0.0;
+    double sum = 0.0;
+    for (int n = 0; n < N; n++) sum += m->losses[n];
+    return sum / N;
+}
+
+void gpt_zero_grad(GPT *m) {
+    if (!m->grads) m->grads = xcalloc(m->num_params, sizeof(real));
+    else memset(m->grads, 0, m->num_params * sizeof(real));
+}
+
+void gpt_backward(GPT *m) {
+    const GPTConfig *c = &m->cfg;
+    int B = m->B, T = m->T, C = c->C, NH = c->NH, V = c->V, L = c->L, N = B * T;
+    const PosScheme *s = m->ps.scheme;
+    if (!m->train) die("internal: gpt_backward needs activations allocated with train=1");
+    if (!m->grads) gpt_zero_grad(m);
+    size_t NC = (size_t)N * C;
+
+    // loss = mean_n loss_n
+    for (int n = 0; n < N; n++) m->dloss[n] = (real)(1.0 / N);
+    crossentropy_backward(m->probs, m->probs, m->tgt, m->dloss, N, V);
+    // logits = lnf . wte^T  =>  dlnf = dlogits . wte; dwte += dlogits^T . lnf
+    real *dlnf = m->dln;
+    gemm(0, 0, N, C, V, 1, m->probs, V, PARAM(m, P_WTE), C, 0, dlnf, C);
+    gemm(1, 0, V, C, N, 1, m->probs, V, m->lnf, C, 1, GRAD(m, P_WTE), C);
+    memset(m->dres, 0, NC * sizeof(real));
+    layernorm_backward(m->dres, GRAD(m, P_LNFW), GRAD(m, P_LNFB), dlnf, m->res + (size_t)L * NC, PARAM(m, P_LNFW),
+                       m->lnf_mean, m->lnf_rstd, N, C);
+
+    real *dpos = m->sizes[P_POS] ? GRAD(m, P_POS) : NULL;
+    for (int l = L - 1; l >= 0; l--) {
+        real *x = m->res + l * NC, *ln1 = m->ln1 + l * NC, *qkv = m->qkv + l * NC * 3, *atty = m->atty + l * NC;
+        real *mid = m->mid + l * NC, *ln2 = m->ln2 + l * NC, *fch = m->fch + l * NC * 4, *fchg = m->fchg + l * NC * 4;
+        // x_out = mid + fcproj(gelu(fc(ln2(mid)))); dres holds d(x_out)
+        memset(m->dfchg, 0, NC * 4 * sizeof(real));
+        linear_backward(m->dfchg, GRAD(m, P_FCPW) + (size_t)l * 4 * C * C, GRAD(m, P_FCPB) + l * C, m->dres, fchg,
+                        PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, N, 4 * C, C);
+        gelu_backward(m->dfch, m->dfchg, fch, NC * 4);
+        memset(m->dln, 0, NC * sizeof(real));
+        linear_backward(m->dln, GRAD(m, P_FCW) + (size_t)l * 4 * C * C, GRAD(m, P_FCB) + l * 4 * C, m->dfch, ln2,
+                        PARAM(m, P_FCW) + (size_t)l * 4 * C * C, N, C, 4 * C);
+        layernorm_backward(m->dres, GRAD(m, P_LN2W) + l * C, GRAD(m, P_LN2B) + l * C, m->dln, mid,
+                           PARAM(m, P_LN2W) + l * C, m->ln2_mean + l * N, m->ln2_rstd + l * N, N, C);
+        // mid = x + attproj(attn(qk(qkv(ln1(x))))); dres now holds d(mid)
+        memset(m->datty, 0, NC * sizeof(real));
+        linear_backward(m->datty, GRAD(m, P_ATTPW) + (size_t)l * C * C, GRAD(m, P_ATTPB) + l * C, m->dres, atty,
+                        PARAM(m, P_ATTPW) + (size_t)l * C * C, N, C, C);
+        memset(m->dqkv, 0, NC * 3 * sizeof(real));
+        attention_backward(m->dqkv, m->dpreatt, dpos, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos,
+                           &m->ps, B, T, C, NH);
+        if (s->qk_backward)
+            for (int b = 0; b < B; b++) {
+                real *dq = m->dqkv + (size_t)b * T * 3 * C;
+                s->qk_backward(&m->ps, dq, m->pos + b * T, T, 3 * C, 0);
+                s->qk_backward(&m->ps, dq + C, m->pos + b * T, T, 3 * C, 1);
+            }
+        memset(m->dln, 0, NC * sizeof(real));
+        linear_backward(m->dln, GRAD(m, P_QKVW) + (size_t)l * 3 * C * C, GRAD(m, P_QKVB) + l * 3 * C, m->dqkv, ln1,
+                        PARAM(m, P_QKVW) + (size_t)l * 3 * C * C, N, C, 3 * C);
+        layernorm_backward(m->dres, GRAD(m, P_LN1W) + l * C, GRAD(m, P_LN1B) + l * C, m->dln, x,
+                           PARAM(m, P_LN1W) + l * C, m->ln1_mean + l * N, m->ln1_rstd + l * N, N, C);
+    }
+    // x0 = wte[tok] + input_add(pos)
+    if (s->input_backward && dpos) s->input_backward(&m->ps, dpos, m->dres, m->pos, N);
+    encoder_backward(GRAD(m, P_WTE), m->dres, m->tok, N, C);
+}
+
+double gpt_grad_norm(const GPT *m) {
+    double s = 0.0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+    for (size_t i = 0; i < m->num_params; i++) s += (double)m->grads[i] * m->grads[i];
+    return sqrt(s);
+}
+
+void gpt_adamw(GPT *m, real *mom, real *vel, double lr, double b1, double b2, double eps, double wd, long t,
+               double grad_scale) {
+    // m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr (mhat / (sqrt(vhat) + eps) + wd p)
+    // g = grads * grad_scale (clipping); decay only on tensors marked in m->decay
+    double c1 = 1.0 - pow(b1, (double)t), c2 = 1.0 - pow(b2, (double)t);
+    for (int i = 0; i < NUM_PARAM_TENSORS; i++) {
+        size_t o = m->offsets[i], n = m->sizes[i];
+        double wdi = m->decay[i] ? wd : 0.0;
+#pragma omp parallel for schedule(static)
+        for (size_t k = o; k < o + n; k++) {
+            double g = (double)m->grads[k] * grad_scale;
+            double mk = b1 * mom[k] + (1.0 - b1) * g, vk = b2 * vel[k] + (1.0 - b2) * g * g;
+            mom[k] = (real)mk;
+            vel[k] = (real)vk;
+            double p = m->params[k];
+            m->params[k] = (real)(p - lr * ((mk / c1) / (sqrt(vk / c2) + eps) + wdi * p));
+        }
+    }
+}
+
+size_t gpt_flop_params(const GPT *m) { return m->num_params - m->sizes[P_POS]; }

@@ -1,0 +1,84 @@
+// gpt.h - the GPT-2 style decoder: configuration, one flat parameter buffer described by a
+// size table, activations, forward, backward, AdamW. The position scheme is reached only
+// through its hooks (pos.h). Not here: data, checkpoints, the training loop (train/).
+#ifndef POSGPT_GPT_H
+#define POSGPT_GPT_H
+
+#include "common.h"
+#include "pos.h"
+
+typedef struct {
+    int V;          // vocabulary (256: bytes)
+    int C;          // d_model
+    int L;          // layers
+    int NH;         // heads
+    int T;          // training sequence length
+    char pos[32];   // position scheme name (the base scheme when positions are randomized)
+    float pos_hp[POS_MAX_HYPER]; // its hyperparameters, in the order the scheme declares them
+    int pos_rows;   // rows of an absolute table (learned); >= T, or >= rand_max
+    int rand_max;   // > 0: trained with randomized positions drawn from [0, rand_max)
+} GPTConfig;
+
+enum {
+    P_WTE,   // (V, C) token embedding, tied to the output head
+    P_LN1W,  // (L, C)
+    P_LN1B,  // (L, C)
+    P_QKVW,  // (L, 3C, C)
+    P_QKVB,  // (L, 3C)
+    P_ATTPW, // (L, C, C)
+    P_ATTPB, // (L, C)
+    P_LN2W,  // (L, C)
+    P_LN2B,  // (L, C)
+    P_FCW,   // (L, 4C, C)
+    P_FCB,   // (L, 4C)
+    P_FCPW,  // (L, C, 4C)
+    P_FCPB,  // (L, C)
+    P_LNFW,  // (C)
+    P_LNFB,  // (C)
+    P_POS,   // the position scheme's parameters (size from the scheme; may be 0)
+    NUM_PARAM_TENSORS
+};
+extern const char *const PARAM_NAMES[NUM_PARAM_TENSORS];
+
+typedef struct {
+    GPTConfig cfg;
+    PosState ps;
+    size_t sizes[NUM_PARAM_TENSORS], offsets[NUM_PARAM_TENSORS];
+    size_t num_params;
+    real *params, *grads; // (num_params) each; grads allocated on first backward
+    int decay[NUM_PARAM_TENSORS]; // 1 if AdamW weight decay applies (matrices)
+    int clamp_pos;        // 1: positions past the scheme's limit map to its last one
+    int is_view;          // 1: params and scheme state borrowed from another GPT (gpt_view)
+    // activations, allocated for (B, T) by gpt_alloc; train mode keeps every layer's
+    int B, T, train;
+    int *tok, *tgt, *pos; // (B,T)
+    real *res;            // (L+1 | 1, B,T,C) residual stream before each layer / at the end
+    real *ln1, *ln1_mean, *ln1_rstd, *qkv, *atty, *att, *mid, *ln2, *ln2_mean, *ln2_rstd, *fch, *fchg;
+    real *proj;           // (B,T,C) scratch for the two output projections
+    real *lnf, *lnf_mean, *lnf_rstd;
+    real *probs;          // (B,T,V) logits, then softmax in place, then d(logits)
+    real *losses;         // (B,T)
+    // backward scratch (train mode only)
+    real *dres, *dln, *dqkv, *datty, *dfch, *dfchg, *dpreatt, *dloss;
+} GPT;
+
+// Validate cfg (one-line errors), set the size table, allocate parameters. No init.
+void gpt_build(GPT *m, const GPTConfig *cfg);
+void gpt_init(GPT *m, uint64_t seed); // GPT-2 init, then the scheme's init
+void gpt_free(GPT *m);
+// A second model sharing m's parameters and scheme state, with activations of its own
+// (e.g. an inference-mode view for validation during training). Free it before m.
+void gpt_view(GPT *v, const GPT *m);
+// Allocate activations for batches of (B, T); train = 1 keeps what backward needs.
+void gpt_alloc(GPT *m, int B, int T, int train);
+// Forward on tok (B,T) at positions pos (B,T) (NULL: 0..T-1). With targets, returns the mean
+// loss and fills m->losses; without, returns 0. Logits/probabilities are left in m->probs.
+double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos);
+void gpt_zero_grad(GPT *m);
+void gpt_backward(GPT *m); // gradient of the mean loss of the last forward, added into grads
+double gpt_grad_norm(const GPT *m);
+// AdamW (Loshchilov & Hutter 2019) with bias correction; t counts from 1
+void gpt_adamw(GPT *m, real *mom, real *vel, double lr, double b1, double b2, double eps, double wd, long t, double grad_scale);
+// parameters that take part in matmuls (FLOP count): all but the position tensor
+size_t gpt_flop_params(const GPT *m);
+#endif

@@ -1,0 +1,296 @@
+// layers.c - the GPT block's layers, forward and backward, plus the gemm wrapper.
+// Parallelism: OpenMP over rows (n) or (b, h); weight-gradient reductions are split so
+// each thread writes disjoint memory. Everything is correct with OpenMP off.
+#include "layers.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+          const real *B, int ldb, real beta, real *C, int ldc) {
+#ifdef POSGPT_DOUBLE
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#else
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#endif
+}
+
+void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+                const real *B, int ldb, real beta, real *C, int ldc) {
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double s = 0.0;
+            for (int k = 0; k < K; k++) {
+                real a = ta ? A[(size_t)k * lda + i] : A[(size_t)i * lda + k];
+                real b = tb ? B[(size_t)j * ldb + k] : B[(size_t)k * ldb + j];
+                s += (double)a * b;
+            }
+            real *c = &C[(size_t)i * ldc + j];
+            *c = (real)(alpha * s + (beta == 0 ? 0.0 : beta * *c));
+        }
+}
+
+// ---------------------------------------------------------------------------------------
+void encoder_forward(real *out, const int *tok, const real *wte, int N, int C) {
+    // out (N,C) = wte[tok[n]], wte (V,C)
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) memcpy(out + (size_t)n * C, wte + (size_t)tok[n] * C, (size_t)C * sizeof(real));
+}
+
+void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C) {
+    // forward: out[n] = wte[tok[n]]  =>  dwte[tok[n]] += dout[n]; rows repeat, so parallel over c
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < C; c++)
+        for (int n = 0; n < N; n++) dwte[(size_t)tok[n] * C + c] += dout[(size_t)n * C + c];
+}
+
+// ---------------------------------------------------------------------------------------
+void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *w, const real *b, int N, int C) {
+    // inp, out (N,C); mean, rstd (N); w, b (C). Ba et al. 2016, eps 1e-5, biased variance.
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        const real *x = inp + (size_t)n * C;
+        double m = 0.0, v = 0.0;
+        for (int c = 0; c < C; c++) m += x[c];
+        m /= C;
+        for (int c = 0; c < C; c++) v += ((double)x[c] - m) * ((double)x[c] - m);
+        v /= C;
+        real s = (real)(1.0 / sqrt(v + 1e-5));
+        real *o = out + (size_t)n * C;
+        for (int c = 0; c < C; c++) o[c] = ((x[c] - (real)m) * s) * w[c] + b[c];
+        mean[n] = (real)m;
+        rstd[n] = s;
+    }
+}
+
+void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w,
+                        const real *mean, const real *rstd, int N, int C) {
+    // forward: out = norm * w + b, norm = (x - mean) * rstd
+    // dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm)), dnorm = dout * w
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
+        real m = mean[n], s = rstd[n];
+        double a = 0.0, bsum = 0.0;
+        for (int c = 0; c < C; c++) {
+            real dn = dy[c] * w[c];
+            a += dn;
+            bsum += dn * ((x[c] - m) * s);
+        }
+        real ma = (real)(a / C), mb = (real)(bsum / C);
+        real *dx = dinp + (size_t)n * C;
+        for (int c = 0; c < C; c++) dx[c] += s * (dy[c] * w[c] - ma - ((x[c] - m) * s) * mb);
+    }
+    // dw += sum_n dout * norm, db += sum_n dout: parallel over channel blocks (disjoint writes)
+#pragma omp parallel for schedule(static)
+    for (int c0 = 0; c0 < C; c0 += 16) {
+        int c1 = c0 + 16 < C ? c0 + 16 : C;
+        for (int n = 0; n < N; n++) {
+            const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
+            for (int c = c0; c < c1; c++) {
+                dw[c] += dy[c] * ((x[c] - mean[n]) * rstd[n]);
+                db[c] += dy[c];
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+void linear_forward(real *out, const real *inp, const real *w, const real *b, int N, int C, int OC) {
+    // inp (N,C), w (OC,C), b (OC), out (N,OC) = inp w^T + b
+    gemm(0, 1, N, OC, C, 1, inp, C, w, C, 0, out, OC);
+    if (b) {
+#pragma omp parallel for schedule(static)
+        for (int n = 0; n < N; n++)
+            for (int o = 0; o < OC; o++) out[(size_t)n * OC + o] += b[o];
+    }
+}
+
+void linear_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w, int N, int C, int OC) {
+    // forward: out = inp w^T + b
+    // dinp (N,C) += dout (N,OC) w (OC,C); dw (OC,C) += dout^T inp; db (OC) += sum_n dout
+    gemm(0, 0, N, C, OC, 1, dout, OC, w, C, 1, dinp, C);
+    gemm(1, 0, OC, C, N, 1, dout, OC, inp, C, 1, dw, C);
+    if (db) {
+#pragma omp parallel for schedule(static)
+        for (int o0 = 0; o0 < OC; o0 += 16) {
+            int o1 = o0 + 16 < OC ? o0 + 16 : OC;
+            for (int n = 0; n < N; n++)
+                for (int o = o0; o < o1; o++) db[o] += dout[(size_t)n * OC + o];
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+#define GELU_S 0.7978845608028654 // sqrt(2/pi)
+void gelu_forward(real *out, const real *inp, size_t n) {
+    // tanh approximation (Hendrycks & Gimpel 2016; GPT-2): 0.5 x (1 + tanh(s (x + 0.044715 x^3)))
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        real x = inp[i];
+        out[i] = (real)0.5 * x * ((real)1 + tanh((real)GELU_S * (x + (real)0.044715 * x * x * x)));
+    }
+}
+
+void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
+    // d/dx: 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 * 0.044715 x^2), t = tanh(s (x + 0.044715 x^3))
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        real x = inp[i];
+        real t = tanh((real)GELU_S * (x + (real)0.044715 * x * x * x));
+        real g = (real)0.5 * ((real)1 + t) +
+                 (real)0.5 * x * ((real)1 - t * t) * (real)GELU_S * ((real)1 + (real)(3 * 0.044715) * x * x);
+        dinp[i] = g * dout[i];
+    }
+}
+
+void residual_forward(real *out, const real *a, const real *b, size_t n) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+}
+
+// ---------------------------------------------------------------------------------------
+// softmax of row[0..n) in place, then zero row[n..len)
+static void softmax_causal_row(real *row, int n, int len) {
+    real mx = row[0];
+    for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
+    double sum = 0.0;
+    for (int j = 0; j < n; j++) {
+        row[j] = exp(row[j] - mx);
+        sum += row[j];
+    }
+    real inv = (real)(1.0 / sum);
+    for (int j = 0; j < n; j++) row[j] *= inv;
+    for (int j = n; j < len; j++) row[j] = 0;
+}
+
+void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
+                       int B, int T, int C, int NH) {
+    // qkv (B,T,3C), pos (B,T), att (B,NH,T,T), out (B,T,C)
+    // att[i][j] = softmax_j<=i( q_i.k_j / sqrt(HS) + bias(h, pos_i, pos_j) ); out_i = sum_j att[i][j] v_j
+    int HS = C / NH, C3 = 3 * C;
+    real scale = (real)(1.0 / sqrt((double)HS));
+    void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
+#pragma omp parallel for schedule(static) collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++) {
+            const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
+            const int *pos_b = pos + (size_t)b * T;
+            real *A = att + ((size_t)b * NH + h) * T * T;
+            gemm(0, 1, T, T, HS, scale, Q, C3, K, C3, 0, A, T);
+            for (int i = 0; i < T; i++) {
+                real *row = A + (size_t)i * T;
+                if (bias) bias(ps, h, pos_b[i], pos_b, i + 1, row);
+                softmax_causal_row(row, i + 1, T);
+            }
+            gemm(0, 0, T, HS, T, 1, A, T, V, C3, 0, out + (size_t)b * T * C + (size_t)h * HS, C);
+        }
+}
+
+void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout, const real *att,
+                        const real *qkv, const int *pos, const PosState *ps, int B, int T, int C, int NH) {
+    // forward: S = scale Q K^T + bias; P = softmax(S); O = P V
+    // dP = dO V^T; dV += P^T dO; dS = P * (dP - rowsum(P * dP)); dQ += scale dS K; dK += scale dS^T Q
+    int HS = C / NH, C3 = 3 * C;
+    real scale = (real)(1.0 / sqrt((double)HS));
+#pragma omp parallel for schedule(static) collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++) {
+            size_t qoff = (size_t)b * T * C3 + (size_t)h * HS;
+            const real *Q = qkv + qoff, *K = Q + C, *V = Q + 2 * C;
+            real *dQ = dqkv + qoff, *dK = dQ + C, *dV = dQ + 2 * C;
+            const real *dO = dout + (size_t)b * T * C + (size_t)h * HS;
+            const real *P = att + ((size_t)b * NH + h) * T * T;
+            real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
+            gemm(0, 1, T, T, HS, 1, dO, C, V, C3, 0, dS, T);
+            gemm(1, 0, T, HS, T, 1, P, T, dO, C, 1, dV, C3);
+            for (int i = 0; i < T; i++) {
+                const real *p = P + (size_t)i * T;
+                real *d = dS + (size_t)i * T;
+                double s = 0.0;
+                for (int j = 0; j <= i; j++) s += (double)p[j] * d[j];
+                for (int j = 0; j <= i; j++) d[j] = p[j] * (d[j] - (real)s);
+                for (int j = i + 1; j < T; j++) d[j] = 0;
+            }
+            gemm(0, 0, T, HS, T, scale, dS, T, K, C3, 1, dQ, C3);
+            gemm(1, 0, T, HS, T, scale, dS, T, Q, C3, 1, dK, C3);
+        }
+    // the bias is added unscaled, so d(bias) = dS; parallel over heads only, so a scheme whose
+    // parameters are per head writes disjoint memory
+    if (ps && ps->scheme->bias_backward && dpos) {
+#pragma omp parallel for schedule(static)
+        for (int h = 0; h < NH; h++)
+            for (int b = 0; b < B; b++) {
+                const int *pos_b = pos + (size_t)b * T;
+                const real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
+                for (int i = 0; i < T; i++) ps->scheme->bias_backward(ps, dpos, h, pos_b[i], pos_b, i + 1, dS + (size_t)i * T);
+            }
+    }
+}
+
+void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
+                             int B, int T, int C, int NH) {
+    // same as attention_forward, one block of ATT_QBLOCK queries at a time against keys
+    // 0..(last query of the block): scratch (ATT_QBLOCK, T) per thread, O(T) memory.
+    int HS = C / NH, C3 = 3 * C;
+    real scale = (real)(1.0 / sqrt((double)HS));
+    int nblk = (T + ATT_QBLOCK - 1) / ATT_QBLOCK;
+    void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
+#pragma omp parallel
+    {
+        real *S = xmalloc((size_t)ATT_QBLOCK * T * sizeof(real));
+#pragma omp for schedule(dynamic) collapse(3)
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < NH; h++)
+                for (int blk = 0; blk < nblk; blk++) {
+                    // later blocks have more keys: reverse order balances the dynamic schedule
+                    int q0 = (nblk - 1 - blk) * ATT_QBLOCK;
+                    int nq = T - q0 < ATT_QBLOCK ? T - q0 : ATT_QBLOCK;
+                    int nk = q0 + nq;
+                    const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
+                    const int *pos_b = pos + (size_t)b * T;
+                    gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, S, nk);
+                    for (int r = 0; r < nq; r++) {
+                        real *row = S + (size_t)r * nk;
+                        if (bias) bias(ps, h, pos_b[q0 + r], pos_b, q0 + r + 1, row);
+                        softmax_causal_row(row, q0 + r + 1, nk);
+                    }
+                    gemm(0, 0, nq, HS, nk, 1, S, nk, V, C3, 0, out + ((size_t)b * T + q0) * C + (size_t)h * HS, C);
+                }
+        free(S);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+void crossentropy_forward(real *losses, real *probs, const real *logits, const int *targets, int N, int V) {
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        const real *z = logits + (size_t)n * V;
+        real *p = probs + (size_t)n * V;
+        real mx = z[0];
+        for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
+        real zt = targets ? z[targets[n]] : 0; // read before p (which may alias z) is written
+        double sum = 0.0;
+        for (int v = 0; v < V; v++) {
+            p[v] = exp(z[v] - mx);
+            sum += p[v];
+        }
+        real inv = (real)(1.0 / sum);
+        for (int v = 0; v < V; v++) p[v] *= inv;
+        // -log p[target] = log(sum) + max - z[target]: exact even when p[target] underflows
+        if (targets) losses[n] = (real)(log(sum) + (double)mx - (double)zt);
+    }
+}
+
+void crossentropy_backward(real *dlogits, const real *probs, const int *targets, const real *dloss, int N, int V) {
+    // forward: loss_n = -log softmax(z_n)[t_n]  =>  dz_n = (p_n - onehot(t_n)) * dloss_n
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        const real *p = probs + (size_t)n * V;
+        real *dz = dlogits + (size_t)n * V;
+        for (int v = 0; v < V; v++) dz[v] = (p[v] - (v == targets[n] ? (real)1 : (real)0)) * dloss[n];
+    }
+}

@@ -1,0 +1,56 @@
+// layers.h - forward/backward pairs for every layer of the GPT block, and the one gemm
+// wrapper all matrix products go through (with the naive loop the tests compare it to).
+// Conventions (docs/STYLE.md): outputs first, then saved tensors, then inputs and weights,
+// sizes last; backward ADDS into parameter gradients (+=) and into input gradients unless
+// the comment says "writes". Shapes: N = B*T rows, C channels, OC output channels.
+#ifndef POSGPT_LAYERS_H
+#define POSGPT_LAYERS_H
+
+#include "common.h"
+#include "pos.h"
+
+// Row-major C (M,N) = alpha * op(A) (M,K) * op(B) (K,N) + beta * C; ta/tb transpose A/B.
+// Calls cblas_sgemm (cblas_dgemm in the double test build). Called from inside an OpenMP
+// loop (attention over (b,h)), OpenBLAS's OpenMP build runs single-threaded, which is the
+// faster choice for those small products.
+void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+          const real *B, int ldb, real beta, real *C, int ldc);
+void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+                const real *B, int ldb, real beta, real *C, int ldc);
+
+void encoder_forward(real *out, const int *tok, const real *wte, int N, int C);
+void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C);
+
+void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *w, const real *b, int N, int C);
+void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w,
+                        const real *mean, const real *rstd, int N, int C);
+
+// out (N,OC) = inp (N,C) . w^T (w is (OC,C)) + b (OC); b may be NULL
+void linear_forward(real *out, const real *inp, const real *w, const real *b, int N, int C, int OC);
+void linear_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w, int N, int C, int OC);
+
+void gelu_forward(real *out, const real *inp, size_t n);
+void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n); // writes dinp
+
+void residual_forward(real *out, const real *a, const real *b, size_t n);
+
+// Causal multi-head attention on qkv (B,T,3C) (q | k | v, heads of HS = C/NH channels),
+// scores q.k/sqrt(HS) + position bias (ps->scheme->bias_forward, if any), softmax, times v.
+// Training form: keeps att (B,NH,T,T), the softmax probabilities, for the backward.
+void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
+                       int B, int T, int C, int NH);
+// dpreatt (B,NH,T,T) is scratch; it ends holding d(scores) which feeds the bias backward
+// into dpos (the scheme's parameter gradient; may be NULL).
+void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout, const real *att,
+                        const real *qkv, const int *pos, const PosState *ps, int B, int T, int C, int NH);
+// Inference form: same result, O(T) memory: query blocks of ATT_QBLOCK rows against all
+// their keys, in per-thread scratch; nothing kept.
+#define ATT_QBLOCK 64
+void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
+                             int B, int T, int C, int NH);
+
+// losses (N) = -log softmax(logits)[target]; probs (N,V) may alias logits
+void crossentropy_forward(real *losses, real *probs, const real *logits, const int *targets, int N, int V);
+// writes dlogits (may alias probs) = (probs - onehot(target)) * dloss[n]
+void crossentropy_backward(real *dlogits, const real *probs, const int *targets, const real *dloss, int N, int V);
+#endif

@@ -1,0 +1,38 @@
+// pos_sinusoidal.c - fixed sinusoidal position vectors added at the input.
+// Vaswani et al. 2017, "Attention Is All You Need", Sec. 3.5:
+//   p[pos][2i] = sin(pos / 10000^(2i/C)),  p[pos][2i+1] = cos(pos / 10000^(2i/C))
+// (sin on even channels, cos on odd: the interleaved layout).
+// Amplitude: the table's entries are O(1) while token embeddings start at N(0, 0.02), so an
+// unscaled table drowns the tokens (see docs/POSITION_SCHEMES notes). posgpt multiplies the
+// table by --sin-scale; the default 0 means C^-0.5 (the scale x-transformers initialises its
+// learned scalar to). --sin-scale 1 gives the unscaled original. Defined at every position.
+#include "pos.h"
+
+static double sin_scale(const PosState *ps) {
+    return ps->hp[0] > 0 ? (double)ps->hp[0] : 1.0 / sqrt((double)ps->C);
+}
+
+static void sinusoidal_input_forward(const PosState *ps, real *x, const int *pos, int N) {
+    // x (N, C) += scale * p[pos[n]]
+    int C = ps->C;
+    double s = sin_scale(ps);
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        real *x_n = x + (size_t)n * C;
+        for (int i = 0; 2 * i < C; i++) {
+            double ang = (double)pos[n] * pow(10000.0, -2.0 * i / C);
+            x_n[2 * i] += (real)(s * sin(ang));
+            if (2 * i + 1 < C) x_n[2 * i + 1] += (real)(s * cos(ang));
+        }
+    }
+}
+
+const PosScheme pos_sinusoidal = {
+    .name = "sinusoidal",
+    .summary = "fixed sin/cos vectors added at the input (table x --sin-scale)",
+    .cite = "Vaswani et al. 2017, Sec. 3.5",
+    .hypers = {{"sin-scale", 0.0f, "multiplier on the table; 0 = 1/sqrt(d_model), 1 = unscaled"}, {NULL, 0, NULL}},
+    .relative = 0,
+    .input_forward = sinusoidal_input_forward,
+    // no parameters: nothing to backpropagate into
+};

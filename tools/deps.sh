@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# deps.sh - check (and, as root, install) the Debian packages posgpt needs.
+#   tools/deps.sh          build + test dependencies
+#   tools/deps.sh kjv      also the King James Bible (bible-kjv) for the default corpus
+# Without root it prints the apt-get command to run instead of installing.
+set -euo pipefail
+need=()
+[ -f /usr/include/x86_64-linux-gnu/openblas-openmp/cblas.h ] || need+=(libopenblas-openmp-dev)
+[ -f /usr/include/stb/stb_image_write.h ] || need+=(libstb-dev)
+command -v gcc >/dev/null || need+=(gcc)
+command -v make >/dev/null || need+=(make)
+if [ "${1:-}" = kjv ]; then
+  command -v bible >/dev/null || need+=(bible-kjv)
+  [ -f /usr/lib/bible.data ] || need+=(bible-kjv-text)
+fi
+[ ${#need[@]} -eq 0 ] && exit 0
+echo "posgpt: installing Debian packages: ${need[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO=sudo; else
+    echo "posgpt: error: missing packages; run: sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
+    exit 1
+  fi
+else SUDO=""; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq "${need[@]}" >/dev/null

@@ -1,0 +1,135 @@
+// args.c - flag parsing and help. See args.h.
+#include "args.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_default(const ArgDef *d) {
+    switch (d->type) {
+    case ARG_INT: printf("%d", *(int *)d->ptr); break;
+    case ARG_LONG: printf("%ld", *(long *)d->ptr); break;
+    case ARG_FLOAT: printf("%g", *(double *)d->ptr); break;
+    case ARG_STR: printf("%s", *(const char **)d->ptr ? *(const char **)d->ptr : "(none)"); break;
+    case ARG_FLAG: printf("off"); break;
+    }
+}
+
+void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_hypers) {
+    printf("usage: posgpt %s %s\n\n", cmd, usage);
+    for (const ArgDef *d = defs; d->name; d++) {
+        const char *meta = d->type == ARG_FLAG ? "" : d->type == ARG_STR ? " S" : d->type == ARG_FLOAT ? " X" : " N";
+        printf("  --%s%s", d->name, meta);
+        int w = (int)(strlen(d->name) + strlen(meta) + 4);
+        printf("%*s%s (default: ", w < 26 ? 26 - w : 1, "", d->help);
+        print_default(d);
+        printf(")\n");
+    }
+    printf("  --help                  print this help\n");
+    if (with_hypers) {
+        printf("\nposition scheme hyperparameters (only with the scheme named):\n");
+        for (int i = 0; i < pos_count(); i++) {
+            const PosScheme *s = pos_at(i);
+            for (int k = 0; k < POS_MAX_HYPER && s->hypers[k].name; k++) {
+                int w = (int)strlen(s->hypers[k].name) + 6;
+                printf("  --%s X%*s[%s] %s (default: %g)\n", s->hypers[k].name, w < 26 ? 26 - w : 1, "", s->name,
+                       s->hypers[k].help, s->hypers[k].def);
+            }
+        }
+    }
+}
+
+static double parse_number(const char *flag, const char *v, int integer) {
+    if (!v || !*v) die("--%s needs a value", flag);
+    char *end;
+    errno = 0;
+    double x = integer ? (double)strtoll(v, &end, 10) : strtod(v, &end);
+    if (end == v || *end || errno) die("--%s: '%s' is not a valid %s", flag, v, integer ? "integer" : "number");
+    if (!isfinite(x)) die("--%s: '%s' is not a finite number", flag, v);
+    return x;
+}
+
+static int find_hyper(const char *name) {
+    for (int i = 0; i < pos_count(); i++)
+        if (pos_hyper_index(pos_at(i), name) >= 0) return 1;
+    return 0;
+}
+
+int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *hyp, const char *cmd,
+               const char *usage, const char **pos_args, int max_pos) {
+    int npos = 0;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            args_help(defs, cmd, usage, hyp != NULL);
+            exit(0);
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            if (npos >= max_pos) die("%s: unexpected argument '%s' (see posgpt %s --help)", cmd, a, cmd);
+            pos_args[npos++] = a;
+            continue;
+        }
+        char name[128];
+        const char *eq = strchr(a + 2, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (len >= sizeof name) die("%s: flag too long: %s", cmd, a);
+        memcpy(name, a + 2, len);
+        name[len] = 0;
+        const ArgDef *d = defs;
+        while (d->name && strcmp(d->name, name)) d++;
+        const char *val = NULL;
+        if (d->name && d->type == ARG_FLAG) {
+            if (eq) die("%s: --%s takes no value", cmd, name);
+            *(int *)d->ptr = 1;
+            continue;
+        }
+        if (eq) val = eq + 1;
+        else if (i + 1 < argc) val = argv[++i];
+        else die("%s: --%s needs a value", cmd, name);
+        if (!d->name) {
+            if (hyp && find_hyper(name)) {
+                if (hyp->n >= 32) die("%s: too many scheme flags", cmd);
+                hyp->name[hyp->n] = argv[i - (eq ? 0 : 1)] + 2; // points at "name..." in argv; compared by length below
+                hyp->value[hyp->n] = (float)parse_number(name, val, 0);
+                hyp->n++;
+                continue;
+            }
+            die("%s: unknown flag --%s (see posgpt %s --help)", cmd, name, cmd);
+        }
+        double x;
+        switch (d->type) {
+        case ARG_STR: *(const char **)d->ptr = val; break;
+        case ARG_INT:
+        case ARG_LONG:
+            x = parse_number(name, val, 1);
+            if (d->lo <= d->hi && (x < d->lo || x > d->hi)) die("--%s must be in [%g, %g], got %s", name, d->lo, d->hi, val);
+            if (d->type == ARG_INT) {
+                if (x < INT_MIN || x > INT_MAX) die("--%s: %s is out of range", name, val);
+                *(int *)d->ptr = (int)x;
+            } else *(long *)d->ptr = (long)x;
+            break;
+        case ARG_FLOAT:
+            x = parse_number(name, val, 0);
+            if (d->lo <= d->hi && (x < d->lo || x > d->hi)) die("--%s must be in [%g, %g], got %s", name, d->lo, d->hi, val);
+            *(double *)d->ptr = x;
+            break;
+        case ARG_FLAG: break;
+        }
+    }
+    return npos;
+}
+
+void args_apply_hypers(const HyperArgs *hyp, const PosScheme *s, float *hp) {
+    for (int i = 0; i < hyp->n; i++) {
+        char name[128];
+        const char *a = hyp->name[i];
+        size_t len = strcspn(a, "=");
+        if (len >= sizeof name) len = sizeof name - 1;
+        memcpy(name, a, len);
+        name[len] = 0;
+        int k = pos_hyper_index(s, name);
+        if (k < 0) die("--%s is a hyperparameter of another position scheme, not of '%s'", name, s->name);
+        hp[k] = hyp->value[i];
+    }
+}

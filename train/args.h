@@ -1,0 +1,34 @@
+// args.h - command-line flags: one table per subcommand, every flag with a type, a default
+// and help text, so `--help` lists them all and bad values get one-line errors.
+// Also accepts the position schemes' hyperparameter flags (--rope-base, --t5-buckets, ...),
+// which the schemes declare themselves (pos.h).
+#ifndef POSGPT_ARGS_H
+#define POSGPT_ARGS_H
+
+#include "pos.h"
+
+typedef enum { ARG_INT, ARG_LONG, ARG_FLOAT, ARG_STR, ARG_FLAG } ArgType;
+
+typedef struct {
+    const char *name; // without dashes
+    ArgType type;
+    void *ptr;        // int*, long*, double*, const char**, int* (flag: set to 1)
+    const char *help;
+    double lo, hi;    // inclusive range for numbers (lo > hi: unchecked)
+} ArgDef;
+
+// Values of scheme hyperparameter flags seen on the command line.
+typedef struct {
+    int n;
+    const char *name[32];
+    float value[32];
+} HyperArgs;
+
+// Parse argv[first..argc) against defs (terminated by {NULL}). Positional arguments are
+// returned in pos_args (up to max_pos). Prints help and exits 0 on --help/-h.
+int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *hyp, const char *cmd,
+               const char *usage, const char **pos_args, int max_pos);
+void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_hypers);
+// Apply hyperparameter flags to the scheme's slots; a flag that belongs to another scheme is an error.
+void args_apply_hypers(const HyperArgs *hyp, const PosScheme *s, float *hp);
+#endif

@@ -1,0 +1,29 @@
+// ckpt.h - checkpoint files: header (magic, version, full model and scheme config, training
+// state), then float32 parameters and optionally the AdamW moments. Layout byte by byte:
+// docs/checkpoint.md. Writes are atomic (temp file, fsync, rename); reads check magic,
+// version, sizes and a CRC32 of the payload, and say which check failed.
+#ifndef POSGPT_CKPT_H
+#define POSGPT_CKPT_H
+
+#include "gpt.h"
+
+#define CKPT_MAGIC "POSGPTCK"
+#define CKPT_VERSION 1
+#define CKPT_HEADER_BYTES 1024
+
+typedef struct {
+    double lr, min_lr_frac, wd, beta1, beta2, eps, clip;
+    int warmup, steps, batch;
+    uint64_t seed;
+    long step;      // optimizer steps done
+    Rng rng;        // trainer RNG (data order, random positions) after `step` steps
+    double val_loss; // last validation loss (NaN if none)
+} TrainState;
+
+// Write atomically. mom/vel may be NULL (no optimizer state stored).
+void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel);
+// Read the header, build m (gpt_build) and load its parameters; if mom/vel are non-NULL and
+// the file has optimizer state, allocate and fill them (else set to NULL).
+void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel);
+uint32_t crc32_update(uint32_t crc, const void *data, size_t n);
+#endif

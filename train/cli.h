@@ -1,0 +1,16 @@
+// cli.h - the subcommands of ./posgpt and the runtime set-up they share.
+#ifndef POSGPT_CLI_H
+#define POSGPT_CLI_H
+
+#include "gpt.h"
+
+int cmd_train(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_sample(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+// set OpenMP + OpenBLAS threads (0: leave the default) and print the start-up banner
+void runtime_setup(int threads);
+// "randomized-<base>" when trained with random positions, else the scheme name
+const char *scheme_label(const GPTConfig *c, char *buf, size_t n);
+#endif

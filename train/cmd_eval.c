@@ -1,0 +1,129 @@
+// cmd_eval.c - `posgpt eval`: score a checkpoint on held-out text at several lengths with
+// the nonoverlapping and/or sliding-window protocols; one CSV row per (length, protocol);
+// optionally the mean loss at each index of the window (--per-position FILE).
+#include "args.h"
+#include "ckpt.h"
+#include "cli.h"
+#include "data.h"
+#include "evaluate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_lengths(const char *s, int *out, int max) {
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',')) die("--lengths: '%s' is not a comma-separated list of integers", s);
+        if (v < 1 || v > (1 << 24)) die("--lengths: %ld is out of range [1, 16777216]", v);
+        if (n >= max) die("--lengths: at most %d lengths", max);
+        out[n++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    if (!n) die("--lengths is empty");
+    return n;
+}
+
+int cmd_eval(int argc, char **argv) {
+    const char *ckpt = NULL, *data = NULL, *val = NULL, *lengths = NULL, *protocol = "nonoverlapping", *csv = NULL;
+    const char *per_pos = NULL, *positions = "contiguous";
+    int stride = 0, batch_tokens = 8192, threads = 0, clamp = 0, rand_max = 0, offset = 0, all = 0;
+    long max_tokens = 65536, seed = 1;
+    ArgDef defs[] = {
+        {"ckpt", ARG_STR, &ckpt, "checkpoint (model.bin) to evaluate"},
+        {"data", ARG_STR, &data, "text file; its last 10% is scored (the training split)"},
+        {"val", ARG_STR, &val, "score this file instead (all of it)"},
+        {"all", ARG_FLAG, &all, "score the whole --data file, not its last 10%"},
+        {"lengths", ARG_STR, &lengths, "comma-separated window lengths (default: the training length)"},
+        {"protocol", ARG_STR, &protocol, "nonoverlapping | sliding | both"},
+        {"stride", ARG_INT, &stride, "sliding: tokens scored per window; 0 = length/4", 0, 1 << 24},
+        {"max-tokens", ARG_LONG, &max_tokens, "score the first N targets of the text (0 = all)", 0, 1e15},
+        {"batch-tokens", ARG_INT, &batch_tokens, "tokens per forward pass (windows batched up to this)", 1, 1 << 28},
+        {"positions", ARG_STR, &positions, "contiguous | random (sorted draws from [0, --rand-max))"},
+        {"rand-max", ARG_INT, &rand_max, "random positions: range; 0 = the checkpoint's rand-max", 0, 1 << 24},
+        {"pos-offset", ARG_INT, &offset, "contiguous positions start at K instead of 0", 0, 1 << 28},
+        {"clamp-pos", ARG_FLAG, &clamp, "positions past a learned table reuse its last row (default: error)"},
+        {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
+        {"csv", ARG_STR, &csv, "write results here (default: print CSV to stdout)"},
+        {"per-position", ARG_STR, &per_pos, "write mean loss by window index to this CSV"},
+        {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
+        {NULL}};
+    args_parse(argc, argv, 2, defs, NULL, "eval", "--ckpt FILE --data FILE [flags]", NULL, 0);
+    if (!ckpt) die("eval: --ckpt FILE is required (see posgpt eval --help)");
+    if (!data && !val) die("eval: give --data FILE (its last 10%% is scored) or --val FILE");
+    int nonov = !strcmp(protocol, "nonoverlapping") || !strcmp(protocol, "both");
+    int slide = !strcmp(protocol, "sliding") || !strcmp(protocol, "both");
+    if (!nonov && !slide) die("--protocol must be nonoverlapping, sliding or both, got '%s'", protocol);
+    int rand_pos = !strcmp(positions, "random");
+    if (!rand_pos && strcmp(positions, "contiguous")) die("--positions must be contiguous or random, got '%s'", positions);
+    if (rand_pos && offset) die("--pos-offset applies to contiguous positions only");
+
+    GPT m;
+    TrainState ts;
+    ckpt_load(ckpt, &m, &ts, NULL, NULL);
+    m.clamp_pos = clamp;
+    runtime_setup(threads);
+    const GPTConfig *c = &m.cfg;
+    if (rand_pos && !rand_max) rand_max = c->rand_max;
+    if (rand_pos && !rand_max) die("--positions random needs --rand-max (the checkpoint was not trained with random positions)");
+    int lens[64];
+    int nlen = lengths ? parse_lengths(lengths, lens, 64) : (lens[0] = c->T, 1);
+
+    // the text to score: by default the training run's held-out split
+    const uint8_t *text;
+    size_t n;
+    Corpus corpus = {0};
+    uint8_t *whole = NULL;
+    if (val) whole = read_file(val, &n), text = whole;
+    else if (all) whole = read_file(data, &n), text = whole;
+    else {
+        corpus_load(&corpus, data, NULL);
+        text = corpus.val, n = corpus.nval;
+    }
+    // check every length before spending time on any
+    int lim = m.ps.scheme->max_pos ? m.ps.scheme->max_pos(&m.ps) : 0;
+    for (int i = 0; i < nlen; i++) {
+        int maxp = rand_pos ? rand_max - 1 : offset + lens[i] - 1;
+        if (rand_pos && lens[i] > rand_max) die("length %d exceeds --rand-max %d: cannot draw distinct random positions", lens[i], rand_max);
+        if (lim && maxp >= lim && !clamp)
+            die("length %d needs position %d but this '%s' checkpoint serves positions 0..%d (its table has %d rows); "
+                "evaluate at <= %d or pass --clamp-pos", lens[i], maxp, c->pos, lim - 1, lim, lim);
+    }
+    FILE *out = csv ? xfopen(csv, "w") : stdout;
+    FILE *pp = per_pos ? xfopen(per_pos, "w") : NULL;
+    char label[64];
+    scheme_label(c, label, sizeof label);
+    fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step\n");
+    if (pp) fprintf(pp, "scheme,train_len,eval_len,protocol,stride,position,loss,count\n");
+    for (int i = 0; i < nlen; i++)
+        for (int pr = 0; pr < 2; pr++) {
+            if ((pr == 0 && !nonov) || (pr == 1 && !slide)) continue;
+            int L = lens[i];
+            int S = pr == 0 ? L : (stride ? stride : (L / 4 > 0 ? L / 4 : 1));
+            if (S > L) S = L;
+            EvalSpec sp = {.len = L, .stride = S, .max_tokens = max_tokens,
+                           .batch = batch_tokens / L > 0 ? batch_tokens / L : 1, .rand_max = rand_pos ? rand_max : 0,
+                           .offset = offset, .seed = (uint64_t)seed, .progress = 1};
+            EvalResult r;
+            evaluate(&m, text, n, &sp, pp != NULL, &r);
+            const char *pname = pr == 0 ? "nonoverlapping" : "sliding";
+            fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld\n", label, c->T, L, pname, S, r.tokens, r.loss,
+                    exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step);
+            fflush(out);
+            fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d tokens %-8ld loss %.4f ppl %.3f\n", label, L, pname, S,
+                    r.tokens, r.loss, exp(r.loss));
+            if (pp) {
+                for (int t = 0; t < L; t++)
+                    if (r.pos_count[t]) fprintf(pp, "%s,%d,%d,%s,%d,%d,%.6f,%ld\n", label, c->T, L, pname, S, t, r.pos_loss[t], r.pos_count[t]);
+                free(r.pos_loss), free(r.pos_count);
+            }
+        }
+    if (csv && fclose(out) != 0) die("cannot write '%s'", csv);
+    if (pp && fclose(pp) != 0) die("cannot write '%s'", per_pos);
+    free(whole);
+    corpus_free(&corpus);
+    gpt_free(&m);
+    return 0;
+}

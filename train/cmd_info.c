@@ -1,0 +1,39 @@
+// cmd_info.c - `posgpt info FILE`: a checkpoint's header, configuration and tensor table.
+#include "args.h"
+#include "ckpt.h"
+#include "cli.h"
+
+#include <stdlib.h>
+
+int cmd_info(int argc, char **argv) {
+    ArgDef defs[] = {{NULL}};
+    const char *files[1];
+    int n = args_parse(argc, argv, 2, defs, NULL, "info", "CHECKPOINT", files, 1);
+    if (n != 1) die("info: give one checkpoint file (posgpt info runs/NAME/model.bin)");
+    GPT m;
+    TrainState ts;
+    real *mom = NULL, *vel = NULL;
+    ckpt_load(files[0], &m, &ts, &mom, &vel);
+    const GPTConfig *c = &m.cfg;
+    const PosScheme *s = m.ps.scheme;
+    char label[64];
+    printf("checkpoint      %s (format v%d, checksum ok)\n", files[0], CKPT_VERSION);
+    printf("scheme          %s  [%s]\n", scheme_label(c, label, sizeof label), s->cite);
+    for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) printf("  %-14s%g\n", s->hypers[i].name, c->pos_hp[i]);
+    if (s->max_pos) printf("  table rows    %d (positions 0..%d)\n", c->pos_rows, c->pos_rows - 1);
+    if (c->rand_max) printf("  rand_max      %d (training positions: sorted random draws from [0, %d))\n", c->rand_max, c->rand_max);
+    printf("model           vocab %d, d_model %d, layers %d, heads %d (head size %d), seq_len %d\n", c->V, c->C, c->L, c->NH,
+           c->C / c->NH, c->T);
+    printf("parameters      %zu (%zu in matmuls, %zu position)\n", m.num_params, gpt_flop_params(&m), m.sizes[P_POS]);
+    printf("training        step %ld of %d, batch %d, lr %g (warmup %d, cosine to x%g), wd %g, betas %g/%g, clip %g, seed %llu\n",
+           ts.step, ts.steps, ts.batch, ts.lr, ts.warmup, ts.min_lr_frac, ts.wd, ts.beta1, ts.beta2, ts.clip,
+           (unsigned long long)ts.seed);
+    printf("val loss        %.4f (ppl %.3f)\n", ts.val_loss, exp(ts.val_loss));
+    printf("optimizer state %s\n", mom ? "yes (resumable)" : "no");
+    printf("tensors:\n");
+    for (int i = 0; i < NUM_PARAM_TENSORS; i++)
+        if (m.sizes[i]) printf("  %-10s %10zu floats at offset %zu\n", PARAM_NAMES[i], m.sizes[i], m.offsets[i]);
+    free(mom), free(vel);
+    gpt_free(&m);
+    return 0;
+}

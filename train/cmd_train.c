@@ -1,0 +1,271 @@
+// cmd_train.c - `posgpt train`: AdamW with linear warmup and cosine decay, gradient
+// clipping, periodic validation and checkpoints, a progress line, and a run directory with
+// config.txt, log.csv and model.bin. --resume DIR continues a run from its checkpoint.
+#include "args.h"
+#include "ckpt.h"
+#include "cli.h"
+#include "data.h"
+#include "evaluate.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t g_stop;
+static void on_signal(int sig) { g_stop = sig; }
+
+typedef struct {
+    const char *data, *val, *out, *pos, *rand_base, *resume;
+    int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
+    int eval_every, ckpt_every, log_every, threads;
+    long val_tokens;
+    double lr, min_lr_frac, wd, beta1, beta2, eps, clip;
+    long seed;
+} TrainArgs;
+
+static double lr_at(const TrainState *ts, long step) {
+    // linear warmup over `warmup` steps, then cosine decay to min_lr_frac * lr at the last step
+    if (step < ts->warmup) return ts->lr * (double)(step + 1) / ts->warmup;
+    double span = ts->steps - ts->warmup;
+    double p = span > 0 ? (double)(step - ts->warmup) / span : 1.0;
+    double lo = ts->lr * ts->min_lr_frac;
+    return lo + 0.5 * (1.0 + cos(3.141592653589793 * p)) * (ts->lr - lo);
+}
+
+static void make_dir(const char *dir) {
+    // mkdir -p
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) die("cannot create directory '%s': %s", buf, strerror(errno));
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) die("cannot create output directory '%s': %s", buf, strerror(errno));
+    // writable? checked now, not after hours of training
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.write-test.%d", buf, (int)getpid());
+    FILE *f = fopen(probe, "w");
+    if (!f) die("output directory '%s' is not writable: %s", buf, strerror(errno));
+    fclose(f);
+    unlink(probe);
+}
+
+static void fmt_time(double s, char *buf, size_t n) {
+    if (s < 0 || !isfinite(s)) snprintf(buf, n, "?");
+    else if (s < 60) snprintf(buf, n, "%.0fs", s);
+    else if (s < 3600) snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+static void write_config(const char *path, const GPT *m, const TrainState *ts, const TrainArgs *a) {
+    FILE *f = xfopen(path, "w");
+    const GPTConfig *c = &m->cfg;
+    const PosScheme *s = m->ps.scheme;
+    char label[64];
+    fprintf(f, "# posgpt %s resolved training configuration\n", POSGPT_VERSION);
+    fprintf(f, "scheme = %s\npos = %s\n", scheme_label(c, label, sizeof label), c->pos);
+    for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) fprintf(f, "%s = %g\n", s->hypers[i].name, c->pos_hp[i]);
+    fprintf(f, "pos_rows = %d\nrand_max = %d\n", c->pos_rows, c->rand_max);
+    fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10%% of data)");
+    fprintf(f, "seq_len = %d\nlayers = %d\nd_model = %d\nheads = %d\nvocab = %d\n", c->T, c->L, c->C, c->NH, c->V);
+    fprintf(f, "params = %zu\nbatch = %d\nsteps = %d\nwarmup = %d\n", m->num_params, ts->batch, ts->steps, ts->warmup);
+    fprintf(f, "lr = %g\nmin_lr_frac = %g\nweight_decay = %g\nbeta1 = %g\nbeta2 = %g\neps = %g\nclip = %g\nseed = %llu\n",
+            ts->lr, ts->min_lr_frac, ts->wd, ts->beta1, ts->beta2, ts->eps, ts->clip, (unsigned long long)ts->seed);
+    fprintf(f, "eval_every = %d\nval_tokens = %ld\nckpt_every = %d\n", a->eval_every, a->val_tokens, a->ckpt_every);
+    if (fclose(f) != 0) die("cannot write '%s'", path);
+}
+
+int cmd_train(int argc, char **argv) {
+    TrainArgs a = {.pos = "alibi", .rand_base = "sinusoidal", .seq_len = 128, .layers = 4, .d_model = 128,
+                   .heads = 4, .batch = 32, .steps = 2000, .warmup = -1, .eval_every = 200, .ckpt_every = 500,
+                   .log_every = 10, .val_tokens = 65536, .lr = 1e-3, .min_lr_frac = 0.1, .wd = 0.1,
+                   .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1};
+    char pos_help[600];
+    snprintf(pos_help, sizeof pos_help, "position scheme: %s|randomized", pos_names());
+    ArgDef defs[] = {
+        {"data", ARG_STR, &a.data, "training text (any file; tokens are bytes)"},
+        {"val", ARG_STR, &a.val, "held-out text (default: the last 10% of --data)"},
+        {"out", ARG_STR, &a.out, "run directory (default runs/<scheme>-<seq-len>)"},
+        {"resume", ARG_STR, &a.resume, "continue the run in this directory from its model.bin"},
+        {"pos", ARG_STR, &a.pos, pos_help},
+        {"rand-base", ARG_STR, &a.rand_base, "base scheme for --pos randomized"},
+        {"rand-max", ARG_INT, &a.rand_max, "randomized: positions drawn from [0, N); 0 = 16 x seq-len", 0, 1 << 24},
+        {"max-pos", ARG_INT, &a.max_pos, "rows of a learned table; 0 = seq-len (or rand-max)", 0, 1 << 24},
+        {"seq-len", ARG_INT, &a.seq_len, "training context length T", 1, 1 << 20},
+        {"layers", ARG_INT, &a.layers, "transformer blocks", 1, 1024},
+        {"d-model", ARG_INT, &a.d_model, "model width", 1, 65536},
+        {"heads", ARG_INT, &a.heads, "attention heads (must divide d-model)", 1, 65536},
+        {"batch", ARG_INT, &a.batch, "sequences per step", 1, 1 << 20},
+        {"steps", ARG_INT, &a.steps, "optimizer steps", 1, 1 << 30},
+        {"lr", ARG_FLOAT, &a.lr, "peak learning rate", 0, 10},
+        {"min-lr-frac", ARG_FLOAT, &a.min_lr_frac, "cosine decays to this fraction of --lr", 0, 1},
+        {"warmup", ARG_INT, &a.warmup, "linear warmup steps; -1 = 5% of --steps", -1, 1 << 30},
+        {"wd", ARG_FLOAT, &a.wd, "AdamW weight decay (matrices only)", 0, 10},
+        {"beta1", ARG_FLOAT, &a.beta1, "AdamW beta1", 0, 0.999999},
+        {"beta2", ARG_FLOAT, &a.beta2, "AdamW beta2", 0, 0.999999},
+        {"eps", ARG_FLOAT, &a.eps, "AdamW epsilon", 1e-30, 1},
+        {"clip", ARG_FLOAT, &a.clip, "clip the global gradient norm to this (0 = off)", 0, 1e9},
+        {"seed", ARG_LONG, &a.seed, "seed for init, data order and random positions", 0, 9e18},
+        {"eval-every", ARG_INT, &a.eval_every, "validation every N steps (and at the end)", 1, 1 << 30},
+        {"val-tokens", ARG_LONG, &a.val_tokens, "validation scores the first N held-out tokens (0 = all)", 0, 1e15},
+        {"ckpt-every", ARG_INT, &a.ckpt_every, "checkpoint every N steps (and at the end)", 1, 1 << 30},
+        {"log-every", ARG_INT, &a.log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
+        {"threads", ARG_INT, &a.threads, "threads (0 = OpenMP default)", 0, 4096},
+        {NULL}};
+    HyperArgs hyp = {0};
+    args_parse(argc, argv, 2, defs, &hyp, "train", "--data FILE [flags]", NULL, 0);
+
+    GPT m;
+    TrainState ts;
+    real *mom = NULL, *vel = NULL;
+    char dir[4096], path[4200];
+    if (a.resume) {
+        snprintf(dir, sizeof dir, "%s", a.resume);
+        snprintf(path, sizeof path, "%s/model.bin", dir);
+        ckpt_load(path, &m, &ts, &mom, &vel);
+        if (!mom) die("'%s' holds no optimizer state, so the run cannot be resumed exactly", path);
+        if (!a.data) die("--resume needs the same --data (and --val) as the original run");
+        if (ts.step >= ts.steps) die("the run in '%s' already finished (%ld of %d steps)", dir, ts.step, ts.steps);
+        make_dir(dir);
+    } else {
+        if (!a.data) die("train: --data FILE is required (see posgpt train --help)");
+        const char *base = a.pos;
+        int randomized = !strcmp(a.pos, "randomized");
+        if (randomized) base = a.rand_base;
+        const PosScheme *s = pos_find(base);
+        if (!s) die("unknown position scheme '%s'; choose one of %s|randomized", base, pos_names());
+        if (!randomized && a.rand_max) die("--rand-max applies only to --pos randomized");
+        GPTConfig c = {.V = 256, .C = a.d_model, .L = a.layers, .NH = a.heads, .T = a.seq_len};
+        snprintf(c.pos, sizeof c.pos, "%s", base);
+        pos_default_hypers(s, c.pos_hp);
+        args_apply_hypers(&hyp, s, c.pos_hp);
+        c.rand_max = randomized ? (a.rand_max ? a.rand_max : 16 * a.seq_len) : 0;
+        if (randomized && c.rand_max < a.seq_len) die("--rand-max %d is smaller than --seq-len %d", c.rand_max, a.seq_len);
+        c.pos_rows = a.max_pos ? a.max_pos : (c.rand_max ? c.rand_max : a.seq_len);
+        if (c.pos_rows < (c.rand_max ? c.rand_max : a.seq_len))
+            die("--max-pos %d is smaller than the positions training uses (%d)", a.max_pos, c.rand_max ? c.rand_max : a.seq_len);
+        gpt_build(&m, &c);
+        gpt_init(&m, (uint64_t)a.seed);
+        memset(&ts, 0, sizeof ts);
+        ts.lr = a.lr, ts.min_lr_frac = a.min_lr_frac, ts.wd = a.wd, ts.beta1 = a.beta1, ts.beta2 = a.beta2;
+        ts.eps = a.eps, ts.clip = a.clip, ts.steps = a.steps, ts.batch = a.batch, ts.seed = (uint64_t)a.seed;
+        ts.warmup = a.warmup >= 0 ? a.warmup : a.steps / 20;
+        if (ts.warmup > ts.steps) die("--warmup %d is longer than --steps %d", ts.warmup, ts.steps);
+        ts.val_loss = NAN;
+        rng_seed(&ts.rng, (uint64_t)a.seed ^ 0x5eed0fda7aULL);
+        mom = xcalloc(m.num_params, sizeof(real));
+        vel = xcalloc(m.num_params, sizeof(real));
+        if (a.out) snprintf(dir, sizeof dir, "%s", a.out);
+        else {
+            char label[64];
+            snprintf(dir, sizeof dir, "runs/%s-%d", scheme_label(&c, label, sizeof label), a.seq_len);
+        }
+        make_dir(dir);
+    }
+    runtime_setup(a.threads);
+    const GPTConfig *c = &m.cfg;
+    int B = ts.batch, T = c->T;
+    Corpus corpus;
+    corpus_load(&corpus, a.data, a.val);
+    if (corpus.ntrain < (size_t)T + 1)
+        die("training text is too short: %zu bytes, a window of --seq-len %d needs at least %d", corpus.ntrain, T, T + 1);
+    if (corpus.nval < (size_t)T + 1)
+        die("held-out text is too short: %zu bytes, validation at --seq-len %d needs at least %d (give a longer file or --val)",
+            corpus.nval, T, T + 1);
+
+    snprintf(path, sizeof path, "%s/config.txt", dir);
+    if (!a.resume) write_config(path, &m, &ts, &a);
+    char ckpt_path[4200], log_path[4200], label[64];
+    snprintf(ckpt_path, sizeof ckpt_path, "%s/model.bin", dir);
+    snprintf(log_path, sizeof log_path, "%s/log.csv", dir);
+    FILE *logf = xfopen(log_path, a.resume ? "a" : "w");
+    if (!a.resume) fprintf(logf, "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s\n");
+    fprintf(stderr, "train %s: %d layers, d_model %d, %d heads, T %d, batch %d, %zu params (%zu in matmuls) -> %s\n",
+            scheme_label(c, label, sizeof label), c->L, c->C, c->NH, T, B, m.num_params, gpt_flop_params(&m), dir);
+    fprintf(stderr, "data: %zu training bytes, %zu held-out bytes\n", corpus.ntrain, corpus.nval);
+
+    gpt_alloc(&m, B, T, 1);
+    int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
+    int *pos = xmalloc((size_t)B * T * sizeof(int));
+    EvalSpec vs = {.len = T, .stride = T, .max_tokens = a.val_tokens, .batch = 8192 / T > 0 ? 8192 / T : 1};
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    int tty = isatty(2);
+    double t_start = now_seconds(), tok_rate = 0.0, ema_loss = NAN;
+    long start_step = ts.step;
+    while (ts.step < ts.steps) {
+        long step = ts.step;
+        double lr = lr_at(&ts, step), t0 = now_seconds();
+        for (int b = 0; b < B; b++) {
+            size_t off = (size_t)rng_below(&ts.rng, corpus.ntrain - T);
+            for (int t = 0; t < T; t++) tok[b * T + t] = corpus.train[off + t], tgt[b * T + t] = corpus.train[off + t + 1];
+        }
+        pos_fill(pos, B, T, 0, c->rand_max, &ts.rng);
+        double loss = gpt_forward(&m, tok, tgt, pos);
+        gpt_zero_grad(&m);
+        gpt_backward(&m);
+        double norm = gpt_grad_norm(&m);
+        if (!isfinite(loss) || !isfinite(norm)) {
+            fprintf(stderr, "\n");
+            die("step %ld: non-finite %s (%g); stopping. The last good checkpoint is %s; lower --lr or raise --warmup",
+                step + 1, isfinite(loss) ? "gradient norm" : "loss", isfinite(loss) ? norm : loss, ckpt_path);
+        }
+        double scale = (ts.clip > 0 && norm > ts.clip) ? ts.clip / norm : 1.0;
+        gpt_adamw(&m, mom, vel, lr, ts.beta1, ts.beta2, ts.eps, ts.wd, step + 1, scale);
+        ts.step = step + 1;
+        double dt = now_seconds() - t0, rate = B * T / dt;
+        tok_rate = tok_rate > 0 ? 0.9 * tok_rate + 0.1 * rate : rate;
+        ema_loss = isnan(ema_loss) ? loss : 0.9 * ema_loss + 0.1 * loss;
+
+        int last = ts.step == ts.steps || g_stop;
+        double val = NAN;
+        if (ts.step % a.eval_every == 0 || last) {
+            EvalResult r;
+            evaluate(&m, corpus.val, corpus.nval, &vs, 0, &r);
+            val = ts.val_loss = r.loss;
+        }
+        double elapsed = now_seconds() - t_start;
+        if (ts.step % a.log_every == 0 || last || !isnan(val)) {
+            fprintf(logf, "%ld,%.6f,", ts.step, loss);
+            if (!isnan(val)) fprintf(logf, "%.6f", val);
+            fprintf(logf, ",%.6g,%.4f,%.0f,%.2f\n", lr, norm, rate, elapsed);
+            fflush(logf);
+        }
+        if (ts.step % a.ckpt_every == 0 || last) ckpt_save(ckpt_path, &m, &ts, mom, vel);
+        // progress: a live bar on a terminal, plain lines otherwise
+        char eta[32];
+        fmt_time((ts.steps - ts.step) * (B * T / tok_rate), eta, sizeof eta);
+        if (tty) {
+            int w = 24, fill = (int)((double)ts.step / ts.steps * w);
+            char bar[32];
+            for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
+            bar[w] = 0;
+            fprintf(stderr, "\r[%s] step %ld/%d loss %.4f lr %.2e %.0f tok/s ETA %s   ", bar, ts.step, ts.steps, ema_loss, lr,
+                    tok_rate, eta);
+            if (!isnan(val)) fprintf(stderr, "\n  step %ld: val loss %.4f (ppl %.2f)\n", ts.step, val, exp(val));
+        } else if (ts.step % a.log_every == 0 || last || !isnan(val)) {
+            fprintf(stderr, "step %ld/%d loss %.4f lr %.2e %.0f tok/s ETA %s", ts.step, ts.steps, loss, lr, tok_rate, eta);
+            if (!isnan(val)) fprintf(stderr, " val %.4f", val);
+            fprintf(stderr, "\n");
+        }
+        if (g_stop) {
+            fprintf(stderr, "\ninterrupted at step %ld: checkpoint saved to %s; continue with --resume %s\n", ts.step,
+                    ckpt_path, dir);
+            break;
+        }
+    }
+    double total = now_seconds() - t_start;
+    long done = ts.step - start_step;
+    printf("done: %ld steps in %.1fs (%.0f tokens/s), final val loss %.4f (ppl %.3f) at T=%d; checkpoint %s\n", done, total,
+           done * (double)B * T / total, ts.val_loss, exp(ts.val_loss), T, ckpt_path);
+    fclose(logf);
+    free(tok), free(tgt), free(pos), free(mom), free(vel);
+    corpus_free(&corpus);
+    gpt_free(&m);
+    return g_stop ? 130 : 0;
+}

@@ -1,0 +1,20 @@
+// data.h - byte corpora: read a whole file, split off the held-out tail.
+#ifndef POSGPT_DATA_H
+#define POSGPT_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint8_t *bytes; // owned buffer holding the whole file
+    const uint8_t *train, *val;
+    size_t ntrain, nval;
+} Corpus;
+
+// Read `path`; the last 10% is validation unless val_path is given (then all of `path` trains).
+// Errors (one line, exit 1) on a missing, unreadable or empty file.
+void corpus_load(Corpus *c, const char *path, const char *val_path);
+void corpus_free(Corpus *c);
+// whole file into a malloc'd buffer; *n its size
+uint8_t *read_file(const char *path, size_t *n);
+#endif

@@ -1,0 +1,71 @@
+// evaluate.c - held-out scoring at a window length. See evaluate.h.
+// Window k starts at byte k*stride: inputs text[s .. s+L), targets text[s+1 .. s+L+1).
+// The first window scores all L targets, later ones their last `stride` (Press et al. 2022,
+// App. B), so every target in the span is scored exactly once. Only whole windows are used.
+#include "evaluate.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *sp, int want_pos, EvalResult *r) {
+    int L = sp->len, S = sp->stride;
+    if (L < 1) die("evaluation length must be >= 1");
+    if (S < 1 || S > L) die("--stride must be in [1, length=%d], got %d", L, S);
+    size_t span = n; // bytes usable: at most max_tokens targets
+    if (sp->max_tokens > 0 && (size_t)sp->max_tokens + 1 < span) span = (size_t)sp->max_tokens + 1;
+    if (span < (size_t)L + 1)
+        die("held-out text has %zu usable bytes; length %d needs at least %d (use a longer --val/--data, or raise --max-tokens)",
+            span, L, L + 1);
+    long K = 1 + (long)((span - 1 - L) / S); // windows
+    int B = sp->batch < 1 ? 1 : sp->batch;
+    if (B > K) B = (int)K;
+
+    GPT v;
+    gpt_view(&v, m);
+    gpt_alloc(&v, B, L, 0);
+    int *tok = xmalloc((size_t)B * L * sizeof(int)), *tgt = xmalloc((size_t)B * L * sizeof(int));
+    int *pos = xmalloc((size_t)B * L * sizeof(int));
+    Rng rng;
+    rng_seed(&rng, sp->seed);
+    memset(r, 0, sizeof *r);
+    if (want_pos) {
+        r->pos_loss = xcalloc((size_t)L, sizeof(double));
+        r->pos_count = xcalloc((size_t)L, sizeof(long));
+    }
+    double sum = 0.0;
+    double t0 = now_seconds(), last = t0;
+    for (long k0 = 0; k0 < K; k0 += B) {
+        int nb = (int)(K - k0 < B ? K - k0 : B);
+        if (nb != v.B) gpt_alloc(&v, nb, L, 0);
+        for (int b = 0; b < nb; b++) {
+            size_t s = (size_t)(k0 + b) * S;
+            for (int t = 0; t < L; t++) tok[b * L + t] = text[s + t], tgt[b * L + t] = text[s + t + 1];
+        }
+        pos_fill(pos, nb, L, sp->offset, sp->rand_max, &rng);
+        gpt_forward(&v, tok, tgt, pos);
+        for (int b = 0; b < nb; b++) {
+            int first = (k0 + b == 0) ? 0 : L - S;
+            for (int t = first; t < L; t++) {
+                double l = v.losses[b * L + t];
+                sum += l;
+                if (want_pos) r->pos_loss[t] += l, r->pos_count[t]++;
+            }
+            r->tokens += L - first;
+        }
+        r->windows += nb;
+        double now = now_seconds();
+        if (sp->progress && (now - last > 1.0 || k0 + nb == K)) {
+            double el = now - t0, rate = (k0 + nb) / el;
+            fprintf(stderr, "%s  eval L=%d: window %ld/%ld  %.0f tok/s  ETA %.0fs%s", isatty(2) ? "\r" : "", L,
+                    k0 + nb, K, rate * L, (K - k0 - nb) / rate, isatty(2) ? "   " : "\n");
+            last = now;
+        }
+    }
+    if (sp->progress && isatty(2)) fprintf(stderr, "\n");
+    r->loss = sum / (double)r->tokens;
+    if (want_pos)
+        for (int t = 0; t < L; t++) r->pos_loss[t] = r->pos_count[t] ? r->pos_loss[t] / r->pos_count[t] : NAN;
+    free(tok), free(tgt), free(pos);
+    gpt_free(&v);
+}

@@ -1,0 +1,34 @@
+// evaluate.h - scoring held-out text at a given window length, with the two protocols of
+// Press et al. 2022 (Sec. 4, App. B): nonoverlapping chunks, and sliding windows that score
+// only their last `stride` tokens (the first window scores all of its tokens). Shared by
+// `posgpt eval` and the trainer's validation, so the two agree at the training length.
+#ifndef POSGPT_EVALUATE_H
+#define POSGPT_EVALUATE_H
+
+#include "gpt.h"
+
+#include <stdint.h>
+
+typedef struct {
+    int len;        // window length L
+    int stride;     // tokens scored per window after the first (= len: nonoverlapping)
+    long max_tokens; // score at most the first max_tokens targets of the text (0: all)
+    int batch;      // windows per forward pass
+    int rand_max;   // > 0: each window gets sorted random positions from [0, rand_max)
+    int offset;     // contiguous positions start here (0: 0..L-1)
+    uint64_t seed;  // for random positions
+    int progress;   // print a progress line to stderr
+} EvalSpec;
+
+typedef struct {
+    double loss;     // mean loss (nats/token) over scored tokens
+    long tokens;     // scored tokens
+    long windows;
+    double *pos_loss; // (len) mean loss at each index of the window (NULL unless asked)
+    long *pos_count;  // (len)
+} EvalResult;
+
+// m: a model whose parameters to use (activations are allocated on a view of it).
+// want_pos: fill pos_loss/pos_count (caller frees). Errors if the text is shorter than L+1.
+void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *spec, int want_pos, EvalResult *r);
+#endif
