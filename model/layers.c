@@ -125,13 +125,50 @@ void linear_backward(real *dinp, real *dw, real *db, const real *dout, const rea
 }
 
 // ---------------------------------------------------------------------------------------
+// exp for the hot loops (GELU, softmax). libm's expf/tanhf are scalar calls and took a
+// third of a training step; this version is plain arithmetic the compiler vectorizes.
+// exp(x) = 2^n * e^r, n = round(x / ln 2), |r| <= ln2/2, e^r by its Taylor series to r^7
+// (truncation < 6e-9 relative). The double build (gradient checks) uses libm's exp.
+// layer_exp is exposed so the tests compare it with libm over the whole range.
+real layer_exp(real x) {
+#ifdef POSGPT_DOUBLE
+    return exp(x);
+#else
+    x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+    // round to nearest by adding and subtracting 1.5 * 2^23 (floorf blocks vectorization)
+    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f; // ln 2 split hi + lo
+    float p = 1.0f / 5040;
+    p = p * r + 1.0f / 720;
+    p = p * r + 1.0f / 120;
+    p = p * r + 1.0f / 24;
+    p = p * r + 1.0f / 6;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    int32_t bits = ((int32_t)n + 127) << 23; // 2^n
+    float scale;
+    memcpy(&scale, &bits, 4);
+    return p * scale;
+#endif
+}
+
+// tanh(u) = 1 - 2 / (1 + e^(2u)); absolute error ~1e-7, enough for GELU
+static inline real layer_tanh(real u) {
+#ifdef POSGPT_DOUBLE
+    return tanh(u);
+#else
+    return 1.0f - 2.0f / (1.0f + layer_exp(2.0f * u));
+#endif
+}
+
 #define GELU_S 0.7978845608028654 // sqrt(2/pi)
 void gelu_forward(real *out, const real *inp, size_t n) {
     // tanh approximation (Hendrycks & Gimpel 2016; GPT-2): 0.5 x (1 + tanh(s (x + 0.044715 x^3)))
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) {
         real x = inp[i];
-        out[i] = (real)0.5 * x * ((real)1 + tanh((real)GELU_S * (x + (real)0.044715 * x * x * x)));
+        out[i] = (real)0.5 * x * ((real)1 + layer_tanh((real)GELU_S * (x + (real)0.044715 * x * x * x)));
     }
 }
 
@@ -140,7 +177,7 @@ void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) {
         real x = inp[i];
-        real t = tanh((real)GELU_S * (x + (real)0.044715 * x * x * x));
+        real t = layer_tanh((real)GELU_S * (x + (real)0.044715 * x * x * x));
         real g = (real)0.5 * ((real)1 + t) +
                  (real)0.5 * x * ((real)1 - t * t) * (real)GELU_S * ((real)1 + (real)(3 * 0.044715) * x * x);
         dinp[i] = g * dout[i];
@@ -157,11 +194,9 @@ void residual_forward(real *out, const real *a, const real *b, size_t n) {
 static void softmax_causal_row(real *row, int n, int len) {
     real mx = row[0];
     for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
+    for (int j = 0; j < n; j++) row[j] = layer_exp(row[j] - mx); // vectorized: keep the sum apart
     double sum = 0.0;
-    for (int j = 0; j < n; j++) {
-        row[j] = exp(row[j] - mx);
-        sum += row[j];
-    }
+    for (int j = 0; j < n; j++) sum += row[j];
     real inv = (real)(1.0 / sum);
     for (int j = 0; j < n; j++) row[j] *= inv;
     for (int j = n; j < len; j++) row[j] = 0;
@@ -273,11 +308,9 @@ void crossentropy_forward(real *losses, real *probs, const real *logits, const i
         real mx = z[0];
         for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
         real zt = targets ? z[targets[n]] : 0; // read before p (which may alias z) is written
+        for (int v = 0; v < V; v++) p[v] = layer_exp(z[v] - mx);
         double sum = 0.0;
-        for (int v = 0; v < V; v++) {
-            p[v] = exp(z[v] - mx);
-            sum += p[v];
-        }
+        for (int v = 0; v < V; v++) sum += p[v];
         real inv = (real)(1.0 / sum);
         for (int v = 0; v < V; v++) p[v] *= inv;
         // -log p[target] = log(sum) + max - z[target]: exact even when p[target] underflows

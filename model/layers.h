@@ -29,6 +29,9 @@ void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const 
 void linear_forward(real *out, const real *inp, const real *w, const real *b, int N, int C, int OC);
 void linear_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w, int N, int C, int OC);
 
+// exp used by the hot loops: a vectorizable polynomial in the float build, libm's in double
+real layer_exp(real x);
+
 void gelu_forward(real *out, const real *inp, size_t n);
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n); // writes dinp
 

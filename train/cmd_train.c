@@ -196,7 +196,7 @@ int cmd_train(int argc, char **argv) {
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int tty = isatty(2);
-    double t_start = now_seconds(), tok_rate = 0.0, ema_loss = NAN;
+    double t_start = now_seconds(), t_train = 0.0, tok_rate = 0.0, ema_loss = NAN;
     long start_step = ts.step;
     while (ts.step < ts.steps) {
         long step = ts.step;
@@ -219,6 +219,7 @@ int cmd_train(int argc, char **argv) {
         gpt_adamw(&m, mom, vel, lr, ts.beta1, ts.beta2, ts.eps, ts.wd, step + 1, scale);
         ts.step = step + 1;
         double dt = now_seconds() - t0, rate = B * T / dt;
+        t_train += dt;
         tok_rate = tok_rate > 0 ? 0.9 * tok_rate + 0.1 * rate : rate;
         ema_loss = isnan(ema_loss) ? loss : 0.9 * ema_loss + 0.1 * loss;
 
@@ -261,8 +262,8 @@ int cmd_train(int argc, char **argv) {
     }
     double total = now_seconds() - t_start;
     long done = ts.step - start_step;
-    printf("done: %ld steps in %.1fs (%.0f tokens/s), final val loss %.4f (ppl %.3f) at T=%d; checkpoint %s\n", done, total,
-           done * (double)B * T / total, ts.val_loss, exp(ts.val_loss), T, ckpt_path);
+    printf("done: %ld steps in %.1fs wall (training %.0f tokens/s), final val loss %.4f (ppl %.3f) at T=%d; checkpoint %s\n",
+           done, total, done * (double)B * T / t_train, ts.val_loss, exp(ts.val_loss), T, ckpt_path);
     fclose(logf);
     free(tok), free(tgt), free(pos), free(mom), free(vel);
     corpus_free(&corpus);
