@@ -13,7 +13,7 @@ set -euo pipefail
 [ $# -ge 3 ] || { sed -n '2,12p' "$0"; exit 2; }
 out=$1 data=$2 mults=$3; shift 3
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$here/posgpt
+bin=${POSGPT:-$here/posgpt} # POSGPT=/path/copy keeps a long sweep on one binary while you rebuild
 [ -x "$bin" ] || { echo "error: $bin not built (run make)" >&2; exit 1; }
 schemes=${SCHEMES:-"sinusoidal learned t5 alibi rope nope randomized"}
 seqlen=128
