@@ -39,21 +39,6 @@ static void ensure_fast_blas(char **argv) {
     fprintf(stderr, "posgpt: warning: OpenBLAS picked '%s' kernels and re-executing with faster ones failed\n", core);
 }
 
-void runtime_setup(int threads) {
-    if (threads > 0) {
-        omp_set_num_threads(threads);
-        openblas_set_num_threads(threads);
-    }
-    fprintf(stderr, "posgpt %s | OpenBLAS %s kernels | %d threads\n", POSGPT_VERSION, openblas_get_corename(),
-            omp_get_max_threads());
-}
-
-const char *scheme_label(const GPTConfig *c, char *buf, size_t n) {
-    if (c->rand_max > 0) snprintf(buf, n, "randomized-%s", c->pos);
-    else snprintf(buf, n, "%s", c->pos);
-    return buf;
-}
-
 static void usage(FILE *f) {
     fprintf(f,
             "posgpt %s - train short, evaluate long: a GPT decoder with pluggable position schemes\n\n"
@@ -87,8 +72,7 @@ int main(int argc, char **argv) {
                               : !strcmp(cmd, "info")   ? cmd_info
                                                        : NULL;
     if (!fn) {
-        fprintf(stderr, "posgpt: error: unknown command '%s'\n", cmd);
-        usage(stderr);
+        fprintf(stderr, "posgpt: error: unknown command '%s' (commands: train, eval, sample, info; see posgpt --help)\n", cmd);
         return 2;
     }
     ensure_fast_blas(argv);

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# test_cli.sh - end-to-end tests of ./posgpt on text this script makes itself:
+#  - every position scheme (read from `posgpt --help`, so new schemes are covered) trains
+#    to a loss well below ln 256 = 5.55 nats, its checkpoint passes `info`, and `eval` at
+#    the training length reproduces the trainer's last validation loss exactly;
+#  - eval at 4x the training length works (learned: a clear error, or --clamp-pos);
+#  - bad input gets a one-line error and a non-zero exit; damaged checkpoints are refused.
+set -u
+cd "$(dirname "$0")/.."
+BIN=./posgpt
+tmp=$(mktemp -d /tmp/posgpt-cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok()  { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+export POSGPT_QUIET=1
+
+# a small corpus with structure to learn: sentences from a fixed grammar, chosen by an LCG
+awk 'BEGIN { srand(7); split("the a one every no", det); split("cat dog king ship bird tree river stone", noun);
+  split("sees finds loves keeps hears follows", verb); split("slowly quickly today again", adv);
+  for (i = 0; i < 9000; i++) { s = det[int(rand()*5)+1] " " noun[int(rand()*8)+1] " " verb[int(rand()*6)+1] " " \
+    det[int(rand()*5)+1] " " noun[int(rand()*8)+1]; if (rand() < 0.5) s = s " " adv[int(rand()*4)+1]; printf "%s.\n", s } }' > "$tmp/text.txt"
+
+schemes=$($BIN --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')
+[ -n "$schemes" ] && ok "scheme list read from posgpt --help: $schemes" || bad "scheme list" "posgpt --help lists no schemes"
+SMALL=(--layers 2 --d-model 32 --heads 2 --seq-len 32 --batch 16 --steps 300 --lr 3e-3 --eval-every 100 --val-tokens 8192 --threads 2)
+for s in $schemes; do
+  d=$tmp/run-$s
+  if ! $BIN train --data "$tmp/text.txt" --pos "$s" --out "$d" "${SMALL[@]}" > "$d.out" 2> "$d.err"; then
+    bad "train $s" "exit non-zero: $(tail -1 "$d.err")"; continue
+  fi
+  val=$(tail -1 "$d/log.csv" | cut -d, -f3)
+  # the loss that shows learning: validation loss; for randomized training, scored with random
+  # positions as in training (with contiguous 0..T-1 such models are known to do worse)
+  check=$val
+  if [ "$s" = randomized ]; then
+    check=$($BIN eval --ckpt "$d/model.bin" --data "$tmp/text.txt" --max-tokens 8192 --positions random 2>/dev/null | tail -1 | cut -d, -f7)
+  fi
+  # 2.5 nats: far below uniform (ln 256 = 5.55) and below the text's unigram entropy (2.89),
+  # so the model must be using context
+  awk -v v="$check" 'BEGIN { exit !(v < 2.5) }' && ok "train $s: held-out loss $check < 2.5 nats (uniform 5.55, unigram 2.89)" \
+    || bad "train $s" "held-out loss $check not below 2.5"
+  for f in config.txt log.csv model.bin; do [ -s "$d/$f" ] || bad "run dir $s" "missing $f"; done
+  head -1 "$d/log.csv" | grep -q '^step,train_loss,val_loss' && ok "log.csv $s has a header" || bad "log.csv $s" "no header"
+  $BIN info "$d/model.bin" > "$d.info" 2>&1 && grep -q "checksum ok" "$d.info" && ok "info $s" || bad "info $s" "$(tail -1 "$d.info")"
+  # eval at 1x equals the trainer's last validation loss (same windows, same tokens)
+  $BIN eval --ckpt "$d/model.bin" --data "$tmp/text.txt" --max-tokens 8192 --csv "$d.e1.csv" 2> "$d.e1.err"
+  e1=$(tail -1 "$d.e1.csv" | cut -d, -f7)
+  [ "$e1" = "$val" ] && ok "eval $s at 1x reproduces the trainer's val loss ($e1)" || bad "eval $s at 1x" "eval $e1 vs trainer $val"
+  # eval at 4x the training length, both protocols
+  if $BIN eval --ckpt "$d/model.bin" --data "$tmp/text.txt" --lengths 128 --protocol both --max-tokens 4096 \
+       --csv "$d.e4.csv" 2> "$d.e4.err"; then
+    rows=$(tail -n +2 "$d.e4.csv" | wc -l)
+    [ "$rows" = 2 ] && ok "eval $s at 4x (nonoverlapping + sliding)" || bad "eval $s at 4x" "$rows rows"
+  elif grep -q "clamp-pos" "$d.e4.err" && [ "$(wc -l < "$d.e4.err")" -le 3 ]; then
+    ok "eval $s at 4x refused with a clear error: $(grep error "$d.e4.err")"
+    $BIN eval --ckpt "$d/model.bin" --data "$tmp/text.txt" --lengths 128 --max-tokens 4096 --clamp-pos --csv "$d.e4.csv" 2>/dev/null \
+      && ok "eval $s at 4x with --clamp-pos" || bad "eval $s --clamp-pos" "failed"
+  else bad "eval $s at 4x" "$(tail -1 "$d.e4.err")"; fi
+done
+
+# header of the eval CSV
+head -1 "$tmp/run-alibi.e4.csv" 2>/dev/null | grep -q '^scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc' \
+  && ok "eval CSV header has the required columns" || bad "eval CSV header" "$(head -1 "$tmp/run-alibi.e4.csv")"
+# sliding windows: stride = length is exactly the nonoverlapping protocol; a smaller stride
+# scores the same number of tokens with more windows
+$BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 32 --protocol both --stride 32 \
+  --max-tokens 8192 --csv "$tmp/slide1.csv" 2>/dev/null
+awk -F, 'NR==2 {a=$7; ta=$6} NR==3 {b=$7; tb=$6} END { exit !(ta == tb && a == b && ta == 8192) }' "$tmp/slide1.csv" \
+  && ok "sliding with stride = length equals nonoverlapping" || bad "sliding stride=L" "$(cat "$tmp/slide1.csv")"
+$BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 32 --protocol sliding --stride 8 \
+  --max-tokens 8192 --csv "$tmp/slide8.csv" 2>/dev/null
+awk -F, 'NR==2 { exit !($6 == 8192 && $12 == 1021 && $5 == 8) }' "$tmp/slide8.csv" \
+  && ok "sliding with stride 8: 8192 tokens from 1 + (8192-32)/8 = 1021 windows" || bad "sliding stride 8" "$(cat "$tmp/slide8.csv")"
+# per-position loss file
+$BIN eval --ckpt "$tmp/run-rope/model.bin" --data "$tmp/text.txt" --lengths 64 --max-tokens 4096 --per-position "$tmp/pp.csv" \
+  --csv /dev/null 2>/dev/null && [ "$(tail -n +2 "$tmp/pp.csv" | wc -l)" = 64 ] && ok "per-position loss: one row per index" \
+  || bad "per-position" "$(head -3 "$tmp/pp.csv" 2>/dev/null)"
+# sample
+$BIN sample --ckpt "$tmp/run-alibi/model.bin" --prompt "the cat" --tokens 40 > "$tmp/sample.txt" 2>/dev/null \
+  && [ "$(wc -c < "$tmp/sample.txt")" -ge 45 ] && ok "sample generates text" || bad "sample" "$(cat "$tmp/sample.txt")"
+
+# ---- bad input: one-line error, non-zero exit, never a crash
+expect_error() { # name, pattern, command...
+  local name=$1 pat=$2; shift 2
+  "$@" > "$tmp/o" 2> "$tmp/e"; local rc=$?
+  if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -qi -- "$pat" "$tmp/e" && [ "$(grep -c . "$tmp/e")" -le 2 ]; then
+    ok "bad input: $name -> $(grep -i error "$tmp/e" | head -1)"
+  else bad "bad input: $name" "rc=$rc, stderr: $(head -3 "$tmp/e")"; fi
+}
+: > "$tmp/empty.txt"
+head -c 20 "$tmp/text.txt" > "$tmp/short.txt"
+T=(train --out "$tmp/x" --steps 1)
+expect_error "missing data file" "cannot read" $BIN "${T[@]}" --data "$tmp/nope.txt"
+expect_error "empty data file" "empty" $BIN "${T[@]}" --data "$tmp/empty.txt"
+expect_error "data shorter than a window" "too short" $BIN "${T[@]}" --data "$tmp/short.txt"
+expect_error "unknown scheme" "unknown position scheme" $BIN "${T[@]}" --data "$tmp/text.txt" --pos fancy
+expect_error "unknown flag" "unknown flag" $BIN "${T[@]}" --data "$tmp/text.txt" --colour red
+expect_error "non-numeric value" "not a valid" $BIN "${T[@]}" --data "$tmp/text.txt" --steps ten
+expect_error "zero steps" "must be in" $BIN "${T[@]}" --data "$tmp/text.txt" --steps 0
+expect_error "negative lr" "must be in" $BIN "${T[@]}" --data "$tmp/text.txt" --lr -1
+expect_error "d-model not divisible by heads" "not divisible" $BIN "${T[@]}" --data "$tmp/text.txt" --d-model 30 --heads 4
+expect_error "odd head size for rope" "even head size" $BIN "${T[@]}" --data "$tmp/text.txt" --pos rope --d-model 12 --heads 4
+expect_error "hyperparameter of another scheme" "another position scheme" $BIN "${T[@]}" --data "$tmp/text.txt" --pos alibi --rope-base 500
+expect_error "unwritable output dir" "not writable\|cannot create" $BIN train --data "$tmp/text.txt" --out /proc/posgpt-nope --steps 1
+expect_error "unknown command" "unknown command" $BIN fly
+cp "$tmp/run-alibi/model.bin" "$tmp/c.bin"
+printf '\x01' | dd of="$tmp/c.bin" bs=1 seek=5000 conv=notrunc 2>/dev/null
+expect_error "corrupted checkpoint" "CRC32" $BIN info "$tmp/c.bin"
+head -c 3000 "$tmp/run-alibi/model.bin" > "$tmp/t.bin"
+expect_error "truncated checkpoint" "truncated" $BIN info "$tmp/t.bin"
+expect_error "foreign file as checkpoint" "not a posgpt checkpoint" $BIN info "$tmp/text.txt"
+cp "$tmp/run-alibi/model.bin" "$tmp/v.bin"; printf '\x09' | dd of="$tmp/v.bin" bs=1 seek=8 conv=notrunc 2>/dev/null
+expect_error "wrong-version checkpoint" "version" $BIN info "$tmp/v.bin"
+expect_error "eval length beyond a learned table" "clamp-pos" $BIN eval --ckpt "$tmp/run-learned/model.bin" --data "$tmp/text.txt" --lengths 33
+expect_error "bad --lengths" "comma-separated" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 12,x
+expect_error "eval length longer than the text" "needs at least" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --val "$tmp/short.txt" --lengths 64
+
+# --help on every command lists its flags with defaults
+for c in train eval sample info; do
+  $BIN $c --help > "$tmp/h" 2>&1 && grep -q "^usage: posgpt $c" "$tmp/h" && { [ $c = info ] || grep -q "default" "$tmp/h"; } \
+    && ok "posgpt $c --help" || bad "$c --help" "$(head -2 "$tmp/h")"
+done
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,149 @@
+// test_core.c - float-build checks: the fast exp/GELU against libm in double, ALiBi slopes
+// and T5 buckets against the values in the papers, the random position sampler, and the
+// checkpoint round trip (parameters and optimizer state bit-identical, re-save byte-identical).
+#include "check.h"
+#include "ckpt.h"
+#include "layers.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_fast_math(void) {
+    double worst = 0, wx = 0;
+    for (double x = -87.0; x <= 88.0; x += 0.0137) {
+        double e = exp(x), got = layer_exp((float)x), ref = exp((double)(float)x);
+        double rel = fabs(got - ref) / ref;
+        (void)e;
+        if (rel > worst) worst = rel, wx = x;
+    }
+    check(worst < 5e-7, "layer_exp within 5e-7 relative of libm exp on [-87, 88]", "rel err %.3g at x=%g", worst, wx);
+    float xs[2001], ys[2001];
+    for (int i = 0; i <= 2000; i++) xs[i] = (float)(-10.0 + i * 0.01);
+    gelu_forward(ys, xs, 2001);
+    double gw = 0;
+    for (int i = 0; i <= 2000; i++) {
+        double x = xs[i], ref = 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+        gw = fmax(gw, fabs(ys[i] - ref));
+    }
+    check(gw < 2e-6, "float GELU (fast tanh) within 2e-6 of the double-precision formula", "max abs err %.3g", gw);
+}
+
+static void test_alibi_slopes(void) {
+    // Press et al. 2022 and the notes: H=4 -> 2^-2, 2^-4, 2^-6, 2^-8; H=8 -> 2^-1..2^-8;
+    // H=6 -> 2^-2,2^-4,2^-6,2^-8,2^-1,2^-3; H=12 -> 2^-1..2^-8, 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5
+    double e4[] = {-2, -4, -6, -8}, e6[] = {-2, -4, -6, -8, -1, -3};
+    double e8[] = {-1, -2, -3, -4, -5, -6, -7, -8}, e12[] = {-1, -2, -3, -4, -5, -6, -7, -8, -0.5, -1.5, -2.5, -3.5};
+    struct { int H; double *e; } cases[] = {{4, e4}, {6, e6}, {8, e8}, {12, e12}};
+    for (int c = 0; c < 4; c++) {
+        double got[16], ref[16];
+        alibi_slopes(cases[c].H, got);
+        for (int h = 0; h < cases[c].H; h++) ref[h] = pow(2.0, cases[c].e[h]);
+        char name[64];
+        snprintf(name, sizeof name, "alibi slopes for %d heads", cases[c].H);
+        check_close(name, got, ref, (size_t)cases[c].H, 0, 1e-12);
+    }
+}
+
+static void test_t5_buckets(void) {
+    // causal T5, 32 buckets, max distance 128: exact below 16, then 16 + floor(ln(D/16)/ln(8)*16), capped at 31
+    int D[] = {0, 1, 15, 16, 17, 20, 32, 45, 64, 100, 127, 128, 129, 1000, 100000};
+    int want[] = {0, 1, 15, 16, 16, 17, 21, 23, 26, 30, 31, 31, 31, 31, 31};
+    int ok = 1, bad = -1;
+    for (int i = 0; i < 15; i++)
+        if (t5_bucket(D[i], 32, 128) != want[i]) ok = 0, bad = i;
+    check(ok, "t5 buckets match the formula's values", "D=%d -> %d, expected %d", bad >= 0 ? D[bad] : 0,
+          bad >= 0 ? t5_bucket(D[bad], 32, 128) : 0, bad >= 0 ? want[bad] : 0);
+    int mono = 1;
+    for (int d = 1; d < 3000; d++)
+        if (t5_bucket(d, 32, 128) < t5_bucket(d - 1, 32, 128)) mono = 0;
+    check(mono, "t5 bucket is non-decreasing in distance", "not monotone");
+}
+
+static void test_positions(void) {
+    int B = 50, T = 64, L = 200;
+    int *p = malloc(sizeof(int) * B * T), *q = malloc(sizeof(int) * B * T);
+    Rng r1, r2;
+    rng_seed(&r1, 3), rng_seed(&r2, 3);
+    pos_fill(p, B, T, 0, L, &r1);
+    pos_fill(q, B, T, 0, L, &r2);
+    int ok = 1;
+    long hist[4] = {0};
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) {
+            int v = p[b * T + t];
+            if (v < 0 || v >= L || (t && v <= p[b * T + t - 1])) ok = 0;
+            hist[v * 4 / L]++;
+        }
+    check(ok, "random positions: strictly increasing, in [0, Lmax)", "a row is unsorted, repeated or out of range");
+    check(!memcmp(p, q, sizeof(int) * B * T), "random positions: same seed, same draw", "draws differ");
+    // T/L of all values land in each quarter on average: 800 each; allow wide noise
+    int flat = 1;
+    for (int k = 0; k < 4; k++) flat &= hist[k] > 650 && hist[k] < 950;
+    check(flat, "random positions: spread evenly over [0, Lmax)", "quarters %ld %ld %ld %ld", hist[0], hist[1], hist[2], hist[3]);
+    pos_fill(p, 2, 5, 7, 0, NULL);
+    check(p[0] == 7 && p[4] == 11 && p[5] == 7 && p[9] == 11, "contiguous positions start at the offset", "got %d..%d", p[0], p[4]);
+    free(p), free(q);
+}
+
+static int files_equal(const char *a, const char *b) {
+    size_t na, nb;
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    if (!fa || !fb) return 0;
+    char x[8192], y[8192];
+    int same = 1;
+    do {
+        na = fread(x, 1, sizeof x, fa), nb = fread(y, 1, sizeof y, fb);
+        if (na != nb || memcmp(x, y, na)) same = 0;
+    } while (same && na);
+    fclose(fa), fclose(fb);
+    return same;
+}
+
+static void test_checkpoint(void) {
+    for (int i = 0; i < pos_count(); i++) {
+        const PosScheme *s = pos_at(i);
+        GPTConfig c = {.V = 256, .C = 16, .L = 2, .NH = 2, .T = 8, .pos_rows = 40, .rand_max = 40};
+        snprintf(c.pos, sizeof c.pos, "%s", s->name);
+        pos_default_hypers(s, c.pos_hp);
+        GPT m;
+        gpt_build(&m, &c);
+        gpt_init(&m, 11);
+        real *mo = malloc(m.num_params * sizeof(real)), *ve = malloc(m.num_params * sizeof(real));
+        Rng r;
+        rng_seed(&r, 5);
+        for (size_t k = 0; k < m.num_params; k++) mo[k] = (real)rng_normal(&r), ve[k] = (real)rng_uniform(&r);
+        TrainState ts = {.lr = 1e-3, .steps = 100, .batch = 4, .step = 42, .val_loss = 1.5, .seed = 9};
+        rng_seed(&ts.rng, 77);
+        char p1[64], p2[64];
+        snprintf(p1, sizeof p1, "/tmp/posgpt-test-%d-a.bin", (int)getpid());
+        snprintf(p2, sizeof p2, "/tmp/posgpt-test-%d-b.bin", (int)getpid());
+        ckpt_save(p1, &m, &ts, mo, ve);
+        GPT m2;
+        TrainState ts2;
+        real *mo2, *ve2;
+        ckpt_load(p1, &m2, &ts2, &mo2, &ve2);
+        int same = m2.num_params == m.num_params && !memcmp(m.params, m2.params, m.num_params * sizeof(real)) &&
+                   !memcmp(mo, mo2, m.num_params * sizeof(real)) && !memcmp(ve, ve2, m.num_params * sizeof(real)) &&
+                   !memcmp(&m.cfg, &m2.cfg, sizeof m.cfg) && ts2.step == 42 && !memcmp(&ts.rng, &ts2.rng, sizeof ts.rng);
+        char name[96];
+        snprintf(name, sizeof name, "checkpoint [%s]: params, config, optimizer and RNG load back bit-identical", s->name);
+        check(same, name, "loaded state differs");
+        ckpt_save(p2, &m2, &ts2, mo2, ve2);
+        snprintf(name, sizeof name, "checkpoint [%s]: re-saving the loaded model gives a byte-identical file", s->name);
+        check(files_equal(p1, p2), name, "%s and %s differ", p1, p2);
+        remove(p1), remove(p2);
+        free(mo), free(ve), free(mo2), free(ve2);
+        gpt_free(&m2);
+        gpt_free(&m);
+    }
+}
+
+int main(void) {
+    test_fast_math();
+    test_alibi_slopes();
+    test_t5_buckets();
+    test_positions();
+    test_checkpoint();
+    return check_done();
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# run_tests.sh - run every test binary in build/tests and every tests/*.sh, add up their
+# PASS/FAIL lines, and end with "N passed, N failed". A test that exits non-zero without
+# printing a FAIL line (a crash) counts as one failure. Exit status: 0 only if nothing failed.
+set -u
+cd "$(dirname "$0")/.."
+pass=0 fail=0
+log=$(mktemp)
+run() {
+  local name=$1; shift
+  local t0=$SECONDS
+  "$@" > "$log" 2>&1; local rc=$?
+  local p f
+  p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log")
+  grep '^FAIL ' "$log"
+  if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "FAIL $name: exited with status $rc without reporting a failure; last lines:"; tail -5 "$log"; f=1
+  fi
+  pass=$((pass + p)); fail=$((fail + f))
+  printf "%-28s %4d passed, %d failed  (%ds)\n" "$name" "$p" "$f" $((SECONDS - t0))
+}
+for t in build/tests/test_*; do run "$(basename "$t")" "$t"; done
+for t in tests/test_*.sh; do run "$(basename "$t")" bash "$t"; done
+rm -f "$log"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
