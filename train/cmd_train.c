@@ -20,7 +20,7 @@ static void on_signal(int sig) { g_stop = sig; }
 typedef struct {
     const char *data, *val, *out, *pos, *rand_base, *resume;
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
-    int eval_every, ckpt_every, log_every, threads;
+    int eval_every, ckpt_every, log_every, threads, stop_at;
     long val_tokens;
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip;
     long seed;
@@ -116,6 +116,7 @@ int cmd_train(int argc, char **argv) {
         {"ckpt-every", ARG_INT, &a.ckpt_every, "checkpoint every N steps (and at the end)", 1, 1 << 30},
         {"log-every", ARG_INT, &a.log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
         {"threads", ARG_INT, &a.threads, "threads (0 = OpenMP default)", 0, 4096},
+        {"stop-at", ARG_INT, &a.stop_at, "stop after this step with a checkpoint (continue later with --resume); 0 = run to the end", 0, 1 << 30},
         {NULL}};
     HyperArgs hyp = {0};
     args_parse(argc, argv, 2, defs, &hyp, "train", "--data FILE [flags]", NULL, 0);
@@ -223,7 +224,8 @@ int cmd_train(int argc, char **argv) {
         tok_rate = tok_rate > 0 ? 0.9 * tok_rate + 0.1 * rate : rate;
         ema_loss = isnan(ema_loss) ? loss : 0.9 * ema_loss + 0.1 * loss;
 
-        int last = ts.step == ts.steps || g_stop;
+        int pause = a.stop_at && ts.step == a.stop_at;
+        int last = ts.step == ts.steps || g_stop || pause;
         double val = NAN;
         if (ts.step % a.eval_every == 0 || last) {
             EvalResult r;
@@ -254,9 +256,9 @@ int cmd_train(int argc, char **argv) {
             if (!isnan(val)) fprintf(stderr, " val %.4f", val);
             fprintf(stderr, "\n");
         }
-        if (g_stop) {
-            fprintf(stderr, "\ninterrupted at step %ld: checkpoint saved to %s; continue with --resume %s\n", ts.step,
-                    ckpt_path, dir);
+        if (g_stop || pause) {
+            fprintf(stderr, "\n%s at step %ld: checkpoint saved to %s; continue with --resume %s\n",
+                    g_stop ? "interrupted" : "stopped (--stop-at)", ts.step, ckpt_path, dir);
             break;
         }
     }
