@@ -13,7 +13,6 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 ok()  { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-export POSGPT_QUIET=1
 
 # a small corpus with structure to learn: sentences from a fixed grammar, chosen by an LCG
 awk 'BEGIN { srand(7); split("the a one every no", det); split("cat dog king ship bird tree river stone", noun);
