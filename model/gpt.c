@@ -304,6 +304,15 @@ double gpt_grad_norm(const GPT *m) {
     return sqrt(s);
 }
 
+int gpt_nonfinite_grad(const GPT *m) {
+    for (int i = 0; i < NUM_PARAM_TENSORS; i++) {
+        const real *g = m->grads + m->offsets[i];
+        for (size_t k = 0; k < m->sizes[i]; k++)
+            if (!isfinite(g[k])) return i;
+    }
+    return -1;
+}
+
 void gpt_adamw(GPT *m, real *mom, real *vel, double lr, double b1, double b2, double eps, double wd, long t,
                double grad_scale) {
     // m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr (mhat / (sqrt(vhat) + eps) + wd p)

@@ -77,6 +77,8 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos);
 void gpt_zero_grad(GPT *m);
 void gpt_backward(GPT *m); // gradient of the mean loss of the last forward, added into grads
 double gpt_grad_norm(const GPT *m);
+// index of the first parameter tensor whose gradient holds a NaN or infinity, or -1
+int gpt_nonfinite_grad(const GPT *m);
 // AdamW (Loshchilov & Hutter 2019) with bias correction; t counts from 1
 void gpt_adamw(GPT *m, real *mom, real *vel, double lr, double b1, double b2, double eps, double wd, long t, double grad_scale);
 // parameters that take part in matmuls (FLOP count): all but the position tensor

@@ -90,6 +90,16 @@ if cmp -s "$tmp/full/model.bin" "$tmp/split/model.bin" && \
   ok "stop at step 10 + resume == uninterrupted run (losses and final checkpoint bit-identical)"
 else bad "resume" "$(diff <(cut -d, -f1-5 "$tmp/full/log.csv") <(cut -d, -f1-5 "$tmp/split/log.csv") | head -5)"; fi
 
+# a non-finite gradient stops training with a message naming the step and the tensor, keeps
+# the last good checkpoint, exits non-zero; --skip-nonfinite skips the step instead
+N=(--data "$tmp/text.txt" --pos alibi --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 12 --ckpt-every 4 --eval-every 4 --val-tokens 512)
+POSGPT_INJECT_NAN_STEP=7 $BIN train "${N[@]}" --out "$tmp/nan" > /dev/null 2> "$tmp/nan.err"; rc=$?
+if [ $rc -ne 0 ] && grep -q "step 7: non-finite gradient of tensor 'qkv_w'.*step 4" "$tmp/nan.err" && $BIN info "$tmp/nan/model.bin" 2>/dev/null | grep -q "step 4 of 12"; then
+  ok "NaN gradient: stops at step 7 naming qkv_w, checkpoint of step 4 intact"
+else bad "NaN gradient" "rc=$rc $(tail -1 "$tmp/nan.err")"; fi
+POSGPT_INJECT_NAN_STEP=7 $BIN train "${N[@]}" --out "$tmp/nan2" --skip-nonfinite > /dev/null 2> "$tmp/nan2.err" \
+  && grep -q "step skipped" "$tmp/nan2.err" && ok "--skip-nonfinite skips the step and finishes" || bad "--skip-nonfinite" "$(tail -1 "$tmp/nan2.err")"
+
 # ---- bad input: one-line error, non-zero exit, never a crash
 expect_error() { # name, pattern, command...
   local name=$1 pat=$2; shift 2

@@ -20,7 +20,7 @@ static void on_signal(int sig) { g_stop = sig; }
 typedef struct {
     const char *data, *val, *out, *pos, *rand_base, *resume;
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
-    int eval_every, ckpt_every, log_every, threads, stop_at;
+    int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite;
     long val_tokens;
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip;
     long seed;
@@ -116,6 +116,7 @@ int cmd_train(int argc, char **argv) {
         {"ckpt-every", ARG_INT, &a.ckpt_every, "checkpoint every N steps (and at the end)", 1, 1 << 30},
         {"log-every", ARG_INT, &a.log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
         {"threads", ARG_INT, &a.threads, "threads (0 = OpenMP default)", 0, 4096},
+        {"skip-nonfinite", ARG_FLAG, &a.skip_nonfinite, "skip a step whose loss or gradient is not finite, instead of stopping"},
         {"stop-at", ARG_INT, &a.stop_at, "stop after this step with a checkpoint (continue later with --resume); 0 = run to the end", 0, 1 << 30},
         {NULL}};
     HyperArgs hyp = {0};
@@ -197,8 +198,10 @@ int cmd_train(int argc, char **argv) {
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int tty = isatty(2);
+    // fault injection for the tests: a NaN in the qkv_w gradient at this step
+    long nan_step = getenv("POSGPT_INJECT_NAN_STEP") ? atol(getenv("POSGPT_INJECT_NAN_STEP")) : -1;
     double t_start = now_seconds(), t_train = 0.0, tok_rate = 0.0, ema_loss = NAN;
-    long start_step = ts.step;
+    long start_step = ts.step, last_ckpt = a.resume ? ts.step : -1;
     while (ts.step < ts.steps) {
         long step = ts.step;
         double lr = lr_at(&ts, step), t0 = now_seconds();
@@ -210,11 +213,23 @@ int cmd_train(int argc, char **argv) {
         double loss = gpt_forward(&m, tok, tgt, pos);
         gpt_zero_grad(&m);
         gpt_backward(&m);
+        if (step + 1 == nan_step) m.grads[m.offsets[P_QKVW]] = NAN;
         double norm = gpt_grad_norm(&m);
         if (!isfinite(loss) || !isfinite(norm)) {
-            fprintf(stderr, "\n");
-            die("step %ld: non-finite %s (%g); stopping. The last good checkpoint is %s; lower --lr or raise --warmup",
-                step + 1, isfinite(loss) ? "gradient norm" : "loss", isfinite(loss) ? norm : loss, ckpt_path);
+            int bad = gpt_nonfinite_grad(&m);
+            char what[96];
+            if (!isfinite(loss)) snprintf(what, sizeof what, "loss (%g)", loss);
+            else snprintf(what, sizeof what, "gradient of tensor '%s'", bad >= 0 ? PARAM_NAMES[bad] : "?");
+            if (a.skip_nonfinite) {
+                fprintf(stderr, "%sstep %ld: non-finite %s; step skipped (--skip-nonfinite)\n", tty ? "\n" : "", step + 1, what);
+                ts.step = step + 1;
+                continue;
+            }
+            if (tty) fprintf(stderr, "\n");
+            if (last_ckpt < 0) die("step %ld: non-finite %s; stopping before any checkpoint was written; lower --lr or raise --warmup, "
+                                   "or pass --skip-nonfinite", step + 1, what);
+            die("step %ld: non-finite %s; stopping. The last good checkpoint is %s (step %ld); lower --lr or raise --warmup, "
+                "or pass --skip-nonfinite", step + 1, what, ckpt_path, last_ckpt);
         }
         double scale = (ts.clip > 0 && norm > ts.clip) ? ts.clip / norm : 1.0;
         gpt_adamw(&m, mom, vel, lr, ts.beta1, ts.beta2, ts.eps, ts.wd, step + 1, scale);
@@ -239,7 +254,10 @@ int cmd_train(int argc, char **argv) {
             fprintf(logf, ",%.6g,%.4f,%.0f,%.2f\n", lr, norm, rate, elapsed);
             fflush(logf);
         }
-        if (ts.step % a.ckpt_every == 0 || last) ckpt_save(ckpt_path, &m, &ts, mom, vel);
+        if (ts.step % a.ckpt_every == 0 || last) {
+            ckpt_save(ckpt_path, &m, &ts, mom, vel);
+            last_ckpt = ts.step;
+        }
         // progress: a live bar on a terminal, plain lines otherwise
         char eta[32];
         fmt_time((ts.steps - ts.step) * (B * T / tok_rate), eta, sizeof eta);

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# study.sh - the train-short / test-long study: train every position scheme with the same
+# config and seed on the default corpus at a short length, evaluate each checkpoint at 1x..32x
+# the training length with both protocols and by position, and render the figures.
+#
+#   tools/study.sh            the full study into runs/study (about 75 minutes on 2 cores)
+#   tools/study.sh --quick    a small version into runs/study-quick (a few minutes)
+#
+# Settings and why: see README "Extrapolation study". Environment: SCHEMES="alibi rope" to
+# run a subset, OUT=dir to write elsewhere, POSGPT=binary to pin a copy of the binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quick=0
+[ "${1:-}" = --quick ] && quick=1
+[ -x ./posgpt ] || make --no-print-directory posgpt
+[ -s data/kjv.txt ] || make --no-print-directory data/kjv.txt
+bin=${POSGPT:-./posgpt}
+schemes=${SCHEMES:-"sinusoidal learned t5 alibi rope nope randomized"}
+if [ $quick = 1 ]; then
+  out=${OUT:-runs/study-quick}
+  T=64; MODEL=(--layers 2 --d-model 64 --heads 4); STEPS=300; BATCH=16; LR=2e-3; TOKENS=16384
+else
+  out=${OUT:-runs/study}
+  T=128; MODEL=(--layers 4 --d-model 128 --heads 4); STEPS=2000; BATCH=32; LR=1e-3; TOKENS=65536
+fi
+mults="1 2 4 8 16 32"
+lens=""; for m in $mults; do lens="${lens:+$lens,}$((m * T))"; done
+longest=$((32 * T))
+mkdir -p "$out"
+echo "tools/study.sh $*" > "$out/command.txt"
+t_start=$SECONDS
+for s in $schemes; do
+  d=$out/$s
+  mkdir -p "$d"
+  echo "=== $s ($(( (SECONDS - t_start) / 60 )) min elapsed)" >&2
+  extra=()
+  # randomized positions must cover the longest evaluation: Lmax = 32 T
+  [ "$s" = randomized ] && extra=(--rand-max "$longest")
+  "$bin" train --data data/kjv.txt --pos "$s" --out "$d" --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
+    --lr $LR --seed 1 --eval-every $((STEPS / 10)) "${extra[@]}" > "$d/train.txt"
+  ev=()
+  # a learned table has rows for 0..T-1 only: longer windows reuse its last row (--clamp-pos)
+  [ "$s" = learned ] && ev=(--clamp-pos)
+  "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
+    "${ev[@]}" --csv "$d/eval.csv" 2> "$d/eval.log"
+  "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
+    "${ev[@]}" --per-position "$d/pos.csv" --csv /dev/null 2>> "$d/eval.log"
+  if [ "$s" = randomized ]; then # the paper's protocol: random positions at test time too
+    "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
+      --positions random --csv "$d/eval_random.csv" 2>> "$d/eval.log"
+    "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
+      --positions random --per-position "$d/pos_random.csv" --csv /dev/null 2>> "$d/eval.log"
+  fi
+done
+echo "study wall time: $(( (SECONDS - t_start) / 60 )) min" | tee "$out/walltime.txt" >&2
+# gather all rows into one CSV per kind
+gather() { # pattern output
+  local first=1
+  for f in $(for s in $schemes; do ls "$out/$s"/$1 2>/dev/null; done); do
+    if [ $first = 1 ]; then cat "$f"; first=0; else tail -n +2 "$f"; fi
+  done > "$out/$2"
+}
+gather "eval*.csv" eval.csv
+gather "pos*.csv" pos.csv
+# the table: perplexity per scheme and length, nonoverlapping and sliding
+{
+  echo "| scheme | positions | protocol | $(for m in $mults; do printf "%sx | " "$m"; done)"
+  echo "|---|---|---|$(for m in $mults; do printf -- "---|"; done)"
+  awk -F, 'NR > 1 { k = $1 "|" $10 "|" $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } v[k] = v[k] sprintf(" %.2f |", $8) }
+    END { for (i = 1; i <= n; i++) { split(order[i], p, "|"); printf "| %s | %s | %s |%s\n", p[1], p[2], p[3], v[order[i]] } }' "$out/eval.csv"
+} > "$out/table.md"
+cat "$out/table.md"
+if "$bin" plot --help > /dev/null 2>&1; then
+  "$bin" plot --kind ppl --out "$out/ppl_vs_length.png" --title "Perplexity vs evaluation length (trained at $T bytes, King James Bible)" "$out/eval.csv"
+  "$bin" plot --kind position --out "$out/loss_by_position.png" --title "Loss by position in a $longest-byte window (trained at $T)" "$out/pos.csv"
+  "$bin" plot --kind training --out "$out/training.png" --title "Training curves ($STEPS steps, batch $BATCH x $T)" $(for s in $schemes; do echo "$out/$s/log.csv"; done)
+fi
