@@ -1,53 +1,75 @@
-# posgpt - build, test, demo. `make` builds ./posgpt; `make test` runs the test suite;
-# `make demo` runs the train-short / evaluate-long demo. PORTABLE=1 drops -march=native.
+# posgpt - build, test, demo.
+#   make              ./posgpt                     make test           the test suite
+#   make demo         the short demo               make data           data/kjv.txt (King James Bible)
+#   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz         200,000 damaged checkpoints through the reader, under ASan + UBSan
+# PORTABLE=1 drops -march=native.
 CC      ?= gcc
 BLASDIR ?= /usr/lib/x86_64-linux-gnu/openblas-openmp
 BLASINC ?= /usr/include/x86_64-linux-gnu/openblas-openmp
 ARCH    := $(if $(PORTABLE),,-march=native)
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
-CFLAGS  ?= -O3 $(ARCH) -g
+ifdef SAN
+B       := build/san
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+BIN     := $(B)/posgpt
+else
+B       := build
+OPT     := -O3 $(ARCH) -g
+BIN     := posgpt
+endif
+CFLAGS  ?= $(OPT)
 ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Itrain
-LDLIBS  = -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lm
+LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lm
+, := ,
 
 MODEL_SRC := $(wildcard model/*.c)
 APP_SRC   := $(filter-out train/main.c,$(wildcard train/*.c))
-MODEL_OBJ := $(MODEL_SRC:%.c=build/f/%.o)
-MODEL_DBL := $(MODEL_SRC:%.c=build/d/%.o)
-APP_OBJ   := $(APP_SRC:%.c=build/f/%.o)
+MODEL_OBJ := $(MODEL_SRC:%.c=$(B)/f/%.o)
+MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
+APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
 HDRS      := $(wildcard model/*.h train/*.h)
 
-.PHONY: all test test-build demo data deps clean
-all: posgpt
+.PHONY: all test test-build test-sanitize fuzz demo data deps clean
+all: $(BIN)
 
-posgpt: build/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
+$(BIN): $(B)/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
 	$(CC) -o $@ $^ $(LDLIBS)
 
-build/f/%.o: %.c $(HDRS)
+$(B)/f/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # the same model sources in double precision, for the gradient checks
-build/d/%.o: %.c $(HDRS)
+$(B)/d/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -c -o $@ $<
 
 # tests: test_*_d.c link the double model, test_*.c the float one (plus the app code)
-TEST_D := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/test_*_d.c))
-TEST_F := $(patsubst tests/%.c,build/tests/%,$(filter-out $(wildcard tests/test_*_d.c),$(wildcard tests/test_*.c)))
+TEST_D := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*_d.c))
+TEST_F := $(patsubst tests/%.c,$(B)/tests/%,$(filter-out $(wildcard tests/test_*_d.c),$(wildcard tests/test_*.c)))
 
-$(TEST_D): build/tests/%: tests/%.c tests/check.h $(MODEL_DBL) $(HDRS)
-	@mkdir -p build/tests
+$(TEST_D): $(B)/tests/%: tests/%.c tests/check.h $(MODEL_DBL) $(HDRS)
+	@mkdir -p $(B)/tests
 	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -Itests -o $@ $< $(MODEL_DBL) $(LDLIBS)
 
-$(TEST_F): build/tests/%: tests/%.c tests/check.h $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
-	@mkdir -p build/tests
+$(TEST_F): $(B)/tests/%: tests/%.c tests/check.h $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
+	@mkdir -p $(B)/tests
 	$(CC) $(ALLCFLAGS) -Itests -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
 
-test-build: posgpt $(TEST_D) $(TEST_F)
+test-build: $(BIN) $(TEST_D) $(TEST_F)
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
 	@tools/run_tests.sh
+
+test-sanitize: deps
+	@$(MAKE) --no-print-directory SAN=1 test-build
+	@POSGPT=build/san/posgpt TESTDIR=build/san/tests ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh
+
+fuzz: deps
+	@$(MAKE) --no-print-directory SAN=1 build/san/tests/test_fuzz
+	build/san/tests/test_fuzz 200000 1
 
 deps:
 	@tools/deps.sh

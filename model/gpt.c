@@ -15,26 +15,54 @@ const char *const PARAM_NAMES[NUM_PARAM_TENSORS] = {
     "wte", "ln1_w", "ln1_b", "qkv_w", "qkv_b", "attproj_w", "attproj_b", "ln2_w",
     "ln2_b", "fc_w", "fc_b", "fcproj_w", "fcproj_b", "lnf_w", "lnf_b", "pos"};
 
+const char *gpt_config_check(const GPTConfig *c, char *err, size_t n) {
+    char name[sizeof c->pos + 1];
+    memcpy(name, c->pos, sizeof c->pos);
+    name[sizeof c->pos] = 0;
+    const PosScheme *s = pos_find(name);
+    if (c->V < 1 || c->V > 65536) snprintf(err, n, "vocabulary size must be in [1, 65536], got %d", c->V);
+    else if (c->C < 1 || c->C > 65536) snprintf(err, n, "--d-model must be in [1, 65536], got %d", c->C);
+    else if (c->L < 1 || c->L > 1024) snprintf(err, n, "--layers must be in [1, 1024], got %d", c->L);
+    else if (c->NH < 1 || c->NH > c->C) snprintf(err, n, "--heads must be in [1, d_model=%d], got %d", c->C, c->NH);
+    else if (c->C % c->NH) snprintf(err, n, "--d-model %d is not divisible by --heads %d", c->C, c->NH);
+    else if (c->T < 1 || c->T > (1 << 24)) snprintf(err, n, "--seq-len must be in [1, 2^24], got %d", c->T);
+    else if (c->rand_max < 0 || c->rand_max > (1 << 28)) snprintf(err, n, "--rand-max must be in [0, 2^28], got %d", c->rand_max);
+    else if (!s) snprintf(err, n, "unknown position scheme '%s'; choose one of %s", name, pos_names());
+    else if (c->pos_rows < 1 || c->pos_rows > (1 << 28)) snprintf(err, n, "position table rows must be in [1, 2^28], got %d", c->pos_rows);
+    else return pos_check(s, c->C, c->NH, c->pos_rows, c->pos_hp, err, n);
+    return err;
+}
+
+// the size table: one entry per tensor, in checkpoint order
+static void param_sizes(const GPTConfig *c, size_t pos_params, size_t sz[NUM_PARAM_TENSORS]) {
+    size_t V = c->V, C = c->C, L = c->L;
+    size_t s[NUM_PARAM_TENSORS] = {V * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C,
+                                   L * C, L * C, L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C, pos_params};
+    memcpy(sz, s, sizeof s);
+}
+
+size_t gpt_param_count(const GPTConfig *c) {
+    PosState ps; // dimensions and hyperparameters only: num_params must not need prepare
+    memset(&ps, 0, sizeof ps);
+    ps.scheme = pos_find(c->pos);
+    ps.C = c->C, ps.NH = c->NH, ps.HS = c->C / c->NH, ps.rows = c->pos_rows;
+    memcpy(ps.hp, c->pos_hp, sizeof ps.hp);
+    size_t sz[NUM_PARAM_TENSORS], total = 0;
+    param_sizes(c, pos_num_params(&ps), sz);
+    for (int i = 0; i < NUM_PARAM_TENSORS; i++) total += sz[i];
+    return total;
+}
+
 void gpt_build(GPT *m, const GPTConfig *cfg) {
     memset(m, 0, sizeof(*m));
     m->cfg = *cfg;
     const GPTConfig *c = &m->cfg;
-    if (c->V < 1 || c->V > 65536) die("vocabulary size must be in [1, 65536], got %d", c->V);
-    if (c->C < 1 || c->C > 65536) die("--d-model must be in [1, 65536], got %d", c->C);
-    if (c->L < 1 || c->L > 1024) die("--layers must be in [1, 1024], got %d", c->L);
-    if (c->NH < 1 || c->NH > c->C) die("--heads must be in [1, d_model=%d], got %d", c->C, c->NH);
-    if (c->C % c->NH) die("--d-model %d is not divisible by --heads %d", c->C, c->NH);
-    if (c->T < 1) die("--seq-len must be >= 1, got %d", c->T);
-    if (c->rand_max < 0) die("--rand-max must be >= 0, got %d", c->rand_max);
+    char err[256];
+    if (gpt_config_check(c, err, sizeof err)) die("%s", err);
     const PosScheme *s = pos_find(c->pos);
-    if (!s) die("unknown position scheme '%s'; choose one of %s", c->pos, pos_names());
-    if (c->pos_rows < 1) die("position table rows must be >= 1, got %d", c->pos_rows);
     pos_state_init(&m->ps, s, c->C, c->NH, c->pos_rows, c->pos_hp);
-
-    size_t V = c->V, C = c->C, L = c->L;
-    size_t sz[NUM_PARAM_TENSORS] = {V * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C,
-                                    L * C, L * C, L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C,
-                                    pos_num_params(&m->ps)};
+    size_t sz[NUM_PARAM_TENSORS];
+    param_sizes(c, pos_num_params(&m->ps), sz);
     size_t off = 0;
     for (int i = 0; i < NUM_PARAM_TENSORS; i++) {
         m->sizes[i] = sz[i];

@@ -62,7 +62,11 @@ typedef struct {
     real *dres, *dln, *dqkv, *datty, *dfch, *dfchg, *dpreatt, *dloss;
 } GPT;
 
-// Validate cfg (one-line errors), set the size table, allocate parameters. No init.
+// NULL if cfg describes a model this build can make, else a one-line reason in err
+const char *gpt_config_check(const GPTConfig *cfg, char *err, size_t n);
+// parameter count of a valid cfg, without allocating anything
+size_t gpt_param_count(const GPTConfig *cfg);
+// Validate cfg (errors exit via die), set the size table, allocate parameters. No init.
 void gpt_build(GPT *m, const GPTConfig *cfg);
 void gpt_init(GPT *m, uint64_t seed); // GPT-2 init, then the scheme's init
 void gpt_free(GPT *m);

@@ -48,15 +48,27 @@ void pos_default_hypers(const PosScheme *s, float *hp) {
     for (int i = 0; i < POS_MAX_HYPER; i++) hp[i] = (s->hypers[i].name && i < POS_MAX_HYPER) ? s->hypers[i].def : 0.0f;
 }
 
-void pos_state_init(PosState *ps, const PosScheme *s, int C, int NH, int rows, const float *hp) {
+static void state_fill(PosState *ps, const PosScheme *s, int C, int NH, int rows, const float *hp) {
     memset(ps, 0, sizeof(*ps));
     ps->scheme = s;
     ps->C = C;
     ps->NH = NH;
-    ps->HS = C / NH;
+    ps->HS = NH > 0 ? C / NH : 0;
     ps->rows = rows;
     if (hp) memcpy(ps->hp, hp, sizeof(ps->hp));
     else pos_default_hypers(s, ps->hp);
+}
+
+const char *pos_check(const PosScheme *s, int C, int NH, int rows, const float *hp, char *err, size_t n) {
+    PosState ps;
+    state_fill(&ps, s, C, NH, rows, hp);
+    return s->validate ? s->validate(&ps, err, n) : NULL;
+}
+
+void pos_state_init(PosState *ps, const PosScheme *s, int C, int NH, int rows, const float *hp) {
+    state_fill(ps, s, C, NH, rows, hp);
+    char err[256];
+    if (s->validate && s->validate(ps, err, sizeof err)) die("%s", err);
     if (s->prepare) s->prepare(ps);
 }
 

@@ -52,6 +52,9 @@ typedef struct PosScheme {
     int weight_decay;
     // largest position + 1 the scheme can serve; 0 = unlimited
     int (*max_pos)(const PosState *ps);
+    // check dimensions and hyperparameters before prepare: NULL if fine, else a one-line
+    // message written into err (NULL hook: anything goes)
+    const char *(*validate)(const PosState *ps, char *err, size_t n);
     // precompute (e.g. slopes, frequencies) after hyperparameters are set; release frees it
     void (*prepare)(PosState *ps);
     void (*release)(PosState *ps);
@@ -80,7 +83,10 @@ const PosScheme *pos_find(const char *name); // NULL if unknown
 const char *pos_names(void);                 // "a|b|c" for help and errors
 
 // state
+// validate (errors exit via die), then prepare
 void pos_state_init(PosState *ps, const PosScheme *s, int C, int NH, int rows, const float *hp);
+// the scheme's validate without preparing anything: NULL if fine, else the message in err
+const char *pos_check(const PosScheme *s, int C, int NH, int rows, const float *hp, char *err, size_t n);
 void pos_state_free(PosState *ps);
 size_t pos_num_params(const PosState *ps);
 int pos_hyper_index(const PosScheme *s, const char *name); // -1 if the scheme has no such hyper

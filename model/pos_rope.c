@@ -9,10 +9,15 @@
 
 #include <stdlib.h>
 
+static const char *rope_validate(const PosState *ps, char *err, size_t n) {
+    if (ps->HS % 2) snprintf(err, n, "rope needs an even head size; d_model/heads = %d/%d = %d is odd", ps->C, ps->NH, ps->HS);
+    else if (!(ps->hp[0] > 1.0f && ps->hp[0] < 1e30f)) snprintf(err, n, "--rope-base must be > 1, got %g", ps->hp[0]);
+    else if (ps->hp[1] != 0.0f && ps->hp[1] != 1.0f) snprintf(err, n, "--rope-interleaved must be 0 or 1, got %g", ps->hp[1]);
+    else return NULL;
+    return err;
+}
+
 static void rope_prepare(PosState *ps) {
-    if (ps->HS % 2) die("rope needs an even head size; d_model/heads = %d/%d = %d is odd", ps->C, ps->NH, ps->HS);
-    if (!(ps->hp[0] > 1.0f)) die("--rope-base must be > 1, got %g", ps->hp[0]);
-    if (ps->hp[1] != 0.0f && ps->hp[1] != 1.0f) die("--rope-interleaved must be 0 or 1, got %g", ps->hp[1]);
     int K = ps->HS / 2;
     double *inv_freq = xmalloc((size_t)K * sizeof(double));
     for (int k = 0; k < K; k++) inv_freq[k] = pow((double)ps->hp[0], -2.0 * k / ps->HS);
@@ -69,6 +74,7 @@ const PosScheme pos_rope = {
                {"rope-interleaved", 0.0f, "1 = pair (x2k, x2k+1) (RoFormer); 0 = rotate-half (x_k, x_k+HS/2)"},
                {NULL, 0, NULL}},
     .relative = 1,
+    .validate = rope_validate,
     .prepare = rope_prepare,
     .release = rope_release,
     .qk_forward = rope_qk_forward,

@@ -27,12 +27,19 @@ static void sinusoidal_input_forward(const PosState *ps, real *x, const int *pos
     }
 }
 
+static const char *sinusoidal_validate(const PosState *ps, char *err, size_t n) {
+    if (ps->hp[0] >= 0 && ps->hp[0] < 1e30f) return NULL;
+    snprintf(err, n, "--sin-scale must be >= 0 (0 = 1/sqrt(d_model)), got %g", ps->hp[0]);
+    return err;
+}
+
 const PosScheme pos_sinusoidal = {
     .name = "sinusoidal",
     .summary = "fixed sin/cos vectors added at the input (table x --sin-scale)",
     .cite = "Vaswani et al. 2017, Sec. 3.5",
     .hypers = {{"sin-scale", 0.0f, "multiplier on the table; 0 = 1/sqrt(d_model), 1 = unscaled"}, {NULL, 0, NULL}},
     .relative = 0,
+    .validate = sinusoidal_validate,
     .input_forward = sinusoidal_input_forward,
     // no parameters: nothing to backpropagate into
 };

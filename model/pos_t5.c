@@ -16,10 +16,17 @@ static int t5_nb(const PosState *ps) { return (int)ps->hp[0]; }
 
 static size_t t5_num_params(const PosState *ps) { return (size_t)t5_nb(ps) * ps->NH; }
 
+static const char *t5_validate(const PosState *ps, char *err, size_t n) {
+    float b = ps->hp[0], d = ps->hp[1];
+    if (!(b >= 2 && b <= 4096) || b != floorf(b)) snprintf(err, n, "--t5-buckets must be an integer in [2, 4096], got %g", b);
+    else if (!(d > b / 2 && d <= (1 << 24)) || d != floorf(d))
+        snprintf(err, n, "--t5-max-dist must be an integer in (t5-buckets/2, 2^24], got %g", d);
+    else return NULL;
+    return err;
+}
+
 static void t5_prepare(PosState *ps) {
     int nb = t5_nb(ps), maxd = (int)ps->hp[1];
-    if (nb < 2 || nb > 4096 || (float)nb != ps->hp[0]) die("--t5-buckets must be an integer in [2, 4096], got %g", ps->hp[0]);
-    if (maxd < nb / 2 + 1 || (float)maxd != ps->hp[1]) die("--t5-max-dist must be an integer > t5-buckets/2, got %g", ps->hp[1]);
     T5Cache *c = xmalloc(sizeof(T5Cache));
     c->nb = nb;
     c->maxd = maxd;
@@ -64,6 +71,7 @@ const PosScheme pos_t5 = {
     .relative = 1,
     .num_params = t5_num_params,
     .weight_decay = 0,
+    .validate = t5_validate,
     .prepare = t5_prepare,
     .release = t5_release,
     .bias_forward = t5_bias_forward,

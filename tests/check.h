@@ -27,7 +27,7 @@ static void check(int ok, const char *name, const char *fmt, ...) {
 }
 
 // |a - b| <= atol + rtol |ref| over n elements; reports the worst element
-static int check_close(const char *name, const double *got, const double *ref, size_t n, double atol, double rtol) {
+__attribute__((unused)) static int check_close(const char *name, const double *got, const double *ref, size_t n, double atol, double rtol) {
     size_t worst = 0;
     double worst_excess = -1e300;
     int ok = 1;

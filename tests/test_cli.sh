@@ -7,7 +7,7 @@
 #  - bad input gets a one-line error and a non-zero exit; damaged checkpoints are refused.
 set -u
 cd "$(dirname "$0")/.."
-BIN=./posgpt
+BIN=${POSGPT:-./posgpt}
 tmp=$(mktemp -d /tmp/posgpt-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0

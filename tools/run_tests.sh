@@ -19,7 +19,7 @@ run() {
   pass=$((pass + p)); fail=$((fail + f))
   printf "%-28s %4d passed, %d failed  (%ds)\n" "$name" "$p" "$f" $((SECONDS - t0))
 }
-for t in build/tests/test_*; do run "$(basename "$t")" "$t"; done
+for t in "${TESTDIR:-build/tests}"/test_*; do run "$(basename "$t")" "$t"; done
 for t in tests/test_*.sh; do run "$(basename "$t")" bash "$t"; done
 rm -f "$log"
 echo "$pass passed, $fail failed"

@@ -94,9 +94,9 @@ def read_checkpoint(path):
     if len(b) != want:
         raise ValueError(f"{path}: file is {len(b)} bytes; the header (P={P}, has_optimizer="
                          f"{h['has_optimizer']}) implies {want}")
-    crc = zlib.crc32(b[HEADER_SIZE:]) & 0xFFFFFFFF
+    crc = zlib.crc32(b[:248] + bytes(4) + b[252:]) & 0xFFFFFFFF  # header with the CRC field zeroed, payload
     if crc != h["crc"]:
-        raise ValueError(f"{path}: payload CRC-32 {crc:08x} != header {h['crc']:08x}")
+        raise ValueError(f"{path}: CRC-32 {crc:08x} != stored {h['crc']:08x}")
 
     shapes = [("wte", (V, C)), ("ln1_w", (L, C)), ("ln1_b", (L, C)), ("qkv_w", (L, 3 * C, C)),
               ("qkv_b", (L, 3 * C)), ("attproj_w", (L, C, C)), ("attproj_b", (L, C)),

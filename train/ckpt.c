@@ -114,8 +114,8 @@ void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real 
     char *tmp = xmalloc(plen + 32);
     snprintf(tmp, plen + 32, "%s.tmp.%d", path, (int)getpid());
     FILE *f = xfopen(tmp, "wb");
-    xfwrite(h, 1, sizeof h, f, tmp); // CRC filled in below
-    uint32_t crc = 0;
+    xfwrite(h, 1, sizeof h, f, tmp); // rewritten below with the CRC
+    uint32_t crc = crc32_update(0, h, sizeof h); // header (CRC field zero), then payload
     write_f32(f, m->params, m->num_params, tmp, &crc);
     if (has_opt) {
         write_f32(f, mom, m->num_params, tmp, &crc);
@@ -130,70 +130,84 @@ void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real 
     free(tmp);
 }
 
-static void read_f32(FILE *f, real *x, size_t n, const char *path, uint32_t *crc) {
+// read n floats; 0 on success, -1 if the file ends first
+static int read_f32(FILE *f, real *x, size_t n, uint32_t *crc) {
     float buf[4096];
     for (size_t i = 0; i < n; i += 4096) {
         size_t k = n - i < 4096 ? n - i : 4096;
-        if (fread(buf, sizeof(float), k, f) != k)
-            die("checkpoint '%s' is truncated: payload ends before the %zu floats its header promises", path, n);
+        if (fread(buf, sizeof(float), k, f) != k) return -1;
         *crc = crc32_update(*crc, buf, k * sizeof(float));
         for (size_t j = 0; j < k; j++) x[i + j] = (real)buf[j];
     }
+    return 0;
 }
 
-void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel) {
-    FILE *f = fopen(path, "rb");
-    if (!f) die("cannot open checkpoint '%s': %s", path, strerror(errno));
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
+
+int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, real **vel, char *err, size_t errlen) {
+    // Every check happens before any allocation sized by the file, and the parameter count
+    // implied by the header must match both the header's count and the file's size, so a
+    // corrupted header can never ask for more memory than the file holds.
     unsigned char h[CKPT_HEADER_BYTES];
+    real *mo = NULL, *ve = NULL;
+    int built = 0;
+    memset(m, 0, sizeof *m);
     size_t got = fread(h, 1, sizeof h, f);
-    if (got < 16 || memcmp(h + H_MAGIC, CKPT_MAGIC, 8) != 0)
-        die("'%s' is not a posgpt checkpoint (bad magic: expected \"%s\" at offset 0)", path, CKPT_MAGIC);
+    if (got < 8 || memcmp(h + H_MAGIC, CKPT_MAGIC, 8) != 0)
+        FAIL("'%s' is not a posgpt checkpoint (bad magic: expected \"%s\" at offset 0)", name, CKPT_MAGIC);
+    if (got < 12) FAIL("checkpoint '%s' is truncated: %zu bytes, the header alone is %d", name, got, CKPT_HEADER_BYTES);
     uint32_t ver = get_u32(h, H_VERSION);
-    if (ver != CKPT_VERSION) die("checkpoint '%s' has format version %u; this posgpt reads version %d", path, ver, CKPT_VERSION);
-    if (got != sizeof h || get_u32(h, H_HBYTES) != CKPT_HEADER_BYTES)
-        die("checkpoint '%s' is truncated or corrupted: header is %zu bytes, expected %d", path, got, CKPT_HEADER_BYTES);
+    if (ver != CKPT_VERSION) FAIL("checkpoint '%s' has format version %u; this posgpt reads version %d", name, ver, CKPT_VERSION);
+    if (got != sizeof h) FAIL("checkpoint '%s' is truncated: %zu bytes, the header alone is %d", name, got, CKPT_HEADER_BYTES);
+    if (get_u32(h, H_HBYTES) != CKPT_HEADER_BYTES)
+        FAIL("checkpoint '%s' is corrupted: header size field %u, expected %d", name, get_u32(h, H_HBYTES), CKPT_HEADER_BYTES);
+    if (get_u32(h, H_NTENSORS) != NUM_PARAM_TENSORS)
+        FAIL("checkpoint '%s' is corrupted: %u tensors, expected %d", name, get_u32(h, H_NTENSORS), NUM_PARAM_TENSORS);
     GPTConfig c;
     memset(&c, 0, sizeof c);
     uint32_t dims[7] = {get_u32(h, H_V), get_u32(h, H_C), get_u32(h, H_L), get_u32(h, H_NH), get_u32(h, H_T),
                         get_u32(h, H_ROWS), get_u32(h, H_RANDMAX)};
     const char *dn[7] = {"vocab", "d_model", "layers", "heads", "seq_len", "pos_rows", "rand_max"};
     for (int i = 0; i < 7; i++)
-        if (dims[i] > (1u << 24)) die("checkpoint '%s' is corrupted: %s = %u is implausible", path, dn[i], dims[i]);
+        if (dims[i] > (1u << 28)) FAIL("checkpoint '%s' is corrupted: %s = %u is implausible", name, dn[i], dims[i]);
     c.V = (int)dims[0], c.C = (int)dims[1], c.L = (int)dims[2], c.NH = (int)dims[3], c.T = (int)dims[4];
     c.pos_rows = (int)dims[5], c.rand_max = (int)dims[6];
     memcpy(c.pos, h + H_POS, 31);
     c.pos[31] = 0;
-    if (!pos_find(c.pos)) die("checkpoint '%s' uses position scheme '%s', unknown to this posgpt (%s)", path, c.pos, pos_names());
+    for (int i = 0; c.pos[i]; i++)
+        if (c.pos[i] < 0x21 || c.pos[i] > 0x7e) FAIL("checkpoint '%s' is corrupted: the scheme name holds byte 0x%02x", name, (unsigned char)c.pos[i]);
     for (int i = 0; i < POS_MAX_HYPER; i++) c.pos_hp[i] = get_f32(h, H_HP + 4 * i);
-    if ((uint64_t)c.C * c.C * c.L > (1ull << 34)) die("checkpoint '%s' is corrupted: model size is implausible", path);
-    gpt_build(m, &c);
+    char why[256];
+    if (gpt_config_check(&c, why, sizeof why)) FAIL("checkpoint '%s' holds an unusable configuration: %s", name, why);
     uint64_t np = get_u64(h, H_NPARAMS);
-    if (np != m->num_params)
-        die("checkpoint '%s' is corrupted: header says %llu parameters, its config implies %zu", path,
-            (unsigned long long)np, m->num_params);
-    int has_opt = (int)get_u32(h, H_HASOPT);
-    if (has_opt > 1) die("checkpoint '%s' is corrupted: has_optimizer = %d", path, has_opt);
-    // file size must match exactly
-    if (fseek(f, 0, SEEK_END) != 0) die("cannot seek in '%s'", path);
+    size_t want = gpt_param_count(&c);
+    if (np != want)
+        FAIL("checkpoint '%s' is corrupted: header says %llu parameters, its configuration implies %zu", name,
+             (unsigned long long)np, want);
+    uint32_t has_opt = get_u32(h, H_HASOPT);
+    if (has_opt > 1) FAIL("checkpoint '%s' is corrupted: has_optimizer = %u", name, has_opt);
+    if (fseek(f, 0, SEEK_END) != 0) FAIL("cannot seek in '%s'", name);
     long size = ftell(f);
-    long expect = CKPT_HEADER_BYTES + (long)(np * 4 * (has_opt ? 3 : 1));
-    if (size != expect)
-        die("checkpoint '%s' is %s: %ld bytes, the header implies %ld", path, size < expect ? "truncated" : "too long", size, expect);
-    fseek(f, CKPT_HEADER_BYTES, SEEK_SET);
-    uint32_t crc = 0;
-    read_f32(f, m->params, m->num_params, path, &crc);
-    real *mo = NULL, *ve = NULL;
+    double expect = CKPT_HEADER_BYTES + 4.0 * (double)np * (has_opt ? 3 : 1);
+    if ((double)size != expect)
+        FAIL("checkpoint '%s' is %s: %ld bytes, the header implies %.0f", name, size < expect ? "truncated" : "too long", size, expect);
+    if (fseek(f, CKPT_HEADER_BYTES, SEEK_SET) != 0) FAIL("cannot seek in '%s'", name);
+    gpt_build(m, &c); // cannot fail now: the configuration was checked
+    built = 1;
+    uint32_t want_crc = get_u32(h, H_CRC);
+    put_u32(h, H_CRC, 0);
+    uint32_t crc = crc32_update(0, h, sizeof h); // header (CRC field zero), then payload
+    if (read_f32(f, m->params, m->num_params, &crc)) FAIL("checkpoint '%s' is truncated (short read)", name);
     if (has_opt) {
         mo = xmalloc(m->num_params * sizeof(real));
         ve = xmalloc(m->num_params * sizeof(real));
-        read_f32(f, mo, m->num_params, path, &crc);
-        read_f32(f, ve, m->num_params, path, &crc);
+        if (read_f32(f, mo, m->num_params, &crc) || read_f32(f, ve, m->num_params, &crc))
+            FAIL("checkpoint '%s' is truncated (short read)", name);
     }
-    fclose(f);
-    if (crc != get_u32(h, H_CRC))
-        die("checkpoint '%s' is corrupted: payload CRC32 %08x does not match the header's %08x", path, crc, get_u32(h, H_CRC));
+    if (crc != want_crc)
+        FAIL("checkpoint '%s' is corrupted: CRC32 %08x does not match the stored %08x", name, crc, want_crc);
     for (size_t i = 0; i < m->num_params; i++)
-        if (!isfinite(m->params[i])) die("checkpoint '%s' holds a non-finite parameter (index %zu)", path, i);
+        if (!isfinite(m->params[i])) FAIL("checkpoint '%s' holds a non-finite parameter (index %zu)", name, i);
     if (mom && vel) *mom = mo, *vel = ve;
     else free(mo), free(ve);
     if (ts) {
@@ -207,4 +221,19 @@ void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel)
         ts->seed = get_u64(h, H_SEED);
         ts->val_loss = get_f64(h, H_VAL);
     }
+    return 0;
+fail:
+    free(mo), free(ve);
+    if (built) gpt_free(m);
+    if (mom && vel) *mom = *vel = NULL;
+    return -1;
+}
+
+void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel) {
+    FILE *f = fopen(path, "rb");
+    if (!f) die("cannot open checkpoint '%s': %s", path, strerror(errno));
+    char err[512];
+    int rc = ckpt_read(f, path, m, ts, mom, vel, err, sizeof err);
+    fclose(f);
+    if (rc) die("%s", err);
 }

@@ -24,6 +24,10 @@ typedef struct {
 void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel);
 // Read the header, build m (gpt_build) and load its parameters; if mom/vel are non-NULL and
 // the file has optimizer state, allocate and fill them (else set to NULL).
+// Exits with a one-line error if the file cannot be used.
 void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel);
+// The same from an open stream, returning -1 with a one-line reason in err instead of exiting
+// (everything allocated is freed); `name` is used in messages. For tools and the fuzz test.
+int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, real **vel, char *err, size_t errlen);
 uint32_t crc32_update(uint32_t crc, const void *data, size_t n);
 #endif

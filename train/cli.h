@@ -8,6 +8,7 @@ int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 // set OpenMP + OpenBLAS threads (0: leave the default) and print the start-up banner
 void runtime_setup(int threads);

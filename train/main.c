@@ -47,7 +47,8 @@ static void usage(FILE *f) {
             "  train    train a model on the bytes of a text file\n"
             "  eval     score a checkpoint on held-out text at one or more lengths (CSV)\n"
             "  sample   generate text from a checkpoint\n"
-            "  info     print a checkpoint's header and configuration\n\n"
+            "  info     print a checkpoint's header and configuration\n"
+            "  plot     draw PNG figures from eval, per-position and training CSV files\n\n"
             "position schemes (--pos): %s|randomized\n",
             POSGPT_VERSION, pos_names());
 }
@@ -70,9 +71,10 @@ int main(int argc, char **argv) {
                               : !strcmp(cmd, "eval")   ? cmd_eval
                               : !strcmp(cmd, "sample") ? cmd_sample
                               : !strcmp(cmd, "info")   ? cmd_info
+                              : !strcmp(cmd, "plot")   ? cmd_plot
                                                        : NULL;
     if (!fn) {
-        fprintf(stderr, "posgpt: error: unknown command '%s' (commands: train, eval, sample, info; see posgpt --help)\n", cmd);
+        fprintf(stderr, "posgpt: error: unknown command '%s' (commands: train, eval, sample, info, plot; see posgpt --help)\n", cmd);
         return 2;
     }
     ensure_fast_blas(argv);

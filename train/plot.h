@@ -68,7 +68,8 @@ typedef struct {
     float opacity;       // 1 = opaque; lower for light background series
     int dash;            // DASH_*
     int marker;          // MARK_*, or -1 for none
-    int markers;         // draw the marker at every point (else only in the legend)
+    int markers;         // draw the marker at every point (and in the legend)
+    int light;           // a background curve: drawn first, no triangles for clipped points
 } ChartSeries;
 
 typedef struct {
@@ -99,7 +100,7 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st);
 
 // the Okabe-Ito colour-blind-safe palette, 8 colours
 Rgb palette_color(int i);
-// a round step (1, 2, 2.5 or 5 times a power of 10) giving about `target` intervals over span
+// a round step (1, 2 or 5 times a power of 10) giving about `target` intervals over span
 double nice_step(double span, int target);
 // a short readable form of a value ("312", "6.89", "0.0123", "1.2e+06")
 void format_value(char *buf, int n, double v);

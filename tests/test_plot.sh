@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# test_plot.sh - `posgpt plot` on CSV files this script writes itself (no corpus, no runs/):
+#  - each kind (ppl, position, training) writes a PNG of the requested size that is not blank;
+#  - a series that explodes is clipped and marked, and the others keep the y range;
+#    --ylog, --ymax and --no-clip do what they say;
+#  - run names come from config.txt, else the directory, else --label;
+#  - bad input gives exactly one line on stderr containing "error", a non-zero exit, no PNG.
+set -u
+cd "$(dirname "$0")/.."
+BIN=./posgpt
+tmp=$(mktemp -d /tmp/posgpt-plot.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok()  { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+
+# width and height from the PNG header (IHDR: bytes 16..23, big-endian), or "notpng"
+png_size() {
+  local sig
+  sig=$(od -An -tu1 -N8 "$1" 2>/dev/null | tr -s ' ' | sed 's/^ //')
+  [ "$sig" = "137 80 78 71 13 10 26 10" ] || { echo notpng; return; }
+  od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%d %d\n", $1*16777216 + $2*65536 + $3*256 + $4, $5*16777216 + $6*65536 + $7*256 + $8 }'
+}
+stat_of() { sed -n "s/^$2 //p" "$1" | head -1; } # a value from --stats output
+# a plot that must succeed with the given size and ink: name, width, height, args...
+render() {
+  local name=$1 w=$2 h=$3; shift 3
+  local out=$tmp/$name.png
+  if ! $BIN plot --out "$out" --width "$w" --height "$h" --stats "$@" > "$tmp/$name.stats" 2> "$tmp/$name.err"; then
+    bad "$name" "exit non-zero: $(tail -1 "$tmp/$name.err")"; return 1
+  fi
+  local size ink bytes
+  size=$(png_size "$out"); ink=$(stat_of "$tmp/$name.stats" ink); bytes=$(wc -c < "$out")
+  [ "$size" = "$w $h" ] && ok "$name: PNG of ${w}x${h}" || bad "$name" "PNG header says '$size', wanted '$w $h'"
+  # not blank: a figure with axes, text and curves inks several percent of its pixels
+  awk -v i="${ink:-0}" -v a=$((w * h)) -v b="$bytes" 'BEGIN { exit !(i > 0.02 * a && b > 10000) }' \
+    && ok "$name: not blank ($ink inked pixels, $bytes bytes)" || bad "$name" "looks blank: $ink inked pixels, $bytes bytes"
+}
+
+# ---- inputs ----
+EH=scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step
+# three schemes trained at 64: flat, degrading, exploding (hundreds to thousands)
+awk -v h=$EH 'BEGIN { print h; n = split("flat grow boom", s, " ")
+  for (i = 1; i <= n; i++) for (L = 64; L <= 2048; L *= 2) {
+    r = log(L / 64) / log(2); p = s[i] == "flat" ? 7 + 0.01 * r : s[i] == "grow" ? 6 + 2.5 * r : 8 * exp(1.6 * r)
+    printf "%s,64,%d,nonoverlapping,%d,4096,%.6f,%.4f,%.5f,contiguous,0,8,600\n", s[i], L, L, log(p), p, log(p) / log(2)
+    printf "%s,64,%d,sliding,%d,4096,%.6f,%.4f,%.5f,contiguous,0,8,600\n", s[i], L, L / 4, log(p) - 0.1, p * 0.9, (log(p) - 0.1) / log(2) } }' \
+  > "$tmp/eval.csv"
+# the same schemes without the explosion
+grep -v '^boom' "$tmp/eval.csv" > "$tmp/eval_tame.csv"
+# per-position files: loss falls with context, then rises past the training length for one scheme
+for s in flat grow; do
+  awk -v s=$s 'BEGIN { print "scheme,train_len,eval_len,protocol,stride,position,loss,count"; srand(3)
+    for (t = 0; t < 512; t++) { l = 1.5 + 1.5 / (1 + t / 4) + (s == "grow" && t >= 64 ? (t - 64) / 200 : 0) + 0.2 * (rand() - 0.5)
+      printf "%s,64,512,nonoverlapping,512,%d,%.6f,8\n", s, t, l } }' > "$tmp/pp_$s.csv"
+done
+# training logs: one run with config.txt, one without (named by its directory), one diverging
+mkdir -p "$tmp/r1" "$tmp/myrun" "$tmp/r3"
+log() { awk -v blow="$1" 'BEGIN { print "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s"
+  for (s = 10; s <= 600; s += 10) { t = 2 + 3.5 * exp(-s / 60); if (blow && s > 400) t *= exp((s - 400) / 40)
+    v = s % 100 == 0 ? sprintf("%.6f", t + 0.1) : ""; printf "%d,%.6f,%s,0.001,1.0,10000,%d\n", s, t, v, s / 10 } }'; }
+log 0 > "$tmp/r1/log.csv"; printf '# config\nscheme = alibi\npos = alibi\n' > "$tmp/r1/config.txt"
+log 0 > "$tmp/myrun/log.csv"
+log 1 > "$tmp/r3/log.csv"; printf 'scheme = rope\n' > "$tmp/r3/config.txt"
+
+# ---- each kind, at the default and other sizes ----
+render ppl 1600 1000 --kind ppl "$tmp/eval_tame.csv"
+render position 1200 750 --kind position "$tmp/pp_flat.csv" "$tmp/pp_grow.csv"
+render training 1000 640 --kind training "$tmp/r1/log.csv" "$tmp/myrun/log.csv"
+render small 480 320 "$tmp/eval_tame.csv"
+# --kind auto (the default) tells the three files apart by their headers
+for f in eval_tame.csv:ppl pp_flat.csv:position r1/log.csv:training; do
+  file=${f%%:*} want=${f#*:}
+  render "auto_$want" 640 400 "$tmp/$file"
+  k=$(stat_of "$tmp/auto_$want.stats" kind)
+  [ "$k" = "$want" ] && ok "--kind auto reads $file as $k" || bad "--kind auto" "$file read as '$k'"
+done
+# the figure names: config.txt's scheme, else the directory
+grep -qx 'label alibi' "$tmp/training.stats" && grep -qx 'label myrun' "$tmp/training.stats" \
+  && ok "run names from config.txt (alibi) and the directory (myrun)" || bad "run names" "$(grep ^label "$tmp/training.stats" | tr '\n' ' ')"
+render labels 800 500 --label A,B "$tmp/r1/log.csv" "$tmp/myrun/log.csv"
+grep -qx 'label A' "$tmp/labels.stats" && grep -qx 'label B' "$tmp/labels.stats" && ok "--label names the runs" \
+  || bad "--label" "$(grep ^label "$tmp/labels.stats" | tr '\n' ' ')"
+# the default protocol is nonoverlapping; --protocol both keeps the two apart
+render both 800 500 --protocol both "$tmp/eval_tame.csv"
+[ "$(stat_of "$tmp/both.stats" series)" = 4 ] && [ "$(stat_of "$tmp/ppl.stats" series)" = 2 ] \
+  && ok "--protocol both: 4 series, default: 2" || bad "--protocol" "series $(stat_of "$tmp/both.stats" series) / $(stat_of "$tmp/ppl.stats" series)"
+
+# ---- the exploding series is clipped; the others keep the axis ----
+render explode 1600 1000 "$tmp/eval.csv"
+clip=$(stat_of "$tmp/explode.stats" clip); yax=$(stat_of "$tmp/explode.stats" y_axis); marks=$(stat_of "$tmp/explode.stats" clip_marks)
+# tame values span 6..18.5 (grow at 32x); boom is 8 at 1x and 39.6 from 2x on
+awk -v c="$clip" -v y="$yax" 'BEGIN { split(y, a, " "); exit !(c != "none" && c >= 18.5 && c < 39 && a[2] == c && (18.5 - 6) / (a[2] - a[1]) > 0.5) }' \
+  && ok "exploding series clipped at $clip (others span 6..18.5 on a y axis of $yax)" || bad "robust clip" "clip $clip, y axis $yax"
+[ "${marks:-0}" -ge 5 ] && ok "clipped points marked ($marks marks)" || bad "clip marks" "$marks marks, wanted 5 (2x..32x)"
+render ylog 1600 1000 --ylog "$tmp/eval.csv"
+awk -v c="$(stat_of "$tmp/ylog.stats" clip)" -v y="$(stat_of "$tmp/ylog.stats" y_axis)" 'BEGIN { split(y, a, " "); exit !(c == "none" && a[2] > 8 * exp(1.6 * 5)) }' \
+  && ok "--ylog shows every point (y axis $(stat_of "$tmp/ylog.stats" y_axis))" || bad "--ylog" "$(stat_of "$tmp/ylog.stats" y_axis), clip $(stat_of "$tmp/ylog.stats" clip)"
+render ymax 800 500 --ymax 15 "$tmp/eval.csv"
+[ "$(stat_of "$tmp/ymax.stats" clip)" = 15 ] && ok "--ymax 15 clips at 15" || bad "--ymax" "clip $(stat_of "$tmp/ymax.stats" clip)"
+render noclip 800 500 --no-clip "$tmp/eval.csv"
+[ "$(stat_of "$tmp/noclip.stats" clip)" = none ] && ok "--no-clip" || bad "--no-clip" "clip $(stat_of "$tmp/noclip.stats" clip)"
+render tame 800 500 "$tmp/eval_tame.csv"
+[ "$(stat_of "$tmp/tame.stats" clip)" = none ] && ok "no clip when nothing explodes" || bad "tame" "clip $(stat_of "$tmp/tame.stats" clip)"
+render diverge 1000 640 "$tmp/r1/log.csv" "$tmp/r3/log.csv"
+awk -v c="$(stat_of "$tmp/diverge.stats" clip)" 'BEGIN { exit !(c != "none" && c >= 5.5 && c < 12) }' \
+  && ok "a diverging training run is clipped at $(stat_of "$tmp/diverge.stats" clip)" || bad "diverging run" "clip $(stat_of "$tmp/diverge.stats" clip)"
+# same input, same bytes
+$BIN plot --out "$tmp/again.png" "$tmp/eval.csv" 2>/dev/null && cmp -s "$tmp/again.png" "$tmp/explode.png" \
+  && ok "deterministic: identical PNG on a second run" || bad "determinism" "PNGs differ"
+# identical rows in two files are merged
+cp "$tmp/eval_tame.csv" "$tmp/eval_copy.csv"
+render merged 800 500 "$tmp/eval_tame.csv" "$tmp/eval_copy.csv"
+[ "$(stat_of "$tmp/merged.stats" series)" = 2 ] && ok "identical rows in two files merge" || bad "merge" "$(stat_of "$tmp/merged.stats" series) series"
+
+# ---- bad input: one line on stderr with "error", non-zero exit, no PNG ----
+expect_error() { # name, text the message must contain, args...
+  local name=$1 want=$2; shift 2
+  rm -f "$tmp/err.png"
+  $BIN plot "$@" > /dev/null 2> "$tmp/err.txt"; local rc=$?
+  local lines; lines=$(wc -l < "$tmp/err.txt")
+  if [ $rc -ne 0 ] && [ "$lines" -eq 1 ] && grep -q error "$tmp/err.txt" && grep -qF -- "$want" "$tmp/err.txt" && [ ! -e "$tmp/err.png" ]; then
+    ok "error: $name ($(cat "$tmp/err.txt"))"
+  else bad "error: $name" "exit $rc, $lines stderr lines: $(head -c 300 "$tmp/err.txt")"; fi
+}
+H5=scheme,train_len,eval_len,protocol,ppl
+printf '%s\nflat,64,64,nonoverlapping,nan\n' $H5 > "$tmp/nan.csv"
+printf '%s\nflat,64,64,nonoverlapping,inf\n' $H5 > "$tmp/inf.csv"
+printf '%s\nflat,64,64,nonoverlapping,7\nflat,64,128,nonoverlapping,seven\n' $H5 > "$tmp/word.csv"
+printf 'scheme,train_len,eval_len,protocol\nflat,64,64,nonoverlapping\n' > "$tmp/nocol.csv"
+printf '%s\nflat,64,64,nonoverlapping\n' $H5 > "$tmp/short.csv"
+printf '%s\n' $H5 > "$tmp/header.csv"
+: > "$tmp/empty.csv"
+printf '%s\nflat,64,64,sliding,7\n' $H5 > "$tmp/sliding.csv"
+printf '%s\nflat,64,64,nonoverlapping,8\n' $H5 > "$tmp/conflict.csv"
+printf 'step,train_loss,val_loss\n10,,\n' > "$tmp/noloss.csv"
+printf 'a,b\n1,2\n' > "$tmp/unknown.csv"
+O=(--out "$tmp/err.png")
+expect_error "no files" "no input files" "${O[@]}"
+expect_error "no --out" "--out" "$tmp/eval.csv"
+expect_error "missing file" "nosuch.csv" "${O[@]}" "$tmp/nosuch.csv"
+expect_error "a directory" "Is a directory" "${O[@]}" "$tmp"
+expect_error "empty file" "empty" "${O[@]}" "$tmp/empty.csv"
+expect_error "header only" "no rows" "${O[@]}" "$tmp/header.csv"
+expect_error "missing column" "no column 'ppl'" "${O[@]}" --kind ppl "$tmp/nocol.csv"
+expect_error "wrong kind of file" "no column 'train_loss'" "${O[@]}" --kind training "$tmp/eval.csv"
+expect_error "unrecognised header" "cannot tell" "${O[@]}" "$tmp/unknown.csv"
+expect_error "NaN" "nan.csv line 2" "${O[@]}" "$tmp/nan.csv"
+expect_error "inf" "not a finite number" "${O[@]}" "$tmp/inf.csv"
+expect_error "non-numeric" "word.csv line 3: column 'ppl' is 'seven'" "${O[@]}" "$tmp/word.csv"
+expect_error "short row" "short.csv line 2" "${O[@]}" "$tmp/short.csv"
+expect_error "empty train_loss" "column 'train_loss' is empty" "${O[@]}" "$tmp/noloss.csv"
+expect_error "nothing left after filtering" "no rows left" "${O[@]}" --protocol nonoverlapping "$tmp/sliding.csv"
+expect_error "conflicting rows" "different values" "${O[@]}" "$tmp/eval_tame.csv" "$tmp/conflict.csv"
+expect_error "unknown --kind" "--kind must be" "${O[@]}" --kind pie "$tmp/eval.csv"
+expect_error "bad --protocol" "--protocol must be" "${O[@]}" --protocol diagonal "$tmp/eval.csv"
+expect_error "--label count" "--label has 1 name" "${O[@]}" --label A "$tmp/r1/log.csv" "$tmp/myrun/log.csv"
+expect_error "same run twice" "--label" "${O[@]}" "$tmp/r1/log.csv" "$tmp/r1/log.csv"
+expect_error "size out of range" "--width" "${O[@]}" --width 5 "$tmp/eval.csv"
+expect_error "not a font" "not a TrueType font" "${O[@]}" --font "$tmp/eval.csv" "$tmp/eval.csv"
+expect_error "missing font" "cannot open the font" "${O[@]}" --font "$tmp/nosuch.ttf" "$tmp/eval.csv"
+expect_error "unwritable output" "cannot write the figure" --out "$tmp/no/such/dir/x.png" "$tmp/eval.csv"
+
+# ---- help ----
+$BIN plot --help > "$tmp/help.txt" 2>&1 && grep -q -- '--kind' "$tmp/help.txt" && grep -q -- '--ymax' "$tmp/help.txt" \
+  && ok "plot --help lists the flags" || bad "plot --help" "$(head -3 "$tmp/help.txt")"
+$BIN --help | grep -q '^  plot' && ok "posgpt --help lists plot" || bad "posgpt --help" "no plot command"
+
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]
