@@ -594,7 +594,7 @@ int cmd_plot(int argc, char **argv) {
         for (int i = 0; i < rs.n; i++) cmin = fmin(cmin, rs.r[i].count), cmax = fmax(cmax, rs.r[i].count);
         if (cmin == cmax) append(cap, sizeof cap, "%s windows, %.0f per position", pname, cmin);
         else append(cap, sizeof cap, "%s windows, %.0f to %.0f per position", pname, cmin, cmax);
-        if (smooth > 1) append(cap, sizeof cap, "; lines: moving average over up to %d positions, raw values light", smooth);
+        if (smooth > 1) append(cap, sizeof cap, "; lines: moving average over up to %d positions, raw values light", smooth / 2 * 2 + 1);
         why = "3× the median before the training length";
     } else {
         snprintf(title_buf, sizeof title_buf, "Training and validation loss");
