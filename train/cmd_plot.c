@@ -232,7 +232,7 @@ int cmd_plot(int argc, char **argv) {
     ArgDef defs[] = {
         {"kind", ARG_STR, &kind_s, "ppl | position | training; auto: from the first file's header"},
         {"out", ARG_STR, &out, "PNG file to write (required)"},
-        {"title", ARG_STR, &title, "figure title (default: from the kind and the data)"},
+        {"title", ARG_STR, &title, "figure title; none: made from the data; \"\": no title"},
         {"width", ARG_INT, &width, "image width in pixels", 320, 8000},
         {"height", ARG_INT, &height, "image height in pixels", 240, 8000},
         {"metric", ARG_STR, &metric, "kind ppl: the y value: ppl | loss | bpc"},
@@ -241,12 +241,12 @@ int cmd_plot(int argc, char **argv) {
         {"label", ARG_STR, &labels, "comma-separated names, one per file, replacing the scheme/run names"},
         {"ylog", ARG_FLAG, &ylog, "logarithmic y axis (shows every point; no clipping)"},
         {"xlog", ARG_FLAG, &xlog, "kind position: logarithmic x axis (plots position + 1)"},
-        {"ymax", ARG_FLOAT, &ymax, "top of the y axis; points above are drawn at the edge with their value (default: robust limit)", 1, 0},
-        {"ymin", ARG_FLOAT, &ymin, "bottom of the y axis (default: from the data)", 1, 0},
+        {"ymax", ARG_FLOAT, &ymax, "top of the y axis, points above drawn at the edge with their value; nan: a robust limit", 1, 0},
+        {"ymin", ARG_FLOAT, &ymin, "bottom of the y axis; nan: from the data", 1, 0},
         {"no-clip", ARG_FLAG, &no_clip, "linear y axis up to the largest value (no robust clip)"},
-        {"smooth", ARG_INT, &smooth, "kind position: moving average over N positions, raw values drawn light beneath (0: auto, 1: raw only)", 0, 100000},
-        {"font", ARG_STR, &font_file, "TrueType font (default: DejaVu Sans from fonts-dejavu-core)"},
-        {"stats", ARG_FLAG, &stats, "print the y range, clip, legend place and inked pixel count (for tests)"},
+        {"smooth", ARG_INT, &smooth, "kind position: moving average over N positions, raw values light beneath; 0: auto, 1: raw only", 0, 100000},
+        {"font", ARG_STR, &font_file, "TrueType font file; none: DejaVu Sans (Debian fonts-dejavu-core)"},
+        {"stats", ARG_FLAG, &stats, "print the y range, clip, legend place, labels and inked pixels (tests)"},
         {NULL}};
     const char *files[256];
     int nf = args_parse(argc, argv, 2, defs, NULL, "plot", "--out FILE.png [flags] FILE.csv...", files, 256);
@@ -325,6 +325,7 @@ int cmd_plot(int argc, char **argv) {
                 w->offset = c_off >= 0 ? (int)csv_num(&t, r, c_off, 0) : 0;
                 w->x = csv_num(&t, r, c_x, 0), w->y = csv_num(&t, r, c_y, 0);
                 w->count = c_cnt >= 0 ? csv_num(&t, r, c_cnt, 0) : 1;
+                if (w->count < 0) die("plot: %s line %d: count %g is negative", t.path, t.line[r], w->count);
                 if (kind == KIND_POSITION && (w->x < 0 || w->x >= w->eval_len))
                     die("plot: %s line %d: position %g is outside the window [0, %d)", t.path, t.line[r], w->x, w->eval_len);
                 if (kind == KIND_POSITION && xlog) w->x += 1;
@@ -456,12 +457,12 @@ int cmd_plot(int argc, char **argv) {
             Series *s = &se[i];
             double *y = xmalloc((size_t)s->n * sizeof(double));
             for (int k = 0; k < s->n; k++) {
-                // a symmetric window of 2h+1 positions; narrower at the start, where the loss
-                // falls fast, and at the ends, so the curve is not pulled sideways there
+                // 2h+1 positions around k; narrower at the start, where the loss falls fast
+                // (a wide window there would lift the curve); cut off at the end of the window
                 int h = smooth / 2, hk = (int)(s->x[k] - s->x[0]) / 8;
-                h = h < hk ? h : hk, h = h < k ? h : k, h = h < s->n - 1 - k ? h : s->n - 1 - k;
+                h = h < hk ? h : hk, h = h < k ? h : k;
                 double sw = 0, sy = 0;
-                for (int q = k - h; q <= k + h; q++) sw += s->count[q], sy += s->count[q] * s->y[q];
+                for (int q = k - h; q <= k + h && q < s->n; q++) sw += s->count[q], sy += s->count[q] * s->y[q];
                 y[k] = sw > 0 ? sy / sw : s->y[k];
             }
             s->raw = s->y, s->y = y;

@@ -421,6 +421,26 @@ void draw_text(Canvas *c, const Font *f, float px, const char *s, float x, float
     free(a);
 }
 
+// the size at which a string fits in maxw pixels (px, or smaller)
+static float fit_px(const Font *f, float px, const char *s, float maxw) {
+    float w = text_width(f, px, s);
+    return w > maxw && w > 0 ? px * maxw / w : px;
+}
+
+// copy s into buf, cut with an ellipsis to fit maxw pixels
+static const char *ellipsize(const Font *f, float px, const char *s, float maxw, char *buf, size_t n) {
+    snprintf(buf, n, "%s", s);
+    if (text_width(f, px, buf) <= maxw) return buf;
+    size_t len = strlen(buf);
+    while (len > 1) {
+        do len--; while (len > 0 && (buf[len] & 0xC0) == 0x80); // back to the start of a UTF-8 character
+        if (len + 4 > n) continue;
+        memcpy(buf + len, "…", 4); // U+2026 and the terminator
+        if (text_width(f, px, buf) <= maxw) break;
+    }
+    return buf;
+}
+
 // ---------------------------------------------------------------------------------------
 // numbers
 // ---------------------------------------------------------------------------------------
@@ -693,10 +713,17 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st) {
     float right = fmaxf(pad * 1.5f, last_half + pad * 0.5f);
 
     // legend size
+    // legend: labels longer than a quarter of the figure are cut with an ellipsis
     int nleg = 0;
     float legw = 0;
+    char(*leglab)[160] = xcalloc((size_t)ch->ns + 1, sizeof *leglab);
     for (int i = 0; i < ch->ns; i++)
-        if (ch->s[i].label) nleg++, legw = fmaxf(legw, text_width(f, fs_leg, ch->s[i].label));
+        if (ch->s[i].label) {
+            ellipsize(f, fs_leg, ch->s[i].label, 0.25f * c->w, leglab[i], sizeof leglab[i]);
+            nleg++, legw = fmaxf(legw, text_width(f, fs_leg, leglab[i]));
+        }
+    float rows = nleg * 1.55f + 0.72f, room = c->h - top - 2 * pad; // box height in units of fs_leg
+    if (rows * fs_leg > room) legw *= room / (rows * fs_leg), fs_leg = room / rows; // many series: smaller text
     float row_h = fs_leg * 1.55f, sample_w = fs_leg * 2.6f, lpad = fs_leg * 0.6f;
     float box_w = lpad + sample_w + 0.5f * fs_leg + legw + lpad, box_h = lpad * 0.6f + nleg * row_h + lpad * 0.6f;
 
@@ -889,9 +916,18 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st) {
 
     // axis titles, title, caption
     float xtitle_y = xlab_y + fs_tick * (ch->xsub ? 1.15f : 0) + 0.6f * fs_label + fs_label;
-    if (ch->xlabel) draw_text(c, f, fs_label, ch->xlabel, (L + R) / 2, xtitle_y, 1, 0, INK);
-    if (ch->ylabel) draw_text(c, f, fs_label, ch->ylabel, pad + text_cap(f, fs_label) + 0.1f * fs_label, (T + B) / 2, 1, 1, INK);
-    if (ch->title) draw_text(c, f, fs_title, ch->title, (L + R) / 2, pad + text_cap(f, fs_title), 1, 0, (Rgb){0x11, 0x11, 0x11});
+    // titles: centred on the plot, moved (then shrunk) to stay inside the figure
+    const char *htext[2] = {ch->xlabel, ch->title};
+    float hpx[2] = {fs_label, fs_title}, hy[2] = {xtitle_y, pad + text_cap(f, fs_title)};
+    for (int k = 0; k < 2; k++) {
+        if (!htext[k]) continue;
+        float px_ = fit_px(f, hpx[k], htext[k], c->w - 2 * pad), tw = text_width(f, px_, htext[k]), x = (L + R) / 2;
+        x = fmaxf(x, pad + tw / 2), x = fminf(x, c->w - pad - tw / 2);
+        draw_text(c, f, px_, htext[k], x, hy[k], 1, 0, k ? (Rgb){0x11, 0x11, 0x11} : INK);
+    }
+    if (ch->ylabel)
+        draw_text(c, f, fit_px(f, fs_label, ch->ylabel, B - T + 0.5f * (T + c->h - B)), ch->ylabel, pad + text_cap(f, fs_label) + 0.1f * fs_label,
+                  (T + B) / 2, 1, 1, INK);
     if (ch->caption) {
         float cy = xtitle_y + 0.8f * fs_cap + fs_cap;
         // shrink a long caption to fit the width rather than cut it
@@ -912,11 +948,11 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st) {
             float xs[2] = {x0, x0 + sample_w}, ys[2] = {cy, cy};
             draw_polyline(c, xs, ys, 2, fmaxf(1, se->width * s), se->dash, se->color, se->opacity);
             if (se->marker >= 0 && (se->markers || !se->n)) draw_marker(c, se->marker, x0 + sample_w / 2, cy, mr, se->color, 1.5f * s);
-            draw_text(c, f, fs_leg, se->label, x0 + sample_w + 0.5f * fs_leg, cy + text_cap(f, fs_leg) / 2, 0, 0, INK);
+            draw_text(c, f, fs_leg, leglab[i], x0 + sample_w + 0.5f * fs_leg, cy + text_cap(f, fs_leg) / 2, 0, 0, INK);
             row++;
         }
     }
-    free(px), free(py), free(cm);
+    free(px), free(py), free(cm), free(leglab);
     obs_free(&ob);
     st->ink = canvas_count_other(c, WHITE);
 }
