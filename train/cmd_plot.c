@@ -18,6 +18,13 @@
 enum { KIND_PPL, KIND_POSITION, KIND_TRAINING };
 
 // ---- CSV: a header row, comma-separated cells, no quoting ----
+// registry index of a scheme name ("randomized-*" after the registry), or -1
+static int scheme_style(const char *name) {
+    for (int i = 0; i < pos_count(); i++)
+        if (!strcmp(name, pos_at(i)->name)) return i;
+    return strncmp(name, "randomized", 10) ? -1 : pos_count();
+}
+
 typedef struct {
     const char *path;
     char *text;     // the file, cut into cells in place
@@ -146,7 +153,7 @@ typedef struct {
 
 typedef struct {
     char key[176], label[160];
-    int name_id, role, train_len, n, cap;
+    int name_id, variant, role, train_len, n, cap; // variant: earlier series of the same scheme and role
     double *x, *y, *count; // (n) y is smoothed for kind position with --smooth > 1
     double *raw;           // (n) the unsmoothed y, or NULL
     int *file, *line;
@@ -410,7 +417,12 @@ int cmd_plot(int argc, char **argv) {
             int nid = 0; // a training run's two curves share the colour of its name
             while (nid < nnames && strcmp(name_of[nid], key)) nid++;
             if (nid == nnames) snprintf(name_of[nnames++], 160, "%s", key);
-            se[ns].name_id = nid;
+            // a registered scheme keeps one colour in every figure (its registry index);
+            // other names follow, in order of appearance
+            int style = scheme_style(w->name);
+            se[ns].name_id = style >= 0 ? style : pos_count() + 1 + nid;
+            for (int j = 0; j < ns; j++) // a second series of the same scheme: another dash
+                if (se[j].name_id == se[ns].name_id && se[j].role == w->role) se[ns].variant++;
             ns++;
         }
         w->sid = k;
@@ -525,7 +537,7 @@ int cmd_plot(int argc, char **argv) {
     for (int i = 0; i < ns; i++) {
         Series *s = &se[i];
         int id = s->name_id;
-        ChartSeries c = {.x = s->x, .y = s->y, .n = s->n, .color = palette_color(id), .dash = (id / 8) % DASH_COUNT,
+        ChartSeries c = {.x = s->x, .y = s->y, .n = s->n, .color = palette_color(id), .dash = (id / 8 + s->variant) % DASH_COUNT,
                          .marker = id % MARK_COUNT, .opacity = 1, .label = s->label};
         if (kind == KIND_PPL) c.width = 3, c.markers = 1;
         else if (kind == KIND_POSITION) {
