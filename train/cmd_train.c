@@ -7,6 +7,7 @@
 #include "data.h"
 #include "evaluate.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -53,6 +54,20 @@ static void make_dir(const char *dir) {
     if (!f) die("output directory '%s' is not writable: %s", buf, strerror(errno));
     fclose(f);
     unlink(probe);
+}
+
+// remove temporary checkpoint files a killed run left behind (never read, only clutter)
+static void remove_stale_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "model.bin.tmp.", 14)) {
+            char p[4400];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
 }
 
 static void fmt_time(double s, char *buf, size_t n) {
@@ -169,6 +184,7 @@ int cmd_train(int argc, char **argv) {
         }
         make_dir(dir);
     }
+    remove_stale_tmp(dir);
     runtime_setup(a.threads);
     const GPTConfig *c = &m.cfg;
     int B = ts.batch, T = c->T;
