@@ -3,6 +3,7 @@
 #   make demo         the short demo               make data           data/kjv.txt (King James Bible)
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make fuzz         200,000 damaged checkpoints through the reader, under ASan + UBSan
+#   make bench        training / evaluation speed and memory (tools/bench.sh)
 # PORTABLE=1 drops -march=native.
 CC      ?= gcc
 BLASDIR ?= /usr/lib/x86_64-linux-gnu/openblas-openmp
@@ -30,7 +31,7 @@ MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
 HDRS      := $(wildcard model/*.h train/*.h)
 
-.PHONY: all test test-build test-sanitize fuzz demo data deps clean
+.PHONY: all test test-build test-sanitize fuzz bench demo data deps clean
 all: $(BIN)
 
 $(BIN): $(B)/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
@@ -70,6 +71,14 @@ test-sanitize: deps
 fuzz: deps
 	@$(MAKE) --no-print-directory SAN=1 build/san/tests/test_fuzz
 	build/san/tests/test_fuzz 200000 1
+
+# the benchmark: training and long-context evaluation tokens/s, peak RSS, GFLOP/s (tools/bench.sh)
+$(B)/bench: tools/bench.c $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
+	$(CC) $(ALLCFLAGS) -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(B)/bench
+	@tools/bench.sh
 
 deps:
 	@tools/deps.sh

@@ -10,6 +10,8 @@ int cmd_sample(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 
+// if OpenBLAS picked kernels weaker than the CPU supports, re-execute with OPENBLAS_CORETYPE set
+void ensure_fast_blas(char **argv);
 // set OpenMP + OpenBLAS threads (0: leave the default) and print the start-up banner
 void runtime_setup(int threads);
 // "randomized-<base>" when trained with random positions, else the scheme name

@@ -1,9 +1,46 @@
-// runtime.c - set-up shared by the subcommands: threads and the start-up banner; labels.
+// runtime.c - set-up shared by the subcommands: the OpenBLAS kernel check, threads, the
+// start-up banner; labels.
+//
+// Debian's OpenBLAS (DYNAMIC_ARCH) may not recognise a new CPU and fall back to old SSE3
+// kernels ("Prescott"), several times slower than the AVX2/AVX-512 ones the CPU can run.
+// OpenBLAS reads OPENBLAS_CORETYPE only when the library loads, so when the picked core is
+// weaker than what the CPU supports, posgpt sets the variable and re-executes itself.
+// A user-set OPENBLAS_CORETYPE is always respected.
 #include "cli.h"
 
 #include <cblas.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+// 3: AVX-512 kernels, 2: AVX2, 1: older
+static int core_level(const char *core) {
+    const char *avx512[] = {"SkylakeX", "Cooperlake", "SapphireRapids"};
+    const char *avx2[] = {"Haswell", "Zen", "Excavator"};
+    for (size_t i = 0; i < sizeof avx512 / sizeof *avx512; i++)
+        if (!strcasecmp(core, avx512[i])) return 3;
+    for (size_t i = 0; i < sizeof avx2 / sizeof *avx2; i++)
+        if (!strcasecmp(core, avx2[i])) return 2;
+    return 1;
+}
+
+void ensure_fast_blas(char **argv) {
+    if (getenv("OPENBLAS_CORETYPE") || getenv("POSGPT_NO_REEXEC")) return;
+    const char *core = openblas_get_corename();
+    __builtin_cpu_init();
+    int cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? 3
+              : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 2 : 1;
+    if (!core || core_level(core) >= cpu) return;
+    setenv("OPENBLAS_CORETYPE", cpu == 3 ? "SkylakeX" : "Haswell", 1);
+    setenv("POSGPT_NO_REEXEC", "1", 1); // never loop
+    execv("/proc/self/exe", argv);
+    // exec failed: carry on with the slow kernels, but say so
+    fprintf(stderr, "posgpt: warning: OpenBLAS picked '%s' kernels and re-executing with faster ones failed\n", core);
+}
+
 
 void runtime_setup(int threads) {
     if (threads > 0) {

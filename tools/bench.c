@@ -1,0 +1,149 @@
+// bench.c - the project's own benchmark (no Python): training steps and long-context
+// evaluation of the real model code, and the sgemm peak of this machine. tools/bench.sh runs
+// it over configs and schemes (one process per measurement, for clean peak-RSS figures) and
+// prints the tables; `make bench` calls that.
+//
+//   build/bench train  CONFIG SCHEME [warmup steps]    median tokens/s of full training steps
+//   build/bench eval   CONFIG SCHEME T [reps]          forward-only tokens/s + peak RSS at length T, batch 1
+//   build/bench sgemm                                   sgemm GFLOP/s at 2048^3 and at the step's shapes
+// CONFIG: S (4 layers, d 128, 4 heads, T 128, batch 32) or M (6, 256, 8, T 256, batch 16).
+// Output lines start with RESULT and are key=value pairs.
+#include "cli.h"
+#include "gpt.h"
+#include "layers.h"
+
+#include <cblas.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+typedef struct { int L, C, NH, T, B; } Cfg;
+
+static Cfg config(const char *name) {
+    if (!strcmp(name, "S")) return (Cfg){4, 128, 4, 128, 32};
+    if (!strcmp(name, "M")) return (Cfg){6, 256, 8, 256, 16};
+    die("bench: config must be S or M, got '%s'", name);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+static double peak_rss_mib(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
+
+// a model of config c with scheme s (randomized: sinusoidal base, positions from [0, 16T))
+static void build(GPT *m, Cfg c, const char *scheme, int T_eval) {
+    int randomized = !strcmp(scheme, "randomized");
+    const char *base = randomized ? "sinusoidal" : scheme;
+    const PosScheme *ps = pos_find(base);
+    if (!ps) die("bench: unknown scheme '%s' (%s|randomized)", scheme, pos_names());
+    GPTConfig g = {.V = 256, .C = c.C, .L = c.L, .NH = c.NH, .T = c.T, .rand_max = randomized ? 16 * c.T : 0};
+    snprintf(g.pos, sizeof g.pos, "%s", base);
+    pos_default_hypers(ps, g.pos_hp);
+    int need = T_eval > c.T ? T_eval : c.T;
+    g.pos_rows = randomized ? (g.rand_max > need ? g.rand_max : need) : need;
+    gpt_build(m, &g);
+    gpt_init(m, 1);
+}
+
+// FLOPs per token (torch_ref's convention): 6 N + 12 L T C, N = parameters in matmuls
+static double flops_per_token(const GPT *m, int T) { return 6.0 * gpt_flop_params(m) + 12.0 * m->cfg.L * T * m->cfg.C; }
+
+static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
+    GPT m;
+    build(&m, c, scheme, 0);
+    int B = c.B, T = c.T, N = B * T;
+    gpt_alloc(&m, B, T, 1);
+    real *mom = xcalloc(m.num_params, sizeof(real)), *vel = xcalloc(m.num_params, sizeof(real));
+    int *tok = xmalloc(N * sizeof(int)), *tgt = xmalloc(N * sizeof(int)), *pos = xmalloc(N * sizeof(int));
+    Rng rng;
+    rng_seed(&rng, 42);
+    double *dt = xmalloc(steps * sizeof(double)), loss = 0;
+    for (int it = 0; it < warmup + steps; it++) {
+        for (int i = 0; i < N; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = (int)rng_below(&rng, 256);
+        pos_fill(pos, B, T, 0, m.cfg.rand_max, &rng); // data and positions outside the timer
+        double t0 = now_seconds();
+        loss = gpt_forward(&m, tok, tgt, pos);
+        gpt_zero_grad(&m);
+        gpt_backward(&m);
+        double norm = gpt_grad_norm(&m);
+        gpt_adamw(&m, mom, vel, 3e-4, 0.9, 0.95, 1e-8, 0.0, it + 1, norm > 1 ? 1 / norm : 1);
+        if (it >= warmup) dt[it - warmup] = now_seconds() - t0;
+    }
+    double med = median(dt, steps), tps = N / med, fpt = flops_per_token(&m, T);
+    printf("RESULT kind=train scheme=%s L=%d d=%d H=%d T=%d B=%d threads=%d tokens_per_s=%.1f step_s=%.4f min_s=%.4f max_s=%.4f "
+           "gflops=%.2f flops_per_token=%.0f loss=%.4f peak_rss_mib=%.0f\n",
+           scheme, c.L, c.C, c.NH, T, B, omp_get_max_threads(), tps, med, dt[0], dt[steps - 1], tps * fpt / 1e9, fpt, loss,
+           peak_rss_mib());
+    free(mom), free(vel), free(tok), free(tgt), free(pos), free(dt);
+    gpt_free(&m);
+}
+
+static void bench_eval(Cfg c, const char *scheme, int T, int reps) {
+    GPT m;
+    build(&m, c, scheme, T);
+    gpt_alloc(&m, 1, T, 0);
+    int *tok = xmalloc(T * sizeof(int)), *tgt = xmalloc(T * sizeof(int));
+    Rng rng;
+    rng_seed(&rng, 7);
+    for (int i = 0; i < T; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = (int)rng_below(&rng, 256);
+    double *dt = xmalloc((reps + 1) * sizeof(double)), loss = 0;
+    for (int it = 0; it < reps + 1; it++) { // one warm-up pass
+        double t0 = now_seconds();
+        loss = gpt_forward(&m, tok, tgt, NULL);
+        if (it) dt[it - 1] = now_seconds() - t0;
+    }
+    double med = median(dt, reps);
+    printf("RESULT kind=eval scheme=%s L=%d d=%d H=%d T=%d B=1 threads=%d tokens_per_s=%.1f fwd_s=%.4f loss=%.4f peak_rss_mib=%.0f\n",
+           scheme, c.L, c.C, c.NH, T, omp_get_max_threads(), T / med, med, loss, peak_rss_mib());
+    free(tok), free(tgt), free(dt);
+    gpt_free(&m);
+}
+
+static double sgemm_gflops(int M, int N, int K, int ta, int tb, double min_s) {
+    float *A = xmalloc((size_t)M * K * 4), *Bm = xmalloc((size_t)K * N * 4), *C = xmalloc((size_t)M * N * 4);
+    for (size_t i = 0; i < (size_t)M * K; i++) A[i] = (float)(i % 7) * 0.1f;
+    for (size_t i = 0; i < (size_t)K * N; i++) Bm[i] = (float)(i % 5) * 0.1f;
+    double best[64];
+    int n = 0;
+    double t_all = now_seconds();
+    for (int it = 0; n < 64 && (it < 5 || now_seconds() - t_all < min_s); it++) {
+        double t0 = now_seconds();
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, A,
+                    ta ? M : K, Bm, tb ? K : N, 0.0f, C, N);
+        double d = now_seconds() - t0;
+        if (it >= 2) best[n++] = d; // two warm-up calls
+    }
+    double med = median(best, n);
+    free(A), free(Bm), free(C);
+    return 2.0 * M * N * K / med / 1e9;
+}
+
+static void bench_sgemm(void) {
+    printf("RESULT kind=sgemm shape=2048x2048x2048 threads=%d gflops=%.1f core=%s\n", omp_get_max_threads(),
+           sgemm_gflops(2048, 2048, 2048, 0, 0, 1.0), openblas_get_corename());
+    // the largest linear of config S: (4096 x 128) x (128 x 512), forward
+    printf("RESULT kind=sgemm shape=4096x512x128 threads=%d gflops=%.1f\n", omp_get_max_threads(),
+           sgemm_gflops(4096, 512, 128, 0, 1, 0.5));
+}
+
+int main(int argc, char **argv) {
+    ensure_fast_blas(argv);
+    if (argc >= 4 && !strcmp(argv[1], "train")) bench_train(config(argv[2]), argv[3], argc > 4 ? atoi(argv[4]) : 3, argc > 5 ? atoi(argv[5]) : 15);
+    else if (argc >= 5 && !strcmp(argv[1], "eval")) bench_eval(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 3);
+    else if (argc >= 2 && !strcmp(argv[1], "sgemm")) bench_sgemm();
+    else {
+        fprintf(stderr, "usage: bench train S|M SCHEME [warmup] [steps] | bench eval S|M SCHEME T [reps] | bench sgemm\n");
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench.sh - `make bench`: speed and memory of posgpt on this machine, one process per
+# measurement (so peak RSS is per configuration). Prints:
+#   the sgemm peak (2048^3) and the OpenBLAS kernel in use;
+#   training tokens/s (median over timed steps) at configs S and M for every scheme, with
+#     achieved GFLOP/s (FLOPs/token = 6N + 12 L T d_model) as a fraction of the sgemm peak;
+#   forward-only evaluation tokens/s and peak RSS at T = 1024, 4096, 16384 (config S, batch 1);
+#   with TORCH=1 (needs /usr/bin/python3 with torch and ../shared/bench/torch_ref.py), the
+#     PyTorch reference at the same configs in the same run, and the ratio ours / PyTorch.
+# Environment: SCHEMES (default: all), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=build/bench
+[ -x $B ] || make --no-print-directory $B
+schemes=${SCHEMES:-"sinusoidal learned t5 alibi rope nope randomized"}
+steps=${STEPS:-15}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+torch_ref=../shared/bench/torch_ref.py
+if [ "${TORCH:-0}" = 1 ]; then
+  if ! /usr/bin/python3 -c "import torch" 2>/dev/null || [ ! -f $torch_ref ]; then
+    echo "bench: TORCH=1 needs /usr/bin/python3 with torch (Debian python3-torch) and $torch_ref" >&2; exit 1
+  fi
+  # the PyTorch side uses the same OpenBLAS; give it the kernel posgpt picked
+  core=$($B sgemm | sed -n 's/.*core=\([A-Za-z0-9]*\).*/\1/p' | head -1)
+  export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
+fi
+get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -1; }
+
+sg=$($B sgemm)
+peak=$(echo "$sg" | head -1 | get gflops)
+echo "$sg" | head -1 | sed 's/^RESULT //'
+echo "sgemm peak: $peak GFLOP/s ($OMP_NUM_THREADS threads)"
+echo
+configs="S M"; evalT="1024 4096 16384"
+[ "${QUICK:-0}" = 1 ] && configs="S" && evalT="1024 4096"
+for cfg in $configs; do
+  if [ $cfg = S ]; then targs="--n-layer 4 --d-model 128 --n-head 4 --T 128 --batch 32"; else targs="--n-layer 6 --d-model 256 --n-head 8 --T 256 --batch 16"; fi
+  echo "training, config $cfg (median of $steps steps after 3 warm-up steps)"
+  printf "%-12s %12s %9s %8s" scheme tokens/s GFLOP/s "% peak"
+  [ "${TORCH:-0}" = 1 ] && printf " %14s %8s" "torch tok/s" ratio
+  printf "\n"
+  for s in $schemes; do
+    r=$($B train $cfg $s 3 "$steps")
+    tps=$(echo "$r" | get tokens_per_s); gf=$(echo "$r" | get gflops)
+    printf "%-12s %12.0f %9.1f %7.0f%%" $s "$tps" "$gf" "$(echo "$gf $peak" | awk '{print 100 * $1 / $2}')"
+    if [ "${TORCH:-0}" = 1 ]; then
+      tpos=$s; extra=""
+      [ $s = randomized ] && extra="--rand-base sinusoidal --max-pos $([ $cfg = S ] && echo 2048 || echo 4096)"
+      tt=$(/usr/bin/python3 $torch_ref --bench --pos $tpos $targs $extra --warmup 3 --steps "$steps" --threads $OMP_NUM_THREADS 2>/dev/null | get tokens_per_s)
+      printf " %14.0f %7.2fx" "$tt" "$(echo "$tps $tt" | awk '{print $1 / $2}')"
+    fi
+    printf "\n"
+  done
+  echo
+done
+echo "evaluation, config S, batch 1, forward with loss (median of 3 passes after one warm-up)"
+printf "%-12s %7s %12s %10s" scheme T tokens/s "RSS MiB"
+[ "${TORCH:-0}" = 1 ] && printf " %14s %8s %10s" "torch tok/s" ratio "torch RSS"
+printf "\n"
+for s in $schemes; do
+  for T in $evalT; do
+    r=$($B eval S $s $T 3)
+    printf "%-12s %7d %12.0f %10.0f" $s $T "$(echo "$r" | get tokens_per_s)" "$(echo "$r" | get peak_rss_mib)"
+    if [ "${TORCH:-0}" = 1 ]; then
+      extra=""; [ $s = randomized ] && extra="--rand-base sinusoidal --max-pos $T"
+      [ $s = learned ] && extra="--max-pos $T"
+      tr=$(/usr/bin/python3 $torch_ref --eval-bench --pos $s --n-layer 4 --d-model 128 --n-head 4 --T 128 --batch 32 $extra \
+             --eval-T $T --warmup 1 --steps 3 --threads $OMP_NUM_THREADS 2>/dev/null || true)
+      tt=$(echo "$tr" | get tokens_per_s); trss=$(echo "$tr" | get peak_rss_mib)
+      if [ -n "$tt" ]; then printf " %14.0f %7.2fx %10.0f" "$tt" "$(echo "$r $tt" | get tokens_per_s | awk -v t="$tt" '{print $1 / t}')" "$trss"
+      else printf " %14s" "failed"; fi
+    fi
+    printf "\n"
+  done
+done
