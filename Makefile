@@ -2,7 +2,7 @@
 #   make              ./posgpt                     make test           the test suite
 #   make demo         the short demo               make data           data/kjv.txt (King James Bible)
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
-#   make fuzz         200,000 damaged checkpoints through the reader, under ASan + UBSan
+#   make fuzz         200,000 damaged checkpoints and 100,000 damaged CSVs (plot), under ASan + UBSan
 #   make bench        training / evaluation speed and memory (tools/bench.sh)
 # PORTABLE=1 drops -march=native.
 CC      ?= gcc
@@ -69,8 +69,9 @@ test-sanitize: deps
 	@POSGPT=build/san/posgpt TESTDIR=build/san/tests ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh
 
 fuzz: deps
-	@$(MAKE) --no-print-directory SAN=1 build/san/tests/test_fuzz
+	@$(MAKE) --no-print-directory SAN=1 build/san/tests/test_fuzz build/san/tests/test_fuzz_csv
 	build/san/tests/test_fuzz 200000 1
+	build/san/tests/test_fuzz_csv 100000 1
 
 # the benchmark: training and long-context evaluation tokens/s, peak RSS, GFLOP/s (tools/bench.sh)
 $(B)/bench: tools/bench.c $(MODEL_OBJ) $(APP_OBJ) $(HDRS)

@@ -1,0 +1,161 @@
+// test_fuzz_csv.c - a seeded mutation fuzzer for `posgpt plot` (its CSV reader, validation and
+// rendering). Seeds are valid CSVs of the three kinds (eval, per-position, training log);
+// each input is a seed with damage: bytes flipped, fields replaced by hostile values ("nan",
+// "1e308", "-0", "", 20-digit integers, ...), lines dropped or duplicated, separators and NUL
+// bytes inserted, truncation. Each input is plotted in a forked child (a small canvas) with
+// a 10 s alarm: it must exit 0 (a figure) or 1 (a one-line error), never crash, hang or trip
+// a sanitizer.   build/tests/test_fuzz_csv [iterations] [seed]   (default 600; make fuzz: 100000)
+#include "check.h"
+#include "cli.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// under ASan/UBSan, a report exits with a code no plot run uses
+const char *__asan_default_options(void) { return "exitcode=86:detect_leaks=1"; }
+const char *__ubsan_default_options(void) { return "exitcode=87:halt_on_error=1:print_stacktrace=1"; }
+
+static const char *SEED_EVAL =
+    "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step\n"
+    "alibi,64,64,nonoverlapping,64,4096,1.9,6.68,2.74,contiguous,0,64,600\n"
+    "alibi,64,256,nonoverlapping,256,4096,1.88,6.55,2.71,contiguous,0,16,600\n"
+    "alibi,64,1024,sliding,256,4096,1.87,6.49,2.70,contiguous,0,13,600\n"
+    "rope,64,64,nonoverlapping,64,4096,1.79,5.99,2.58,contiguous,0,64,600\n"
+    "rope,64,256,nonoverlapping,256,4096,2.30,9.97,3.32,contiguous,0,16,600\n"
+    "sinusoidal,64,256,nonoverlapping,256,4096,5.9,365.0,8.5,random,0,16,600\n";
+static const char *SEED_POS =
+    "scheme,train_len,eval_len,protocol,stride,position,loss,count\n"
+    "rope,4,8,nonoverlapping,8,0,2.5,10\nrope,4,8,nonoverlapping,8,1,2.1,10\nrope,4,8,nonoverlapping,8,2,1.9,10\n"
+    "rope,4,8,nonoverlapping,8,5,3.5,10\nalibi,4,8,nonoverlapping,8,0,2.4,10\nalibi,4,8,nonoverlapping,8,7,1.8,10\n";
+static const char *SEED_LOG =
+    "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s\n"
+    "10,4.1,,0.0005,1.2,20000,1.0\n20,3.2,3.3,0.001,0.9,21000,2.0\n30,2.8,,0.0009,0.8,20500,3.0\n40,2.5,2.6,0.0005,0.7,20800,4.0\n";
+static const char *HOSTILE[] = {"nan", "NaN", "inf", "-inf", "1e308", "-1e308", "1e-320", "0", "-0", "-1", "",
+                                "99999999999999999999", "2147483648", "-2147483649", "0x10", "1e", " ", "\"x\"",
+                                "random", "sliding", "nonoverlapping", "a,b", "1.5", "65536", "16777217"};
+#define NHOST (sizeof HOSTILE / sizeof HOSTILE[0])
+
+typedef struct { char *b; size_t n, cap; } Str;
+static void put(Str *s, const char *p, size_t n) {
+    if (n > (1u << 30)) abort(); // never: keeps the compiler sure of the bound
+    if (s->n + n + 1 > s->cap) {
+        s->cap = 2 * (s->n + n + 1);
+        s->b = realloc(s->b, s->cap);
+    }
+    memcpy(s->b + s->n, p, n);
+    s->n += n;
+    s->b[s->n] = 0;
+}
+
+// replace field f of line l (0-based, counting from the header) with v
+static void set_field(Str *s, int l, int f, const char *v) {
+    size_t i = 0;
+    for (int k = 0; k < l && i < s->n; i++)
+        if (s->b[i] == '\n') k++;
+    for (int k = 0; k < f && i < s->n && s->b[i] != '\n'; i++)
+        if (s->b[i] == ',') k++;
+    size_t j = i;
+    while (j < s->n && s->b[j] != ',' && s->b[j] != '\n') j++;
+    Str o = {0};
+    put(&o, s->b, i);
+    put(&o, v, strlen(v));
+    put(&o, s->b + j, s->n - j);
+    free(s->b);
+    *s = o;
+}
+
+static Str mutate(Rng *r, int *kind) {
+    const char *seeds[3] = {SEED_EVAL, SEED_POS, SEED_LOG};
+    *kind = (int)rng_below(r, 3);
+    Str s = {0};
+    put(&s, seeds[*kind], strlen(seeds[*kind]));
+    int rounds = 1 + (int)rng_below(r, 3);
+    for (int k = 0; k < rounds && s.n; k++) {
+        switch (rng_below(r, 7)) {
+        case 0: case 1: // a hostile value in a random field
+            set_field(&s, (int)rng_below(r, 8), (int)rng_below(r, 14), HOSTILE[rng_below(r, NHOST)]);
+            break;
+        case 2: // flip bits
+            for (int i = 0, n = 1 + (int)rng_below(r, 4); i < n; i++) s.b[rng_below(r, s.n)] ^= (char)(1 << rng_below(r, 8));
+            break;
+        case 3: // insert a separator, newline or NUL
+            {
+                const char ins[] = {',', '\n', '\0', '\r', '"', ' '};
+                size_t at = rng_below(r, s.n + 1);
+                Str o = {0};
+                put(&o, s.b, at);
+                put(&o, &ins[rng_below(r, sizeof ins)], 1);
+                put(&o, s.b + at, s.n - at);
+                free(s.b);
+                s = o;
+            }
+            break;
+        case 4: // truncate
+            s.n = rng_below(r, s.n + 1);
+            s.b[s.n] = 0;
+            break;
+        case 5: { // duplicate the text from a random point (repeated / conflicting rows)
+            size_t at = rng_below(r, s.n);
+            Str o = {0};
+            put(&o, s.b, s.n);
+            put(&o, s.b + at, s.n - at);
+            free(s.b);
+            s = o;
+            break;
+        }
+        default: // swap in a line of another kind's header
+            set_field(&s, 0, (int)rng_below(r, 8), HOSTILE[rng_below(r, NHOST)]);
+        }
+    }
+    return s;
+}
+
+int main(int argc, char **argv) {
+    long iters = argc > 1 ? atol(argv[1]) : 600;
+    Rng r;
+    rng_seed(&r, argc > 2 ? (uint64_t)atoll(argv[2]) : 1);
+    char csv[64], png[64];
+    snprintf(csv, sizeof csv, "/tmp/posgpt-fuzzcsv-%d.csv", (int)getpid());
+    snprintf(png, sizeof png, "/tmp/posgpt-fuzzcsv-%d.png", (int)getpid());
+    long drawn = 0, refused = 0, crashed = 0;
+    int first_bad = -1;
+    for (long it = 0; it < iters; it++) {
+        int kind;
+        Str s = mutate(&r, &kind);
+        FILE *f = fopen(csv, "wb");
+        if (!f || fwrite(s.b ? s.b : "", 1, s.n, f) != s.n) { perror("fuzz: write"); return 2; }
+        fclose(f);
+        pid_t pid = fork();
+        if (pid == 0) {
+            int devnull = open("/dev/null", O_WRONLY);
+            dup2(devnull, 1), dup2(devnull, 2);
+            alarm(10);
+            char *args[] = {"posgpt", "plot", "--width", "320", "--height", "240", "--out", png, csv, NULL};
+            exit(cmd_plot(9, args));
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 0) drawn++;
+        else if (WIFEXITED(st) && WEXITSTATUS(st) == 1) refused++;
+        else {
+            crashed++;
+            if (first_bad < 0) {
+                first_bad = (int)it;
+                char keep[80];
+                snprintf(keep, sizeof keep, "/tmp/posgpt-fuzzcsv-crash-%ld.csv", it);
+                rename(csv, keep);
+                printf("# input %ld: %s %d; kept as %s\n", it, WIFSIGNALED(st) ? "signal" : "exit status",
+                       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), keep);
+            }
+        }
+        free(s.b);
+    }
+    remove(csv), remove(png);
+    char name[160];
+    snprintf(name, sizeof name, "fuzz plot: %ld damaged CSVs, %ld drawn, %ld refused with an error, no crash or hang", iters, drawn, refused);
+    check(crashed == 0, name, "%ld inputs crashed, hung or tripped a sanitizer", crashed);
+    return check_done();
+}
