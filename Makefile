@@ -4,6 +4,7 @@
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make fuzz         200,000 damaged checkpoints and 100,000 damaged CSVs (plot), under ASan + UBSan
 #   make bench        training / evaluation speed and memory (tools/bench.sh)
+#   make valgrind     short train + eval + sample + plot under valgrind memcheck
 # PORTABLE=1 drops -march=native.
 CC      ?= gcc
 BLASDIR ?= /usr/lib/x86_64-linux-gnu/openblas-openmp
@@ -31,7 +32,7 @@ MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
 HDRS      := $(wildcard model/*.h train/*.h)
 
-.PHONY: all test test-build test-sanitize fuzz bench demo data deps clean
+.PHONY: all test test-build test-sanitize fuzz valgrind bench demo data deps clean
 all: $(BIN)
 
 $(BIN): $(B)/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
@@ -80,6 +81,9 @@ $(B)/bench: tools/bench.c $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
 bench: deps
 	@$(MAKE) --no-print-directory $(B)/bench
 	@tools/bench.sh
+
+valgrind: deps posgpt
+	@tools/valgrind.sh
 
 deps:
 	@tools/deps.sh

@@ -119,6 +119,13 @@ expect_error "unknown flag" "unknown flag" $BIN "${T[@]}" --data "$tmp/text.txt"
 expect_error "non-numeric value" "not a valid" $BIN "${T[@]}" --data "$tmp/text.txt" --steps ten
 expect_error "zero steps" "must be in" $BIN "${T[@]}" --data "$tmp/text.txt" --steps 0
 expect_error "negative lr" "must be in" $BIN "${T[@]}" --data "$tmp/text.txt" --lr -1
+expect_error "zero heads" "must be in" $BIN "${T[@]}" --data "$tmp/text.txt" --heads 0
+expect_error "negative batch" "must be in" $BIN "${T[@]}" --data "$tmp/text.txt" --batch -3
+expect_error "seq-len beyond int range" "out of range\|must be in" $BIN "${T[@]}" --data "$tmp/text.txt" --seq-len 99999999999
+expect_error "value with trailing junk" "not a valid" $BIN "${T[@]}" --data "$tmp/text.txt" --lr 1e-3x
+expect_error "flag without its value" "needs a value" $BIN "${T[@]}" --data "$tmp/text.txt" --lr
+expect_error "directory as data file" "directory" $BIN "${T[@]}" --data "$tmp"
+expect_error "random eval positions beyond rand-max" "exceeds --rand-max" $BIN eval --ckpt "$tmp/run-randomized/model.bin" --data "$tmp/text.txt" --positions random --lengths 4096
 expect_error "d-model not divisible by heads" "not divisible" $BIN "${T[@]}" --data "$tmp/text.txt" --d-model 30 --heads 4
 expect_error "odd head size for rope" "even head size" $BIN "${T[@]}" --data "$tmp/text.txt" --pos rope --d-model 12 --heads 4
 expect_error "hyperparameter of another scheme" "another position scheme" $BIN "${T[@]}" --data "$tmp/text.txt" --pos alibi --rope-base 500
