@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_kill.sh - nothing is lost on a crash: training is killed with SIGKILL at random moments
-# (10 trials, checkpoints written every step so kills land during writes too); each time the
-# checkpoint on disk must load, and resuming from it must continue the run.
+# (10 trials; a checkpoint every 3 steps and a log row every step, so kills land during writes
+# and between a log row and its checkpoint); each time the
+# checkpoint on disk must load, resuming from it must continue the run, and the log must
+# hold every step once.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${POSGPT:-./posgpt}
@@ -12,9 +14,9 @@ ok()  { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
 awk 'BEGIN { srand(3); for (i = 0; i < 4000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
   (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$tmp/text.txt"
-# a run far longer than the test: a checkpoint every step, killed after 0.05-1 s
+# a run far longer than the test, killed after 0.05-1 s
 ARGS=(--data "$tmp/text.txt" --pos rope --layers 2 --d-model 32 --heads 2 --seq-len 32 --batch 8 --steps 100000
-      --ckpt-every 1 --eval-every 100000 --val-tokens 1024 --threads 1)
+      --ckpt-every 3 --log-every 1 --eval-every 100000 --val-tokens 1024 --threads 1)
 RANDOM=7
 killed=0 loaded=0 resumed=0
 for trial in $(seq 1 10); do
@@ -32,6 +34,9 @@ for trial in $(seq 1 10); do
   if "$BIN" train --resume "$d" --data "$tmp/text.txt" --threads 1 --stop-at $((step + 5)) > /dev/null 2> "$tmp/err"; then
     "$BIN" info "$d/model.bin" 2>/dev/null | grep -q "step $((step + 5)) of" && resumed=$((resumed + 1)) \
       || bad "trial $trial: resume" "did not reach step $((step + 5))"
+    # the log has every step once, in order
+    tail -n +2 "$d/log.csv" | cut -d, -f1 | awk 'NR > 1 && $1 <= prev { exit 1 } { prev = $1 }' \
+      || bad "trial $trial: log after resume" "steps repeat or go backwards"
   else bad "trial $trial: resume from step $step" "$(tail -1 "$tmp/err")"; fi
   echo "# trial $trial: killed at checkpoint step $step"
   ls "$d" | grep -q '\.tmp\.' && echo "# trial $trial: a temporary file was left behind (harmless: never read)"

@@ -70,6 +70,23 @@ static void remove_stale_tmp(const char *dir) {
     closedir(d);
 }
 
+// on resume: drop log rows past the checkpoint's step (a killed run may have logged steps
+// whose checkpoint never landed), so the resumed log has each step once
+static void truncate_log(const char *path, long step) {
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char tmp[4300], line[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *o = xfopen(tmp, "w");
+    int first = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (first || atol(line) <= step) fputs(line, o);
+        first = 0;
+    }
+    fclose(f);
+    if (fclose(o) != 0 || rename(tmp, path) != 0) die("cannot rewrite '%s': %s", path, strerror(errno));
+}
+
 static void fmt_time(double s, char *buf, size_t n) {
     if (s < 0 || !isfinite(s)) snprintf(buf, n, "?");
     else if (s < 60) snprintf(buf, n, "%.0fs", s);
@@ -201,6 +218,10 @@ int cmd_train(int argc, char **argv) {
     char ckpt_path[4200], log_path[4200], label[64];
     snprintf(ckpt_path, sizeof ckpt_path, "%s/model.bin", dir);
     snprintf(log_path, sizeof log_path, "%s/log.csv", dir);
+    if (a.resume) {
+        truncate_log(log_path, ts.step);
+        fprintf(stderr, "resuming %s at step %ld of %d (configuration from the checkpoint)\n", dir, ts.step, ts.steps);
+    }
     FILE *logf = xfopen(log_path, a.resume ? "a" : "w");
     if (!a.resume) fprintf(logf, "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s\n");
     fprintf(stderr, "train %s: %d layers, d_model %d, %d heads, T %d, batch %d, %zu params (%zu in matmuls) -> %s\n",
