@@ -82,7 +82,7 @@ bench: deps
 	@$(MAKE) --no-print-directory $(B)/bench
 	@tools/bench.sh
 
-valgrind: deps posgpt
+valgrind: deps
 	@tools/valgrind.sh
 
 deps:
