@@ -64,7 +64,7 @@ gather() { # pattern output
   done > "$out/$2"
 }
 gather "eval*.csv" eval.csv
-gather "pos*.csv" pos.csv
+gather "pos.csv" pos.csv   # contiguous positions only (pos_random.csv stays per scheme)
 # the table: perplexity per scheme and length, nonoverlapping and sliding
 {
   echo "| scheme | positions | protocol | $(for m in $mults; do printf "%sx | " "$m"; done)"
