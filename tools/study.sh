@@ -3,8 +3,8 @@
 # config and seed on the default corpus at a short length, evaluate each checkpoint at 1x..32x
 # the training length with both protocols and by position, and render the figures.
 #
-#   tools/study.sh            the full study into runs/study (about 75 minutes on 2 cores)
-#   tools/study.sh --quick    a small version into runs/study-quick (a few minutes)
+#   tools/study.sh            the full study into runs/study (about 50 minutes on 2 cores)
+#   tools/study.sh --quick    a small version into runs/study-quick (about 2 minutes)
 #
 # Settings and why: see README "Extrapolation study". Environment: SCHEMES="alibi rope" to
 # run a subset, OUT=dir to write elsewhere, POSGPT=binary to pin a copy of the binary.
