@@ -51,7 +51,7 @@ $(B)/d/%.o: %.c $(HDRS)
 TEST_D := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*_d.c))
 TEST_F := $(patsubst tests/%.c,$(B)/tests/%,$(filter-out $(wildcard tests/test_*_d.c),$(wildcard tests/test_*.c)))
 
-$(TEST_D): $(B)/tests/%: tests/%.c tests/check.h $(MODEL_DBL) $(HDRS)
+$(TEST_D): $(B)/tests/%: tests/%.c tests/check.h tests/track_alloc.h $(MODEL_DBL) $(HDRS)
 	@mkdir -p $(B)/tests
 	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -Itests -o $@ $< $(MODEL_DBL) $(LDLIBS)
 

@@ -9,20 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-// test buffers are tracked and released together at exit (leak-free under LeakSanitizer)
-static void *test_allocs[8192];
-static int test_nallocs;
-static void *test_track(void *p) {
-    if (test_nallocs < 8192) test_allocs[test_nallocs++] = p;
-    return p;
-}
-static void test_free_all(void) {
-    for (int i = 0; i < test_nallocs; i++) (free)(test_allocs[i]);
-}
-#define malloc(n) test_track(malloc(n))
-#define calloc(a, b) test_track(calloc(a, b))
-#define free(p) ((void)(p))
+#include "track_alloc.h"
 
 static Rng rng;
 static double *randv(size_t n, double scale) {
