@@ -42,13 +42,8 @@ static void param_sizes(const GPTConfig *c, size_t pos_params, size_t sz[NUM_PAR
 }
 
 size_t gpt_param_count(const GPTConfig *c) {
-    PosState ps; // dimensions and hyperparameters only: num_params must not need prepare
-    memset(&ps, 0, sizeof ps);
-    ps.scheme = pos_find(c->pos);
-    ps.C = c->C, ps.NH = c->NH, ps.HS = c->C / c->NH, ps.rows = c->pos_rows;
-    memcpy(ps.hp, c->pos_hp, sizeof ps.hp);
-    size_t sz[NUM_PARAM_TENSORS], total = 0;
-    param_sizes(c, pos_num_params(&ps), sz);
+    size_t sz[NUM_PARAM_TENSORS], total = 0; // num_params must not need prepare
+    param_sizes(c, pos_param_count(pos_find(c->pos), c->C, c->NH, c->pos_rows, c->pos_hp), sz);
     for (int i = 0; i < NUM_PARAM_TENSORS; i++) total += sz[i];
     return total;
 }

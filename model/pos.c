@@ -65,6 +65,12 @@ const char *pos_check(const PosScheme *s, int C, int NH, int rows, const float *
     return s->validate ? s->validate(&ps, err, n) : NULL;
 }
 
+size_t pos_param_count(const PosScheme *s, int C, int NH, int rows, const float *hp) {
+    PosState ps;
+    state_fill(&ps, s, C, NH, rows, hp);
+    return pos_num_params(&ps);
+}
+
 void pos_state_init(PosState *ps, const PosScheme *s, int C, int NH, int rows, const float *hp) {
     state_fill(ps, s, C, NH, rows, hp);
     char err[256];

@@ -85,6 +85,8 @@ const char *pos_names(void);                 // "a|b|c" for help and errors
 // state
 // validate (errors exit via die), then prepare
 void pos_state_init(PosState *ps, const PosScheme *s, int C, int NH, int rows, const float *hp);
+// parameter count of a scheme at these dimensions, without preparing anything
+size_t pos_param_count(const PosScheme *s, int C, int NH, int rows, const float *hp);
 // the scheme's validate without preparing anything: NULL if fine, else the message in err
 const char *pos_check(const PosScheme *s, int C, int NH, int rows, const float *hp, char *err, size_t n);
 void pos_state_free(PosState *ps);

@@ -5,14 +5,7 @@
 #    the training length reproduces the trainer's last validation loss exactly;
 #  - eval at 4x the training length works (learned: a clear error, or --clamp-pos);
 #  - bad input gets a one-line error and a non-zero exit; damaged checkpoints are refused.
-set -u
-cd "$(dirname "$0")/.."
-BIN=${POSGPT:-./posgpt}
-tmp=$(mktemp -d /tmp/posgpt-cli.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()  { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh" cli
 
 # a small corpus with structure to learn: sentences from a fixed grammar, chosen by an LCG
 awk 'BEGIN { srand(7); split("the a one every no", det); split("cat dog king ship bird tree river stone", noun);

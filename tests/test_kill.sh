@@ -4,14 +4,7 @@
 # and between a log row and its checkpoint); each time the
 # checkpoint on disk must load, resuming from it must continue the run, and the log must
 # hold every step once.
-set -u
-cd "$(dirname "$0")/.."
-BIN=${POSGPT:-./posgpt}
-tmp=$(mktemp -d /tmp/posgpt-kill.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()  { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh" kill
 awk 'BEGIN { srand(3); for (i = 0; i < 4000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
   (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$tmp/text.txt"
 # a run far longer than the test, killed after 0.05-1 s

@@ -5,14 +5,7 @@
 #    --ylog, --ymax and --no-clip do what they say;
 #  - run names come from config.txt, else the directory, else --label;
 #  - bad input gives exactly one line on stderr containing "error", a non-zero exit, no PNG.
-set -u
-cd "$(dirname "$0")/.."
-BIN=./posgpt
-tmp=$(mktemp -d /tmp/posgpt-plot.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()  { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh" plot
 
 # width and height from the PNG header (IHDR: bytes 16..23, big-endian), or "notpng"
 png_size() {
