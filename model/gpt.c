@@ -94,6 +94,7 @@ void gpt_init(GPT *m, uint64_t seed) {
         real *p = m->params + m->offsets[P_POS];
         if (m->ps.scheme->init) m->ps.scheme->init(&m->ps, p, &rng);
         else memset(p, 0, m->sizes[P_POS] * sizeof(real));
+        gpt_constrain(m);
     }
 }
 
@@ -354,6 +355,11 @@ void gpt_adamw(GPT *m, real *mom, real *vel, double lr, double b1, double b2, do
             m->params[k] = (real)(p - lr * ((mk / c1) / (sqrt(vk / c2) + eps) + wdi * p));
         }
     }
+    gpt_constrain(m);
+}
+
+void gpt_constrain(GPT *m) {
+    if (m->ps.scheme->constrain && m->sizes[P_POS]) m->ps.scheme->constrain(&m->ps, m->params + m->offsets[P_POS]);
 }
 
 size_t gpt_flop_params(const GPT *m) { return m->num_params - m->sizes[P_POS]; }

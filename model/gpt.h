@@ -84,7 +84,10 @@ double gpt_grad_norm(const GPT *m);
 // index of the first parameter tensor whose gradient holds a NaN or infinity, or -1
 int gpt_nonfinite_grad(const GPT *m);
 // AdamW (Loshchilov & Hutter 2019) with bias correction; t counts from 1
+// (then gpt_constrain)
 void gpt_adamw(GPT *m, real *mom, real *vel, double lr, double b1, double b2, double eps, double wd, long t, double grad_scale);
+// project the position scheme's parameters into their allowed set (PosScheme.constrain)
+void gpt_constrain(GPT *m);
 // parameters that take part in matmuls (FLOP count): all but the position tensor
 size_t gpt_flop_params(const GPT *m);
 #endif

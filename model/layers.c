@@ -3,6 +3,8 @@
 // each thread writes disjoint memory. Everything is correct with OpenMP off.
 #include "layers.h"
 
+#include <omp.h>
+
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,16 +255,27 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
             gemm(0, 0, T, HS, T, scale, dS, T, K, C3, 1, dQ, C3);
             gemm(1, 0, T, HS, T, scale, dS, T, Q, C3, 1, dK, C3);
         }
-    // the bias is added unscaled, so d(bias) = dS; parallel over heads only, so a scheme whose
-    // parameters are per head writes disjoint memory
+    // the bias is added unscaled, so d(bias) = dS. Parallel over (sequence, head) rows; each
+    // thread accumulates into its own buffer, summed in thread order (deterministic for a
+    // given thread count), so schemes may share parameters across heads.
     if (ps && ps->scheme->bias_backward && dpos) {
-#pragma omp parallel for schedule(static)
-        for (int h = 0; h < NH; h++)
-            for (int b = 0; b < B; b++) {
-                const int *pos_b = pos + (size_t)b * T;
-                const real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
-                for (int i = 0; i < T; i++) ps->scheme->bias_backward(ps, dpos, h, pos_b[i], pos_b, i + 1, dS + (size_t)i * T);
-            }
+        size_t np = pos_num_params(ps);
+        int nt = omp_get_max_threads();
+        real *acc = xcalloc((size_t)nt * np + 1, sizeof(real));
+#pragma omp parallel
+        {
+            real *mine = acc + (size_t)omp_get_thread_num() * np;
+#pragma omp for schedule(static) collapse(2)
+            for (int b = 0; b < B; b++)
+                for (int h = 0; h < NH; h++) {
+                    const int *pos_b = pos + (size_t)b * T;
+                    const real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
+                    for (int i = 0; i < T; i++) ps->scheme->bias_backward(ps, mine, h, pos_b[i], pos_b, i + 1, dS + (size_t)i * T);
+                }
+        }
+        for (int t = 0; t < nt; t++)
+            for (size_t k = 0; k < np; k++) dpos[k] += acc[(size_t)t * np + k];
+        free(acc);
     }
 }
 

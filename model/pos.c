@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const PosScheme pos_sinusoidal, pos_learned, pos_t5, pos_alibi, pos_rope, pos_nope;
+extern const PosScheme pos_sinusoidal, pos_learned, pos_t5, pos_alibi, pos_rope, pos_nope, pos_kerple_log,
+    pos_kerple_power, pos_sandwich, pos_xpos, pos_fire;
 
 static const PosScheme *const REGISTRY[] = {
     &pos_sinusoidal,
@@ -15,6 +16,11 @@ static const PosScheme *const REGISTRY[] = {
     &pos_alibi,
     &pos_rope,
     &pos_nope,
+    &pos_kerple_log,
+    &pos_kerple_power,
+    &pos_sandwich,
+    &pos_xpos,
+    &pos_fire,
 };
 #define NREG ((int)(sizeof(REGISTRY) / sizeof(REGISTRY[0])))
 
@@ -84,6 +90,25 @@ void pos_state_free(PosState *ps) {
 }
 
 size_t pos_num_params(const PosState *ps) { return ps->scheme->num_params ? ps->scheme->num_params(ps) : 0; }
+
+static const char *const EXT_NAMES[POS_EXT_COUNT] = {"none", "pi", "ntk", "dynamic-ntk", "yarn"};
+
+const char *pos_ext_name(int method) { return method >= 0 && method < POS_EXT_COUNT ? EXT_NAMES[method] : "?"; }
+
+int pos_ext_parse(const char *name) {
+    for (int i = 0; i < POS_EXT_COUNT; i++)
+        if (strcmp(EXT_NAMES[i], name) == 0) return i;
+    return -1;
+}
+
+void pos_set_ext(PosState *ps, const PosExt *ext) {
+    if (ext->method != POS_EXT_NONE && !ps->scheme->rotary)
+        die("--rope-scaling applies to rotary schemes (rope, xpos); this checkpoint uses '%s'", ps->scheme->name);
+    if (ps->scheme->release) ps->scheme->release(ps);
+    ps->cache = NULL;
+    ps->ext = *ext;
+    if (ps->scheme->prepare) ps->scheme->prepare(ps);
+}
 
 static int cmp_int(const void *a, const void *b) {
     int x = *(const int *)a, y = *(const int *)b;

@@ -29,6 +29,15 @@ typedef struct {
 
 struct PosScheme;
 
+// Context extension of rotary schemes at evaluation time (no retraining). s = the scale
+// factor: `factor` if > 0, else max(1, window length / train_len). See pos_rope.c.
+typedef enum { POS_EXT_NONE, POS_EXT_PI, POS_EXT_NTK, POS_EXT_DYNNTK, POS_EXT_YARN, POS_EXT_COUNT } PosExtMethod;
+typedef struct {
+    int method;     // PosExtMethod
+    double factor;  // s (dynamic-ntk: alpha, default 1); 0 = from the window length
+    int train_len;  // the checkpoint's training length
+} PosExt;
+
 // Everything a hook may read. Built once per model by pos_state_init.
 typedef struct {
     const struct PosScheme *scheme;
@@ -37,6 +46,7 @@ typedef struct {
     float hp[POS_MAX_HYPER]; // hyperparameters, in the order of scheme->hypers
     real *params;            // this scheme's slice of the model parameters (NULL if none)
     void *cache;             // scheme-owned precomputed data (built by prepare, freed by release)
+    PosExt ext;              // evaluation-time context extension (rotary schemes; zero = none)
 } PosState;
 
 typedef struct PosScheme {
@@ -45,11 +55,15 @@ typedef struct PosScheme {
     const char *cite;    // paper reference
     PosHyper hypers[POS_MAX_HYPER]; // terminated by {NULL}
     int relative;        // 1: depends only on distances pos_i - pos_j (shift-invariant)
+    int rotary;          // 1: a rotary scheme; accepts eval --rope-scaling (PosExt)
 
     // parameters (NULL: none). weight_decay: AdamW decays them (matrices only by convention).
     size_t (*num_params)(const PosState *ps);
     void (*init)(const PosState *ps, real *params, Rng *rng); // NULL: zeros
     int weight_decay;
+    // project parameters back into their allowed set (e.g. KERPLE's r > 0); the trainer
+    // calls it after init and after every optimizer step. NULL: unconstrained.
+    void (*constrain)(const PosState *ps, real *params);
     // largest position + 1 the scheme can serve; 0 = unlimited
     int (*max_pos)(const PosState *ps);
     // check dimensions and hyperparameters before prepare: NULL if fine, else a one-line
@@ -70,8 +84,9 @@ typedef struct PosScheme {
 
     // logit bias for head h and one query at position qpos against n keys at kpos[0..n):
     // scores[j] += b(h, qpos, kpos[j]). Backward: dparams += db/dparams * dscores[j].
-    // The model calls bias_backward in parallel over heads only, so a scheme whose
-    // parameters are per head (columns of a table) writes disjoint memory.
+    // The model calls bias_backward in parallel over (sequence, head), each thread with its
+    // own zeroed dparams buffer, and sums the buffers in a fixed order afterwards: a scheme
+    // may share parameters between heads (FIRE's MLP) without any locking.
     void (*bias_forward)(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores);
     void (*bias_backward)(const PosState *ps, real *dparams, int h, int qpos, const int *kpos, int n, const real *dscores);
 } PosScheme;
@@ -99,6 +114,21 @@ void pos_default_hypers(const PosScheme *s, float *hp);
 //  lmax > 0 : randomized (Ruoss et al. 2023): for each row, T distinct integers drawn from
 //             [0, lmax) without replacement (Floyd's algorithm), sorted ascending
 void pos_fill(int *pos, int B, int T, int offset, int lmax, Rng *rng);
+
+// rotary transform shared by rope and xpos: rotate the channel pairs of v (T, NH, HS), row
+// stride `stride`, by sign * pos * theta_k, theta_k = base^(-2k/HS) as modified by ps->ext
+// (context extension); pairs (x_2k, x_2k+1) if interleaved, else (x_k, x_k+HS/2). If
+// xpos_base > 0, also scale pair k by zeta_k^(+-(pos - c)/xpos_base) (xPos, Sun et al. 2022;
+// + for queries, - for keys, c = the sequence's middle position). sign = -1 with the same
+// scales is the backward (the transform is a rotation times a per-pair scalar).
+void rotary_apply(const PosState *ps, real *v, const int *pos, int T, int stride, double base, int interleaved,
+                  double xpos_base, int is_key, double sign);
+const char *pos_ext_name(int method);   // "none", "pi", "ntk", "dynamic-ntk", "yarn"
+int pos_ext_parse(const char *name);    // -1 if unknown
+// the scale factor s a context extension uses for windows of length T (1 = none)
+double pos_ext_scale(const PosExt *e, int T);
+// set the context extension of a prepared state (re-prepares the scheme)
+void pos_set_ext(PosState *ps, const PosExt *ext);
 
 // ALiBi slopes (Press et al. 2022, Sec. 3), shared with tests: slopes[h] for H heads
 void alibi_slopes(int H, double *slopes);

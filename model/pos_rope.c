@@ -5,6 +5,7 @@
 // pairs (x_{2k}, x_{2k+1}) (RoFormer). The two give the same scores up to a fixed
 // permutation of head channels; never mix them between training and evaluation.
 // A rotation is orthogonal, so the backward is the rotation by -pos * theta_k.
+// rotary_apply (shared with pos_xpos.c) also carries the evaluation-time context extensions.
 #include "pos.h"
 
 #include <stdlib.h>
@@ -17,34 +18,71 @@ static const char *rope_validate(const PosState *ps, char *err, size_t n) {
     return err;
 }
 
-static void rope_prepare(PosState *ps) {
-    int K = ps->HS / 2;
-    double *inv_freq = xmalloc((size_t)K * sizeof(double));
-    for (int k = 0; k < K; k++) inv_freq[k] = pow((double)ps->hp[0], -2.0 * k / ps->HS);
-    ps->cache = inv_freq;
+// Context extension (eval --rope-scaling; ../shared/docs/POSITION_SCHEMES.md), s = ext.factor
+// or max(1, T / train_len):
+//   pi          positions pos / s (Chen et al. 2023)
+//   ntk         base * s^(HS/(HS-2)), positions unchanged ("NTK-aware" scaling)
+//   dynamic-ntk as ntk with s' = max(1, alpha T / train_len - (alpha - 1)), alpha = ext.factor or 1,
+//               T the current window: the base follows the length being evaluated
+//   yarn        per pair, r = train_len / wavelength; ramp g = clamp((r - 1) / (32 - 1), 0, 1);
+//               theta' = (1 - g) theta / s + g theta; q and k scaled by 0.1 ln s + 1 (Peng et al. 2023)
+double pos_ext_scale(const PosExt *e, int T) {
+    double s;
+    if (e->method == POS_EXT_DYNNTK) {
+        double a = e->factor > 0 ? e->factor : 1.0;
+        s = e->train_len > 0 ? a * T / e->train_len - (a - 1.0) : 1.0;
+    } else s = e->factor > 0 ? e->factor : (e->train_len > 0 ? (double)T / e->train_len : 1.0);
+    return e->method == POS_EXT_NONE ? 1.0 : s < 1.0 ? 1.0 : s;
 }
 
-static void rope_release(PosState *ps) { free(ps->cache); }
+static void rotary_plan(const PosState *ps, int T, double base, double *freq, double *pscale, double *mscale) {
+    int HS = ps->HS, K = HS / 2;
+    const PosExt *e = &ps->ext;
+    double s = pos_ext_scale(e, T);
+    *pscale = 1.0, *mscale = 1.0;
+    if ((e->method == POS_EXT_NTK || e->method == POS_EXT_DYNNTK) && HS > 2) base *= pow(s, (double)HS / (HS - 2));
+    for (int k = 0; k < K; k++) freq[k] = pow(base, -2.0 * k / HS);
+    if (e->method == POS_EXT_PI) *pscale = 1.0 / s;
+    if (e->method == POS_EXT_YARN) {
+        const double alpha = 1.0, beta = 32.0;
+        for (int k = 0; k < K; k++) {
+            double r = e->train_len / (2.0 * M_PI / freq[k]);
+            double g = (r - alpha) / (beta - alpha);
+            g = g < 0 ? 0 : g > 1 ? 1 : g;
+            freq[k] = (1.0 - g) * freq[k] / s + g * freq[k];
+        }
+        *mscale = 0.1 * log(s) + 1.0;
+    }
+}
 
-// rotate v (T, NH, HS), row stride `stride`, by sign * pos * theta
-static void rope_apply(const PosState *ps, real *v, const int *pos, int T, int stride, double sign) {
+void rotary_apply(const PosState *ps, real *v, const int *pos, int T, int stride, double base, int interleaved,
+                  double xpos_base, int is_key, double sign) {
     int NH = ps->NH, HS = ps->HS, K = HS / 2;
-    int inter = ps->hp[1] != 0.0f;
-    const double *inv_freq = ps->cache;
+    double *freq = xmalloc((size_t)K * 2 * sizeof(double)), *lzeta = freq + K, pscale, mscale;
+    rotary_plan(ps, T, base, freq, &pscale, &mscale);
+    // xPos: zeta_k = (2k + 0.4 HS) / (1.4 HS); exponents centred on the middle position so
+    // that long or shifted windows neither overflow nor change the scores (only differences
+    // of positions reach q.k)
+    double centre = 0.5 * ((double)pos[0] + (double)pos[T - 1]);
+    for (int k = 0; k < K; k++) lzeta[k] = log((2.0 * k + 0.4 * HS) / (1.4 * HS));
+    double xsign = is_key ? -1.0 : 1.0;
 #pragma omp parallel
     {
-        real *cs = xmalloc((size_t)HS * sizeof(real)); // cos[0..K), sin[K..2K)
+        real *cs = xmalloc((size_t)3 * K * sizeof(real)); // cos, sin, scale
 #pragma omp for schedule(static)
         for (int t = 0; t < T; t++) {
+            double p = (double)pos[t] * pscale;
             for (int k = 0; k < K; k++) {
-                double a = sign * (double)pos[t] * inv_freq[k];
-                cs[k] = (real)cos(a);
-                cs[K + k] = (real)sin(a);
+                double a = sign * p * freq[k];
+                double sc = mscale;
+                if (xpos_base > 0) sc *= exp(xsign * lzeta[k] * ((double)pos[t] - centre) * pscale / xpos_base);
+                cs[k] = (real)(sc * cos(a));
+                cs[K + k] = (real)(sc * sin(a));
             }
             for (int h = 0; h < NH; h++) {
                 real *x = v + (size_t)t * stride + (size_t)h * HS;
                 for (int k = 0; k < K; k++) {
-                    int i0 = inter ? 2 * k : k, i1 = inter ? 2 * k + 1 : k + K;
+                    int i0 = interleaved ? 2 * k : k, i1 = interleaved ? 2 * k + 1 : k + K;
                     real a = x[i0], b = x[i1], c = cs[k], s = cs[K + k];
                     x[i0] = a * c - b * s;
                     x[i1] = a * s + b * c;
@@ -53,17 +91,16 @@ static void rope_apply(const PosState *ps, real *v, const int *pos, int T, int s
         }
         free(cs);
     }
+    free(freq);
 }
 
 static void rope_qk_forward(const PosState *ps, real *v, const int *pos, int T, int stride, int is_key) {
-    (void)is_key; // q and k rotate alike
-    rope_apply(ps, v, pos, T, stride, 1.0);
+    rotary_apply(ps, v, pos, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, 1.0);
 }
 
 static void rope_qk_backward(const PosState *ps, real *dv, const int *pos, int T, int stride, int is_key) {
-    // forward: x' = R(pos*theta) x  =>  dx = R(pos*theta)^T dx' = R(-pos*theta) dx'
-    (void)is_key;
-    rope_apply(ps, dv, pos, T, stride, -1.0);
+    // forward: x' = m R(pos*theta) x  =>  dx = m R(pos*theta)^T dx' = m R(-pos*theta) dx'
+    rotary_apply(ps, dv, pos, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, -1.0);
 }
 
 const PosScheme pos_rope = {
@@ -74,9 +111,8 @@ const PosScheme pos_rope = {
                {"rope-interleaved", 0.0f, "1 = pair (x2k, x2k+1) (RoFormer); 0 = rotate-half (x_k, x_k+HS/2)"},
                {NULL, 0, NULL}},
     .relative = 1,
+    .rotary = 1,
     .validate = rope_validate,
-    .prepare = rope_prepare,
-    .release = rope_release,
     .qk_forward = rope_qk_forward,
     .qk_backward = rope_qk_backward,
 };

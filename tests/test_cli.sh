@@ -68,6 +68,21 @@ awk -F, 'NR==2 { exit !($6 == 8192 && $12 == 1021 && $5 == 8) }' "$tmp/slide8.cs
 $BIN eval --ckpt "$tmp/run-rope/model.bin" --data "$tmp/text.txt" --lengths 64 --max-tokens 4096 --per-position "$tmp/pp.csv" \
   --csv /dev/null 2>/dev/null && [ "$(tail -n +2 "$tmp/pp.csv" | wc -l)" = 64 ] && ok "per-position loss: one row per index" \
   || bad "per-position" "$(head -3 "$tmp/pp.csv" 2>/dev/null)"
+# RoPE context extension at evaluation: the CSV names the method and the scale it used
+$BIN eval --ckpt "$tmp/run-rope/model.bin" --data "$tmp/text.txt" --lengths 32,128 --max-tokens 4096 --rope-scaling yarn \
+  --csv "$tmp/yarn.csv" 2>/dev/null
+awk -F, 'NR==1 { ok = ($14 == "scaling" && $15 == "scale") } NR==2 { ok = ok && $1 == "rope+yarn" && $14 == "yarn" && $15 == 1 }
+  NR==3 { ok = ok && $3 == 128 && $15 == 4 } END { exit !(ok && NR == 3) }' "$tmp/yarn.csv" \
+  && ok "eval --rope-scaling yarn: rows rope+yarn, scale 1 at 1x and 4 at 4x" || bad "eval --rope-scaling" "$(cat "$tmp/yarn.csv")"
+# the shift test from the CLI: a list of offsets gives a row each; ALiBi (relative) is unchanged
+$BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --max-tokens 4096 --pos-offset 0,1000 --csv "$tmp/off.csv" 2>/dev/null
+awk -F, 'NR==2 { a = $7; o0 = $11 } NR==3 { b = $7; o1 = $11 } END { exit !(NR == 3 && o0 == 0 && o1 == 1000 && a == b) }' "$tmp/off.csv" \
+  && ok "eval --pos-offset 0,1000: a row per offset, alibi loss unchanged" || bad "eval --pos-offset list" "$(cat "$tmp/off.csv")"
+$BIN eval --ckpt "$tmp/run-sinusoidal/model.bin" --data "$tmp/text.txt" --max-tokens 4096 --pos-offset 0,1000 --csv "$tmp/off2.csv" 2>/dev/null
+awk -F, 'NR==2 { a = $7 } NR==3 { b = $7 } END { exit !(NR == 3 && a != b) }' "$tmp/off2.csv" \
+  && ok "eval --pos-offset 0,1000: sinusoidal (absolute) loss changes" || bad "eval --pos-offset sinusoidal" "$(cat "$tmp/off2.csv")"
+$BIN plot --kind offset --out "$tmp/off.png" "$tmp/off.csv" "$tmp/off2.csv" 2>/dev/null && [ -s "$tmp/off.png" ] \
+  && ok "plot --kind offset draws the shift test" || bad "plot --kind offset" "no PNG"
 # sample
 $BIN sample --ckpt "$tmp/run-alibi/model.bin" --prompt "the cat" --tokens 40 > "$tmp/sample.txt" 2>/dev/null \
   && [ "$(wc -c < "$tmp/sample.txt")" -ge 45 ] && ok "sample generates text" || bad "sample" "$(cat "$tmp/sample.txt")"
@@ -134,6 +149,10 @@ cp "$tmp/run-alibi/model.bin" "$tmp/v.bin"; printf '\x09' | dd of="$tmp/v.bin" b
 expect_error "wrong-version checkpoint" "version" $BIN info "$tmp/v.bin"
 expect_error "eval length beyond a learned table" "clamp-pos" $BIN eval --ckpt "$tmp/run-learned/model.bin" --data "$tmp/text.txt" --lengths 33
 expect_error "bad --lengths" "comma-separated" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 12,x
+expect_error "rope-scaling on a non-rotary checkpoint" "rotary schemes" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --rope-scaling pi
+expect_error "unknown rope-scaling method" "must be none, pi" $BIN eval --ckpt "$tmp/run-rope/model.bin" --data "$tmp/text.txt" --rope-scaling magic
+expect_error "rope-factor below 1" "rope-factor" $BIN eval --ckpt "$tmp/run-rope/model.bin" --data "$tmp/text.txt" --rope-scaling pi --rope-factor 0.5
+expect_error "bad --pos-offset list" "comma-separated" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --pos-offset 0,x
 expect_error "eval length longer than the text" "needs at least" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --val "$tmp/short.txt" --lengths 64
 
 # --help on every command lists its flags with defaults

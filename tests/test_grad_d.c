@@ -172,6 +172,7 @@ static void random_sorted_positions(int *pos, int B, int T) {
 }
 static void perturb_params(PosState *ps, double *params, size_t n) {
     for (size_t i = 0; i < n; i++) params[i] += 0.5 * rng_normal(&rng);
+    if (ps->scheme->constrain) ps->scheme->constrain(ps, params); // e.g. KERPLE's r > 0
     ps->params = params;
 }
 

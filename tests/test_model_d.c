@@ -23,6 +23,7 @@ static void model_check(const PosScheme *s, int randomized) {
     rng_seed(&rng, 99);
     // larger-than-init weights so every nonlinearity and the scheme's parameters matter
     for (size_t i = 0; i < m.num_params; i++) m.params[i] += 0.3 * rng_normal(&rng);
+    gpt_constrain(&m); // back into the scheme's allowed set (KERPLE's r > 0, FIRE's c > 0)
     int tok[10], tgt[10], pos[10];
     for (int i = 0; i < B * T; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = (int)rng_below(&rng, 256);
     pos_fill(pos, B, T, 0, cfg.rand_max, &rng);

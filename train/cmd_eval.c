@@ -10,27 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_lengths(const char *s, int *out, int max) {
+// comma-separated integers in [lo, hi] for flag --name
+static int parse_list(const char *name, const char *s, int *out, int max, long lo, long hi) {
     int n = 0;
     const char *p = s;
     while (*p) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || (*end && *end != ',')) die("--lengths: '%s' is not a comma-separated list of integers", s);
-        if (v < 1 || v > (1 << 24)) die("--lengths: %ld is out of range [1, 16777216]", v);
-        if (n >= max) die("--lengths: at most %d lengths", max);
+        if (end == p || (*end && *end != ',')) die("--%s: '%s' is not a comma-separated list of integers", name, s);
+        if (v < lo || v > hi) die("--%s: %ld is out of range [%ld, %ld]", name, v, lo, hi);
+        if (n >= max) die("--%s: at most %d values", name, max);
         out[n++] = (int)v;
         p = *end ? end + 1 : end;
     }
-    if (!n) die("--lengths is empty");
+    if (!n) die("--%s is empty", name);
     return n;
 }
 
 int cmd_eval(int argc, char **argv) {
     const char *ckpt = NULL, *data = NULL, *val = NULL, *lengths = NULL, *protocol = "nonoverlapping", *csv = NULL;
-    const char *per_pos = NULL, *positions = "contiguous";
-    int stride = 0, batch_tokens = 8192, threads = 0, clamp = 0, rand_max = 0, offset = 0, all = 0;
+    const char *per_pos = NULL, *positions = "contiguous", *offsets = "0", *scaling = "none";
+    int stride = 0, batch_tokens = 8192, threads = 0, clamp = 0, rand_max = 0, all = 0;
     long max_tokens = 65536, seed = 1;
+    double factor = 0;
     ArgDef defs[] = {
         {"ckpt", ARG_STR, &ckpt, "checkpoint (model.bin) to evaluate"},
         {"data", ARG_STR, &data, "text file; its last 10% is scored (the training split)"},
@@ -43,7 +45,9 @@ int cmd_eval(int argc, char **argv) {
         {"batch-tokens", ARG_INT, &batch_tokens, "tokens per forward pass (windows batched up to this)", 1, 1 << 28},
         {"positions", ARG_STR, &positions, "contiguous | random (sorted draws from [0, --rand-max))"},
         {"rand-max", ARG_INT, &rand_max, "random positions: range; 0 = the checkpoint's rand-max", 0, 1 << 24},
-        {"pos-offset", ARG_INT, &offset, "contiguous positions start at K instead of 0", 0, 1 << 28},
+        {"pos-offset", ARG_STR, &offsets, "contiguous positions start at K instead of 0; a list K1,K2,... gives a row each (the shift test)"},
+        {"rope-scaling", ARG_STR, &scaling, "rotary checkpoints: none | pi | ntk | dynamic-ntk | yarn (context extension, no retraining)"},
+        {"rope-factor", ARG_FLOAT, &factor, "scale s of pi/ntk/yarn (0 = eval length / train length); dynamic-ntk: alpha (0 = 1)", 0, 1e6},
         {"clamp-pos", ARG_FLAG, &clamp, "positions past a learned table reuse its last row (default: error)"},
         {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
         {"csv", ARG_STR, &csv, "write results here (default: print CSV to stdout)"},
@@ -58,7 +62,13 @@ int cmd_eval(int argc, char **argv) {
     if (!nonov && !slide) die("--protocol must be nonoverlapping, sliding or both, got '%s'", protocol);
     int rand_pos = !strcmp(positions, "random");
     if (!rand_pos && strcmp(positions, "contiguous")) die("--positions must be contiguous or random, got '%s'", positions);
-    if (rand_pos && offset) die("--pos-offset applies to contiguous positions only");
+    int offs[64];
+    int noff = parse_list("pos-offset", offsets, offs, 64, 0, 1 << 28);
+    if (rand_pos && (noff > 1 || offs[0])) die("--pos-offset applies to contiguous positions only");
+    int method = pos_ext_parse(scaling);
+    if (method < 0) die("--rope-scaling must be none, pi, ntk, dynamic-ntk or yarn, got '%s'", scaling);
+    if (factor != 0 && factor < 1) die("--rope-factor must be 0 (from the length) or >= 1, got %g", factor);
+    if (factor != 0 && method == POS_EXT_NONE) die("--rope-factor needs --rope-scaling pi|ntk|dynamic-ntk|yarn");
 
     GPT m;
     TrainState ts;
@@ -66,10 +76,11 @@ int cmd_eval(int argc, char **argv) {
     m.clamp_pos = clamp;
     runtime_setup(threads);
     const GPTConfig *c = &m.cfg;
+    if (method != POS_EXT_NONE) pos_set_ext(&m.ps, &(PosExt){.method = method, .factor = factor, .train_len = c->T});
     if (rand_pos && !rand_max) rand_max = c->rand_max;
     if (rand_pos && !rand_max) die("--positions random needs --rand-max (the checkpoint was not trained with random positions)");
     int lens[64];
-    int nlen = lengths ? parse_lengths(lengths, lens, 64) : (lens[0] = c->T, 1);
+    int nlen = lengths ? parse_list("lengths", lengths, lens, 64, 1, 1 << 24) : (lens[0] = c->T, 1);
 
     // the text to score: by default the training run's held-out split
     const uint8_t *text;
@@ -84,8 +95,10 @@ int cmd_eval(int argc, char **argv) {
     }
     // check every length before spending time on any
     int lim = m.ps.scheme->max_pos ? m.ps.scheme->max_pos(&m.ps) : 0;
+    int maxoff = 0;
+    for (int k = 0; k < noff; k++) maxoff = offs[k] > maxoff ? offs[k] : maxoff;
     for (int i = 0; i < nlen; i++) {
-        int maxp = rand_pos ? rand_max - 1 : offset + lens[i] - 1;
+        int maxp = rand_pos ? rand_max - 1 : maxoff + lens[i] - 1;
         if (rand_pos && lens[i] > rand_max) die("length %d exceeds --rand-max %d: cannot draw distinct random positions", lens[i], rand_max);
         if (lim && maxp >= lim && !clamp)
             die("length %d needs position %d but this '%s' checkpoint serves positions 0..%d (its table has %d rows); "
@@ -95,10 +108,16 @@ int cmd_eval(int argc, char **argv) {
     FILE *pp = per_pos ? xfopen(per_pos, "w") : NULL;
     char label[64];
     scheme_label(c, label, sizeof label);
-    fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step\n");
+    if (method != POS_EXT_NONE) { // e.g. rope+yarn: a series of its own in plots
+        size_t o = strlen(label);
+        snprintf(label + o, sizeof label - o, "+%s", pos_ext_name(method));
+    }
+    fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale\n");
     if (pp) fprintf(pp, "scheme,train_len,eval_len,protocol,stride,position,loss,count\n");
+    for (int oi = 0; oi < noff; oi++)
     for (int i = 0; i < nlen; i++)
         for (int pr = 0; pr < 2; pr++) {
+            int offset = offs[oi];
             if ((pr == 0 && !nonov) || (pr == 1 && !slide)) continue;
             int L = lens[i];
             int S = pr == 0 ? L : (stride ? stride : (L / 4 > 0 ? L / 4 : 1));
@@ -109,11 +128,12 @@ int cmd_eval(int argc, char **argv) {
             EvalResult r;
             evaluate(&m, text, n, &sp, pp != NULL, &r);
             const char *pname = pr == 0 ? "nonoverlapping" : "sliding";
-            fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld\n", label, c->T, L, pname, S, r.tokens, r.loss,
-                    exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step);
+            fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld,%s,%g\n", label, c->T, L, pname, S, r.tokens, r.loss,
+                    exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step, pos_ext_name(method),
+                    pos_ext_scale(&m.ps.ext, L));
             fflush(out);
-            fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d tokens %-8ld loss %.4f ppl %.3f\n", label, L, pname, S,
-                    r.tokens, r.loss, exp(r.loss));
+            fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f\n", label, L, pname,
+                    S, offset, r.tokens, r.loss, exp(r.loss));
             if (pp) {
                 for (int t = 0; t < L; t++)
                     if (r.pos_count[t]) fprintf(pp, "%s,%d,%d,%s,%d,%d,%.6f,%ld\n", label, c->T, L, pname, S, t, r.pos_loss[t], r.pos_count[t]);

@@ -2,6 +2,8 @@
 //   --kind ppl       perplexity (or loss, bpc) vs evaluation length, from `posgpt eval` CSVs
 //   --kind position  loss by position in the window, from `posgpt eval --per-position` CSVs
 //   --kind training  train and validation loss vs step, from `posgpt train` log.csv files
+//   --kind offset    loss (or ppl, bpc) vs the first position of the window (eval --pos-offset),
+//                    from `posgpt eval` CSVs: the shift test of Sinha et al. 2022
 // Here: reading and checking the CSV files (columns found by name; every bad value is a
 // one-line error naming the file and line), grouping rows into series, the y range policy
 // (a robust clip so one exploding scheme does not flatten the others) and the captions.
@@ -15,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KIND_PPL, KIND_POSITION, KIND_TRAINING };
+enum { KIND_PPL, KIND_POSITION, KIND_TRAINING, KIND_OFFSET };
 
 // ---- CSV: a header row, comma-separated cells, no quoting ----
 // registry index of a scheme name ("randomized-*" after the registry), or -1
@@ -237,12 +239,12 @@ int cmd_plot(int argc, char **argv) {
     int width = 1600, height = 1000, ylog = 0, xlog = 0, no_clip = 0, stats = 0, smooth = 0;
     double ymax = NAN, ymin = NAN;
     ArgDef defs[] = {
-        {"kind", ARG_STR, &kind_s, "ppl | position | training; auto: from the first file's header"},
+        {"kind", ARG_STR, &kind_s, "ppl | position | training | offset; auto: from the first file's header (never offset)"},
         {"out", ARG_STR, &out, "PNG file to write (required)"},
         {"title", ARG_STR, &title, "figure title; none: made from the data; \"\": no title"},
         {"width", ARG_INT, &width, "image width in pixels", 320, 8000},
         {"height", ARG_INT, &height, "image height in pixels", 240, 8000},
-        {"metric", ARG_STR, &metric, "kind ppl: the y value: ppl | loss | bpc"},
+        {"metric", ARG_STR, &metric, "kinds ppl, offset: the y value: ppl | loss | bpc"},
         {"protocol", ARG_STR, &protocol, "nonoverlapping | sliding | both; auto: nonoverlapping if present, else sliding"},
         {"positions", ARG_STR, &positions, "kind ppl: contiguous | random | all"},
         {"label", ARG_STR, &labels, "comma-separated names, one per file, replacing the scheme/run names"},
@@ -260,8 +262,9 @@ int cmd_plot(int argc, char **argv) {
     if (!nf) die("plot: no input files (give one or more CSV files; see posgpt plot --help)");
     if (!out) die("plot: --out FILE.png is required");
     int kind = !strcmp(kind_s, "ppl") ? KIND_PPL : !strcmp(kind_s, "position") ? KIND_POSITION
-             : !strcmp(kind_s, "training") ? KIND_TRAINING : !strcmp(kind_s, "auto") ? -1 : -2;
-    if (kind == -2) die("plot: --kind must be ppl, position or training, got '%s'", kind_s);
+             : !strcmp(kind_s, "training") ? KIND_TRAINING : !strcmp(kind_s, "offset") ? KIND_OFFSET
+             : !strcmp(kind_s, "auto") ? -1 : -2;
+    if (kind == -2) die("plot: --kind must be ppl, position, training or offset, got '%s'", kind_s);
     if (strcmp(protocol, "auto") && strcmp(protocol, "nonoverlapping") && strcmp(protocol, "sliding") && strcmp(protocol, "both"))
         die("plot: --protocol must be nonoverlapping, sliding, both or auto, got '%s'", protocol);
     if (strcmp(positions, "all") && strcmp(positions, "contiguous") && strcmp(positions, "random"))
@@ -308,11 +311,12 @@ int cmd_plot(int argc, char **argv) {
                 }
             }
         } else {
-            const char *what = kind == KIND_PPL ? "posgpt eval CSV" : "posgpt eval --per-position CSV";
+            const char *what = kind != KIND_POSITION ? "posgpt eval CSV" : "posgpt eval --per-position CSV";
             int c_s = csv_col(&t, "scheme", 1, what), c_tl = csv_col(&t, "train_len", 1, what), c_el = csv_col(&t, "eval_len", 1, what);
             int c_pr = csv_col(&t, "protocol", 1, what);
-            int c_y = csv_col(&t, kind == KIND_PPL ? metric : "loss", 1, what);
-            int c_x = kind == KIND_POSITION ? csv_col(&t, "position", 1, what) : c_el;
+            int c_y = csv_col(&t, kind != KIND_POSITION ? metric : "loss", 1, what);
+            int c_x = kind == KIND_POSITION ? csv_col(&t, "position", 1, what)
+                    : kind == KIND_OFFSET ? csv_col(&t, "pos_offset", 1, "posgpt eval CSV with --pos-offset") : c_el;
             int c_pos = csv_col(&t, "positions", 0, what), c_off = csv_col(&t, "pos_offset", 0, what), c_cnt = csv_col(&t, "count", 0, what);
             // a --label names the file's scheme; a file with several schemes keeps them apart
             int several = 0;
@@ -336,7 +340,7 @@ int cmd_plot(int argc, char **argv) {
                 if (kind == KIND_POSITION && (w->x < 0 || w->x >= w->eval_len))
                     die("plot: %s line %d: position %g is outside the window [0, %d)", t.path, t.line[r], w->x, w->eval_len);
                 if (kind == KIND_POSITION && xlog) w->x += 1;
-                if (kind == KIND_PPL && w->y <= 0) die("plot: %s line %d: %s = %g is not positive", t.path, t.line[r], metric, w->y);
+                if (kind != KIND_POSITION && w->y <= 0) die("plot: %s line %d: %s = %g is not positive", t.path, t.line[r], metric, w->y);
                 w->file = fi, w->line = t.line[r];
             }
         }
@@ -383,7 +387,8 @@ int cmd_plot(int argc, char **argv) {
         vary_el |= rs.r[i].eval_len != rs.r[0].eval_len;
         vary_off |= rs.r[i].offset != rs.r[0].offset;
     }
-    if (kind == KIND_PPL) vary_el = 0; // eval_len is the x axis
+    if (kind == KIND_PPL) vary_el = 0;    // eval_len is the x axis
+    if (kind == KIND_OFFSET) vary_off = 0; // pos_offset is the x axis
     // series in the order of their first row in the files; a colour per name
     Series *se = NULL;
     int ns = 0, scap = 0, nnames = 0;
@@ -439,7 +444,7 @@ int cmd_plot(int argc, char **argv) {
             if (s->y[s->n - 1] == w->y) continue; // an identical row in two files
             die("plot: %s line %d and %s line %d both give '%s' at %s %g with different values; "
                 "name the files with --label A,B,...", files[s->file[s->n - 1]], s->line[s->n - 1], files[w->file], w->line, s->label,
-                kind == KIND_PPL ? "length" : "position", w->x - (kind == KIND_POSITION && xlog ? 1 : 0));
+                kind == KIND_PPL ? "length" : kind == KIND_OFFSET ? "offset" : "position", w->x - (kind == KIND_POSITION && xlog ? 1 : 0));
         }
         if (s->n == s->cap) {
             s->cap = s->cap ? 2 * s->cap : 64;
@@ -490,11 +495,11 @@ int cmd_plot(int argc, char **argv) {
         Series *s = &se[i];
         for (int k = 0; k < s->n; k++) dmin = fmin(dmin, s->y[k]), dmax = fmax(dmax, s->y[k]), npts++;
         for (int k = 0; k < s->n && s->raw; k++) dmin = fmin(dmin, s->raw[k]), dmax = fmax(dmax, s->raw[k]);
-        if (kind == KIND_PPL) {
+        if (kind == KIND_PPL || kind == KIND_OFFSET) { // at the training length / offset 0
             double r = INFINITY;
             for (int k = 0; k < s->n; k++) r = fmin(r, s->y[k]);
             for (int k = 0; k < s->n; k++)
-                if (s->x[k] == s->train_len) r = s->y[k];
+                if (s->x[k] == (kind == KIND_PPL ? s->train_len : 0)) r = s->y[k];
             ref[nref++] = r;
         } else if (kind == KIND_POSITION) {
             int m = 0;
@@ -508,7 +513,7 @@ int cmd_plot(int argc, char **argv) {
             if (s->role == 1 || !has_val) ref[nref++] = best;
         }
     }
-    double factor = kind == KIND_PPL && !strcmp(metric, "ppl") ? 5 : 3, base = median(ref, nref), limit = factor * base;
+    double factor = kind != KIND_POSITION && kind != KIND_TRAINING && !strcmp(metric, "ppl") ? 5 : 3, base = median(ref, nref), limit = factor * base;
     double clip = NAN;
     int yclip = 0, nabove = 0;
     const char *clip_why = NULL;
@@ -539,7 +544,7 @@ int cmd_plot(int argc, char **argv) {
         int id = s->name_id;
         ChartSeries c = {.x = s->x, .y = s->y, .n = s->n, .color = palette_color(id), .dash = (id / 8 + s->variant) % DASH_COUNT,
                          .marker = id % MARK_COUNT, .opacity = 1, .label = s->label};
-        if (kind == KIND_PPL) c.width = 3, c.markers = 1;
+        if (kind == KIND_PPL || kind == KIND_OFFSET) c.width = 3, c.markers = 1;
         else if (kind == KIND_POSITION) {
             c.width = s->n > 200 ? 2.5f : 3, c.markers = s->n <= 40;
             if (s->raw) // the raw values beneath, light
@@ -558,7 +563,7 @@ int cmd_plot(int argc, char **argv) {
     // training lengths: dashed reference lines (kinds ppl and position)
     double vl[16];
     int nvl = 0;
-    if (kind != KIND_TRAINING)
+    if (kind == KIND_PPL || kind == KIND_POSITION)
         for (int i = 0; i < ns && nvl < 16; i++) {
             double v = se[i].train_len + (kind == KIND_POSITION && xlog ? 1 : 0);
             int dup = 0;
@@ -609,6 +614,14 @@ int cmd_plot(int argc, char **argv) {
         else append(cap, sizeof cap, "%s windows, %.0f to %.0f per position", pname, cmin, cmax);
         if (smooth > 1) append(cap, sizeof cap, "; lines: moving average over up to %d positions, raw values light", smooth / 2 * 2 + 1);
         why = "3× the median before the training length";
+    } else if (kind == KIND_OFFSET) {
+        const char *what = !strcmp(metric, "ppl") ? "Perplexity" : !strcmp(metric, "bpc") ? "Bits per byte" : "Loss";
+        if (!vary_el && single_tl)
+            snprintf(title_buf, sizeof title_buf, "%s vs. position offset (windows of %d, trained at %d)", what, rs.r[0].eval_len, se[0].train_len);
+        else snprintf(title_buf, sizeof title_buf, "%s vs. position offset", what);
+        snprintf(ylab, sizeof ylab, "%s", !strcmp(metric, "ppl") ? "perplexity" : !strcmp(metric, "bpc") ? "bits per byte" : "loss (nats per byte)");
+        append(cap, sizeof cap, "%s windows; positions K..K+L-1", pname);
+        why = !strcmp(metric, "ppl") ? "5× the median at offset 0" : "3× the median at offset 0";
     } else {
         snprintf(title_buf, sizeof title_buf, "Training and validation loss");
         snprintf(ylab, sizeof ylab, "loss (nats per byte)");
@@ -631,7 +644,8 @@ int cmd_plot(int argc, char **argv) {
     } else if (kind == KIND_POSITION) {
         ch.xlabel = xlog ? "position in the window + 1" : "position in the window", ch.xlog = xlog;
         ch.xtick_unit = single_tl ? se[0].train_len : 0;
-    } else ch.xlabel = "step";
+    } else if (kind == KIND_OFFSET) ch.xlabel = "position offset K (first position of every window)";
+    else ch.xlabel = "step";
     if (title && !*title) ch.title = NULL;
 
     Canvas cv_;
@@ -640,7 +654,8 @@ int cmd_plot(int argc, char **argv) {
     chart_render(&cv_, font, &ch, &st);
     canvas_write_png(&cv_, out);
     if (stats) {
-        printf("kind %s\nsize %d %d\nseries %d\npoints %d\n", kind == KIND_PPL ? "ppl" : kind == KIND_POSITION ? "position" : "training",
+        printf("kind %s\nsize %d %d\nseries %d\npoints %d\n", kind == KIND_PPL ? "ppl" : kind == KIND_POSITION ? "position"
+               : kind == KIND_OFFSET ? "offset" : "training",
                width, height, ns, npts);
         printf("data_range %g %g\ny_axis %g %g\n", dmin, dmax, st.ylo, st.yhi);
         if (yclip) printf("clip %g\n", clip);

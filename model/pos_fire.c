@@ -1,0 +1,118 @@
+// pos_fire.c - FIRE, functional interpolation for relative positions (Li et al. 2023,
+// "Functional Interpolation for Relative Positions Improves Long Context Transformers",
+// Sec. 3): the logit bias of head h is a learned function of the normalised distance
+//   u = psi(D) / psi(max(L, i)),  psi(x) = log(c x + 1),  D = i - j,
+//   b(h, i, j) = f(u)_h,  f = MLP 1 -> H_f (ReLU) -> NH,
+// with learnable c > 0 and threshold L >= 1. Dividing by psi of the query position
+// ("progressive interpolation") keeps u in [0, 1] at any length, so longer windows reuse
+// the trained range of f; it also makes the bias depend on i itself, not only on i - j.
+// One MLP shared by heads (one output each) and layers. Parameters, in order:
+//   w1[Hf], b1[Hf], w2[NH][Hf], b2[NH], c, L.
+// Init (ours): w1 ~ N(0,1), b1 ~ U(-1,1), w2 ~ N(0, 0.02^2), b2 = 0, c = 1,
+// L = --fire-threshold (32). Constraint after every step: c >= 1e-3, L >= 1.
+#include "pos.h"
+
+#define FIRE_MAX_HIDDEN 256
+
+typedef struct { const real *w1, *b1, *w2, *b2, *c, *L; int Hf; } FireView;
+
+static int fire_hidden(const PosState *ps) { return (int)ps->hp[0]; }
+
+static FireView fire_view(const PosState *ps, const real *P) {
+    int Hf = fire_hidden(ps), NH = ps->NH;
+    FireView v = {P, P + Hf, P + 2 * Hf, P + 2 * Hf + (size_t)NH * Hf, NULL, NULL, Hf};
+    v.c = v.b2 + NH;
+    v.L = v.c + 1;
+    return v;
+}
+
+static size_t fire_num_params(const PosState *ps) { return (size_t)fire_hidden(ps) * (2 + ps->NH) + ps->NH + 2; }
+
+static const char *fire_validate(const PosState *ps, char *err, size_t n) {
+    float hf = ps->hp[0], L = ps->hp[1];
+    if (!(hf >= 1 && hf <= FIRE_MAX_HIDDEN) || hf != floorf(hf))
+        snprintf(err, n, "--fire-hidden must be an integer in [1, %d], got %g", FIRE_MAX_HIDDEN, hf);
+    else if (!(L >= 1 && L <= 1e9)) snprintf(err, n, "--fire-threshold must be in [1, 1e9], got %g", L);
+    else return NULL;
+    return err;
+}
+
+static void fire_init(const PosState *ps, real *P, Rng *rng) {
+    int Hf = fire_hidden(ps), NH = ps->NH;
+    real *w1 = P, *b1 = P + Hf, *w2 = P + 2 * Hf, *b2 = w2 + (size_t)NH * Hf;
+    for (int k = 0; k < Hf; k++) w1[k] = (real)rng_normal(rng), b1[k] = (real)(2.0 * rng_uniform(rng) - 1.0);
+    for (int i = 0; i < NH * Hf; i++) w2[i] = (real)(0.02 * rng_normal(rng));
+    for (int h = 0; h < NH; h++) b2[h] = 0;
+    b2[NH] = 1.0f;              // c
+    b2[NH + 1] = ps->hp[1];     // L
+}
+
+static void fire_constrain(const PosState *ps, real *P) {
+    FireView v = fire_view(ps, P);
+    real *c = (real *)v.c, *L = (real *)v.L;
+    if (!(*c >= 1e-3f)) *c = 1e-3f;
+    if (!(*L >= 1.0f)) *L = 1.0f;
+}
+
+static void fire_bias_forward(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores) {
+    FireView v = fire_view(ps, ps->params);
+    real c = *v.c, M = (real)qpos > *v.L ? (real)qpos : *v.L;
+    real inv = 1 / log1p(c * M);
+    const real *w2 = v.w2 + (size_t)h * v.Hf;
+    for (int j = 0; j < n; j++) {
+        real u = log1p(c * (real)(qpos - kpos[j])) * inv, o = v.b2[h];
+        for (int k = 0; k < v.Hf; k++) {
+            real z = v.w1[k] * u + v.b1[k];
+            if (z > 0) o += w2[k] * z;
+        }
+        scores[j] += o;
+    }
+}
+
+static void fire_bias_backward(const PosState *ps, real *dP, int h, int qpos, const int *kpos, int n, const real *ds) {
+    // o = b2_h + sum_k w2_hk relu(w1_k u + b1_k), u = psi(D) / psi(M), M = max(L, i)
+    // du/dc = (D/(cD+1) psi(M) - psi(D) M/(cM+1)) / psi(M)^2; du/dL = -psi(D) c/(cL+1) / psi(M)^2 if L > i
+    FireView v = fire_view(ps, ps->params), g = fire_view(ps, dP);
+    int Hf = v.Hf;
+    real c = *v.c, Lt = *v.L, M = (real)qpos > Lt ? (real)qpos : Lt;
+    real pM = log1p(c * M), inv = 1 / pM;
+    const real *w2 = v.w2 + (size_t)h * Hf;
+    real gw1[FIRE_MAX_HIDDEN] = {0}, gb1[FIRE_MAX_HIDDEN] = {0}, gw2[FIRE_MAX_HIDDEN] = {0};
+    real gb2 = 0, gc = 0, gL = 0;
+    for (int j = 0; j < n; j++) {
+        real D = (real)(qpos - kpos[j]), pD = log1p(c * D), u = pD * inv, du = 0, d = ds[j];
+        gb2 += d;
+        for (int k = 0; k < Hf; k++) {
+            real z = v.w1[k] * u + v.b1[k];
+            if (z <= 0) continue;
+            gw2[k] += d * z;
+            real dz = d * w2[k];
+            gw1[k] += dz * u;
+            gb1[k] += dz;
+            du += dz * v.w1[k];
+        }
+        gc += du * (D / (c * D + 1) * pM - pD * M / (c * M + 1)) * inv * inv;
+        if (Lt > (real)qpos) gL -= du * pD * c / (c * Lt + 1) * inv * inv;
+    }
+    real *w1g = (real *)g.w1, *b1g = (real *)g.b1, *w2g = (real *)g.w2 + (size_t)h * Hf;
+    for (int k = 0; k < Hf; k++) w1g[k] += gw1[k], b1g[k] += gb1[k], w2g[k] += gw2[k];
+    ((real *)g.b2)[h] += gb2;
+    *(real *)g.c += gc;
+    *(real *)g.L += gL;
+}
+
+const PosScheme pos_fire = {
+    .name = "fire",
+    .summary = "learned MLP of the log distance normalised by the query position (progressive interpolation)",
+    .cite = "Li et al. 2023 (FIRE), Sec. 3",
+    .hypers = {{"fire-hidden", 32.0f, "hidden units of the MLP"},
+               {"fire-threshold", 32.0f, "initial threshold L of the normaliser psi(max(L, i)) (learned)"},
+               {NULL, 0, NULL}},
+    .relative = 0, // the normaliser depends on the query position itself
+    .num_params = fire_num_params,
+    .init = fire_init,
+    .constrain = fire_constrain,
+    .validate = fire_validate,
+    .bias_forward = fire_bias_forward,
+    .bias_backward = fire_bias_backward,
+};

@@ -1,0 +1,140 @@
+// test_shift.c - float-build checks of position shifts and of RoPE context extension:
+//  - the shift test (Sinha et al. 2022): for every registered scheme, a random model's loss
+//    with positions 1000..1000+T-1 against 0..T-1. Schemes that depend only on distances
+//    must agree to float error, the others (absolute tables, FIRE's query-position
+//    normaliser) must not; and the schemes flagged relative are exactly the expected list.
+//  - eval --rope-scaling: at or below the training length every method is the identity;
+//    pi at factor s on positions s*p equals plain RoPE on p; ntk equals plain RoPE with base
+//    * s^(HS/(HS-2)); dynamic-ntk follows the window length; yarn leaves high-frequency pairs
+//    alone, interpolates low-frequency pairs by s and scales q and k by 0.1 ln s + 1.
+#include "check.h"
+#include "gpt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { B = 2, T = 32, V = 256 };
+
+static void build(GPT *m, const char *scheme, const float *hp, int rows) {
+    GPTConfig cfg = {.V = V, .C = 32, .L = 2, .NH = 4, .T = T, .pos_rows = rows};
+    snprintf(cfg.pos, sizeof cfg.pos, "%s", scheme);
+    if (hp) memcpy(cfg.pos_hp, hp, sizeof cfg.pos_hp);
+    else pos_default_hypers(pos_find(scheme), cfg.pos_hp);
+    gpt_build(m, &cfg);
+    gpt_init(m, 5);
+    // weights well above init scale, so positions visibly matter for every scheme
+    Rng rng;
+    rng_seed(&rng, 11);
+    for (size_t i = 0; i < m->num_params; i++) m->params[i] += (real)(0.3 * rng_normal(&rng));
+    gpt_constrain(m);
+    gpt_alloc(m, B, T, 0);
+}
+
+static int tok[B * T], tgt[B * T];
+
+static double loss_at(GPT *m, const int *pos) { return gpt_forward(m, tok, tgt, pos); }
+
+static double loss_offset(GPT *m, int offset) {
+    int pos[B * T];
+    pos_fill(pos, B, T, offset, 0, NULL);
+    return loss_at(m, pos);
+}
+
+static void test_shift(void) {
+    // the list of distance-only schemes; every other registered scheme must change
+    const char *relative[] = {"t5", "alibi", "rope", "xpos", "kerple-log", "kerple-power", "sandwich", "cope", "nope"};
+    int nrel = (int)(sizeof relative / sizeof relative[0]);
+    for (int i = 0; i < pos_count(); i++) {
+        const PosScheme *s = pos_at(i);
+        int expect = 0;
+        for (int k = 0; k < nrel; k++) expect |= !strcmp(relative[k], s->name);
+        char name[160];
+        snprintf(name, sizeof name, "%s is flagged %s", s->name, expect ? "relative" : "position-dependent");
+        check(s->relative == expect, name, "flag %d, expected %d", s->relative, expect);
+        GPT m;
+        build(&m, s->name, NULL, 1000 + T);
+        double l0 = loss_offset(&m, 0), l1 = loss_offset(&m, 1000), d = fabs(l1 - l0);
+        if (expect) {
+            snprintf(name, sizeof name, "shift test [%s]: loss at offset 1000 == offset 0 (%.7f, %.7f)", s->name, l0, l1);
+            check(d <= 2e-5 * (1 + fabs(l0)), name, "|diff| %.3g", d);
+        } else {
+            snprintf(name, sizeof name, "shift test [%s]: loss at offset 1000 differs from offset 0 (%.5f, %.5f)", s->name, l0, l1);
+            check(d > 1e-3, name, "|diff| only %.3g", d);
+        }
+        gpt_free(&m);
+    }
+}
+
+static void set_ext(GPT *m, int method, double factor) {
+    pos_set_ext(&m->ps, &(PosExt){.method = method, .factor = factor, .train_len = T / 2});
+}
+
+static void test_rope_scaling(void) {
+    GPT m, b;
+    build(&m, "rope", NULL, 1);
+    char name[160];
+    // a window as long as the training length (train_len = T): every method is the identity
+    double plain = loss_offset(&m, 0);
+    for (int meth = POS_EXT_PI; meth < POS_EXT_COUNT; meth++) {
+        pos_set_ext(&m.ps, &(PosExt){.method = meth, .factor = 0, .train_len = T});
+        double l = loss_offset(&m, 0);
+        snprintf(name, sizeof name, "rope-scaling %s at the training length is the identity", pos_ext_name(meth));
+        check(l == plain, name, "%.9g vs %.9g", l, plain);
+    }
+    // pi, s = 2: positions 2p under pi == positions p under plain rope
+    int pos2[B * T], pos1[B * T];
+    for (int i = 0; i < B * T; i++) pos1[i] = i % T, pos2[i] = 2 * (i % T);
+    set_ext(&m, POS_EXT_PI, 2);
+    double lpi = loss_at(&m, pos2);
+    set_ext(&m, POS_EXT_NONE, 0);
+    double lref = loss_at(&m, pos1);
+    check(fabs(lpi - lref) < 1e-5, "rope-scaling pi, s=2: positions 2p == plain rope at p", "%.9g vs %.9g", lpi, lref);
+    check(fabs(loss_offset(&m, 0) - lref) < 1e-12, "rope-scaling none restores plain rope", "");
+    // ntk, s = 4 == plain rope with base 10000 * 4^(HS/(HS-2)), HS = 8
+    set_ext(&m, POS_EXT_NTK, 4);
+    double lntk = loss_offset(&m, 0);
+    float hp[POS_MAX_HYPER] = {0};
+    pos_default_hypers(pos_find("rope"), hp);
+    hp[0] = (float)(10000.0 * pow(4.0, 8.0 / 6.0));
+    build(&b, "rope", hp, 1);
+    double lbase = loss_offset(&b, 0);
+    check(fabs(lntk - lbase) < 1e-5, "rope-scaling ntk, s=4 == plain rope with base * s^(HS/(HS-2))", "%.9g vs %.9g", lntk, lbase);
+    // dynamic-ntk (alpha 1): window T = 2 * train_len -> s = 2, like ntk at factor 2
+    set_ext(&m, POS_EXT_DYNNTK, 0);
+    double ldyn = loss_offset(&m, 0);
+    set_ext(&m, POS_EXT_NTK, 2);
+    double lntk2 = loss_offset(&m, 0);
+    check(ldyn == lntk2, "rope-scaling dynamic-ntk at 2x the training length == ntk at s = 2", "%.9g vs %.9g", ldyn, lntk2);
+    check(fabs(ldyn - plain) > 1e-4, "rope-scaling ntk changes the loss beyond the training length", "%.9g vs %.9g", ldyn, plain);
+    gpt_free(&b);
+    gpt_free(&m);
+
+    // yarn on the q/k transform itself: HS = 64, base 10000, train_len 1024, s = 4.
+    // pair 0: theta = 1, r = 1024/(2 pi) = 163 > beta = 32: unchanged; pair 31: theta =
+    // 10000^(-62/64), r = 0.02 < alpha = 1: theta / s. Both scaled by 0.1 ln 4 + 1.
+    PosState ps;
+    float rh[POS_MAX_HYPER] = {0};
+    pos_default_hypers(pos_find("rope"), rh);
+    pos_state_init(&ps, pos_find("rope"), 64, 1, 1, rh);
+    pos_set_ext(&ps, &(PosExt){.method = POS_EXT_YARN, .factor = 4, .train_len = 1024});
+    real v[64];
+    for (int i = 0; i < 64; i++) v[i] = (real)(i == 0 || i == 31 ? 1 : 0); // x_0 = 1 (pair 0), x_31 = 1 (pair 31)
+    int p = 300;
+    ps.scheme->qk_forward(&ps, v, &p, 1, 64, 0);
+    double m_ = 0.1 * log(4.0) + 1, th31 = pow(10000.0, -62.0 / 64) / 4;
+    // rotate-half pairing: pair k = (x_k, x_k+32); x_k' = m (x_k cos a - x_k+32 sin a), x_k+32' = m (x_k sin a + ...)
+    double e0c = m_ * cos(300.0), e0s = m_ * sin(300.0), e31c = m_ * cos(300.0 * th31), e31s = m_ * sin(300.0 * th31);
+    double err = fmax(fmax(fabs(v[0] - e0c), fabs(v[32] - e0s)), fmax(fabs(v[31] - e31c), fabs(v[63] - e31s)));
+    check(err < 1e-5, "rope-scaling yarn: high-frequency pair kept, low-frequency pair interpolated by s, q scaled by 0.1 ln s + 1",
+          "max error %.3g", err);
+    pos_state_free(&ps);
+}
+
+int main(void) {
+    Rng rng;
+    rng_seed(&rng, 3);
+    for (int i = 0; i < B * T; i++) tok[i] = (int)rng_below(&rng, V), tgt[i] = (int)rng_below(&rng, V);
+    test_shift();
+    test_rope_scaling();
+    return check_done();
+}
