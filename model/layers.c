@@ -211,6 +211,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
     int HS = C / NH, C3 = 3 * C;
     real scale = (real)(1.0 / sqrt((double)HS));
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
+    void (*term)(const PosState *, int, const real *, const real *, int, int, real, real *) = ps ? ps->scheme->score_forward : NULL;
 #pragma omp parallel for schedule(static) collapse(2)
     for (int b = 0; b < B; b++)
         for (int h = 0; h < NH; h++) {
@@ -221,6 +222,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
             for (int i = 0; i < T; i++) {
                 real *row = A + (size_t)i * T;
                 if (bias) bias(ps, h, pos_b[i], pos_b, i + 1, row);
+                if (term) term(ps, h, Q + (size_t)i * C3, K, C3, i + 1, scale, row);
                 softmax_causal_row(row, i + 1, T);
             }
             gemm(0, 0, T, HS, T, 1, A, T, V, C3, 0, out + (size_t)b * T * C + (size_t)h * HS, C);
@@ -229,54 +231,51 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
 
 void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout, const real *att,
                         const real *qkv, const int *pos, const PosState *ps, int B, int T, int C, int NH) {
-    // forward: S = scale Q K^T + bias; P = softmax(S); O = P V
+    // forward: S = scale Q K^T + bias (+ content term); P = softmax(S); O = P V
     // dP = dO V^T; dV += P^T dO; dS = P * (dP - rowsum(P * dP)); dQ += scale dS K; dK += scale dS^T Q
+    // Scheme parameters: each thread accumulates into its own buffer, summed in thread order
+    // afterwards (deterministic for a given thread count), so schemes may share parameters
+    // across heads and rows without locking.
     int HS = C / NH, C3 = 3 * C;
     real scale = (real)(1.0 / sqrt((double)HS));
-#pragma omp parallel for schedule(static) collapse(2)
-    for (int b = 0; b < B; b++)
-        for (int h = 0; h < NH; h++) {
-            size_t qoff = (size_t)b * T * C3 + (size_t)h * HS;
-            const real *Q = qkv + qoff, *K = Q + C, *V = Q + 2 * C;
-            real *dQ = dqkv + qoff, *dK = dQ + C, *dV = dQ + 2 * C;
-            const real *dO = dout + (size_t)b * T * C + (size_t)h * HS;
-            const real *P = att + ((size_t)b * NH + h) * T * T;
-            real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
-            gemm(0, 1, T, T, HS, 1, dO, C, V, C3, 0, dS, T);
-            gemm(1, 0, T, HS, T, 1, P, T, dO, C, 1, dV, C3);
-            for (int i = 0; i < T; i++) {
-                const real *p = P + (size_t)i * T;
-                real *d = dS + (size_t)i * T;
-                double s = 0.0;
-                for (int j = 0; j <= i; j++) s += (double)p[j] * d[j];
-                for (int j = 0; j <= i; j++) d[j] = p[j] * (d[j] - (real)s);
-                for (int j = i + 1; j < T; j++) d[j] = 0;
-            }
-            gemm(0, 0, T, HS, T, scale, dS, T, K, C3, 1, dQ, C3);
-            gemm(1, 0, T, HS, T, scale, dS, T, Q, C3, 1, dK, C3);
-        }
-    // the bias is added unscaled, so d(bias) = dS. Parallel over (sequence, head) rows; each
-    // thread accumulates into its own buffer, summed in thread order (deterministic for a
-    // given thread count), so schemes may share parameters across heads.
-    if (ps && ps->scheme->bias_backward && dpos) {
-        size_t np = pos_num_params(ps);
-        int nt = omp_get_max_threads();
-        real *acc = xcalloc((size_t)nt * np + 1, sizeof(real));
+    const PosScheme *sch = ps ? ps->scheme : NULL;
+    int want_bias = sch && sch->bias_backward && dpos, want_term = sch && sch->score_backward && dpos;
+    size_t np = (want_bias || want_term) ? pos_num_params(ps) : 0;
+    int nt = omp_get_max_threads();
+    real *acc = np ? xcalloc((size_t)nt * np, sizeof(real)) : NULL;
 #pragma omp parallel
-        {
-            real *mine = acc + (size_t)omp_get_thread_num() * np;
+    {
+        real *mine = acc ? acc + (size_t)omp_get_thread_num() * np : NULL;
 #pragma omp for schedule(static) collapse(2)
-            for (int b = 0; b < B; b++)
-                for (int h = 0; h < NH; h++) {
-                    const int *pos_b = pos + (size_t)b * T;
-                    const real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
-                    for (int i = 0; i < T; i++) ps->scheme->bias_backward(ps, mine, h, pos_b[i], pos_b, i + 1, dS + (size_t)i * T);
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < NH; h++) {
+                size_t qoff = (size_t)b * T * C3 + (size_t)h * HS;
+                const real *Q = qkv + qoff, *K = Q + C, *V = Q + 2 * C;
+                real *dQ = dqkv + qoff, *dK = dQ + C, *dV = dQ + 2 * C;
+                const real *dO = dout + (size_t)b * T * C + (size_t)h * HS;
+                const real *P = att + ((size_t)b * NH + h) * T * T;
+                real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
+                const int *pos_b = pos + (size_t)b * T;
+                gemm(0, 1, T, T, HS, 1, dO, C, V, C3, 0, dS, T);
+                gemm(1, 0, T, HS, T, 1, P, T, dO, C, 1, dV, C3);
+                for (int i = 0; i < T; i++) {
+                    const real *p = P + (size_t)i * T;
+                    real *d = dS + (size_t)i * T;
+                    double s = 0.0;
+                    for (int j = 0; j <= i; j++) s += (double)p[j] * d[j];
+                    for (int j = 0; j <= i; j++) d[j] = p[j] * (d[j] - (real)s);
+                    for (int j = i + 1; j < T; j++) d[j] = 0;
+                    // the bias and the content term are added unscaled: their gradient is dS
+                    if (want_bias) sch->bias_backward(ps, mine, h, pos_b[i], pos_b, i + 1, d);
+                    if (want_term) sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K, C3, i + 1, scale, d, dQ + (size_t)i * C3, dK);
                 }
-        }
-        for (int t = 0; t < nt; t++)
-            for (size_t k = 0; k < np; k++) dpos[k] += acc[(size_t)t * np + k];
-        free(acc);
+                gemm(0, 0, T, HS, T, scale, dS, T, K, C3, 1, dQ, C3);
+                gemm(1, 0, T, HS, T, scale, dS, T, Q, C3, 1, dK, C3);
+            }
     }
+    for (int t = 0; t < nt && acc; t++)
+        for (size_t k = 0; k < np; k++) dpos[k] += acc[(size_t)t * np + k];
+    free(acc);
 }
 
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
@@ -287,6 +286,7 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
     real scale = (real)(1.0 / sqrt((double)HS));
     int nblk = (T + ATT_QBLOCK - 1) / ATT_QBLOCK;
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
+    void (*term)(const PosState *, int, const real *, const real *, int, int, real, real *) = ps ? ps->scheme->score_forward : NULL;
 #pragma omp parallel
     {
         real *S = xmalloc((size_t)ATT_QBLOCK * T * sizeof(real));
@@ -304,6 +304,7 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
                     for (int r = 0; r < nq; r++) {
                         real *row = S + (size_t)r * nk;
                         if (bias) bias(ps, h, pos_b[q0 + r], pos_b, q0 + r + 1, row);
+                        if (term) term(ps, h, Q + (size_t)(q0 + r) * C3, K, C3, q0 + r + 1, scale, row);
                         softmax_causal_row(row, q0 + r + 1, nk);
                     }
                     gemm(0, 0, nq, HS, nk, 1, S, nk, V, C3, 0, out + ((size_t)b * T + q0) * C + (size_t)h * HS, C);

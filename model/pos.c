@@ -7,7 +7,7 @@
 #include <string.h>
 
 extern const PosScheme pos_sinusoidal, pos_learned, pos_t5, pos_alibi, pos_rope, pos_nope, pos_kerple_log,
-    pos_kerple_power, pos_sandwich, pos_xpos, pos_fire;
+    pos_kerple_power, pos_sandwich, pos_xpos, pos_fire, pos_cope;
 
 static const PosScheme *const REGISTRY[] = {
     &pos_sinusoidal,
@@ -21,6 +21,7 @@ static const PosScheme *const REGISTRY[] = {
     &pos_sandwich,
     &pos_xpos,
     &pos_fire,
+    &pos_cope,
 };
 #define NREG ((int)(sizeof(REGISTRY) / sizeof(REGISTRY[0])))
 

@@ -5,6 +5,7 @@
 //   input add     x[n] += emb(pos[n])               after the token embedding
 //   q/k transform q, k of every head, every layer     after the qkv linear (RoPE)
 //   logit bias    score(h, i, j) += b(h, pos_i, pos_j) after scaling by 1/sqrt(HS), before softmax
+//   logit term    score(h, i, j) += f(q_i, k_0..k_i)  from the contents (CoPE)
 // each with its backward. Every hook receives the position array rather than assuming 0..T-1,
 // so randomized training positions (Ruoss et al. 2023), shifted starts and interpolated
 // positions need no special case. Hooks a scheme does not use stay NULL.
@@ -89,6 +90,15 @@ typedef struct PosScheme {
     // may share parameters between heads (FIRE's MLP) without any locking.
     void (*bias_forward)(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores);
     void (*bias_backward)(const PosState *ps, real *dparams, int h, int qpos, const int *kpos, int n, const real *dscores);
+
+    // content-dependent logit term (CoPE), for head h and one query row: q (HS floats), the n
+    // keys it attends to (rows of K, stride kstride), scores[0..n) = q.k_j * scale on entry
+    // (a scheme with this hook has no bias hook); the hook adds its term. Backward: given
+    // dscores (gradient of the row's final logits), add the term's gradients into dq (HS),
+    // the rows of dK (stride kstride) and dparams (a per-thread buffer, as for bias_backward).
+    void (*score_forward)(const PosState *ps, int h, const real *q, const real *K, int kstride, int n, real scale, real *scores);
+    void (*score_backward)(const PosState *ps, real *dparams, int h, const real *q, const real *K, int kstride, int n, real scale,
+                           const real *dscores, real *dq, real *dK);
 } PosScheme;
 
 // registry

@@ -197,9 +197,9 @@ static void test_attention(const PosScheme *s) {
     numgrad(ng, c.qkv, nq, att_loss, &c);
     snprintf(name, sizeof name, "attention d(qkv) [bias: %s]", s->name);
     check_close(name, dqkv, ng, nq, ATOL, RTOL);
-    if (np && s->bias_forward) {
+    if (np && (s->bias_forward || s->score_forward)) {
         numgrad(ng, params, np, att_loss, &c);
-        snprintf(name, sizeof name, "%s bias_backward d(params) through attention", s->name);
+        snprintf(name, sizeof name, "%s %s d(params) through attention", s->name, s->bias_forward ? "bias_backward" : "score_backward");
         check_close(name, dpos, ng, np, ATOL, RTOL);
     }
     // the O(T)-memory inference attention computes the same output (T > ATT_QBLOCK: several blocks)
@@ -298,7 +298,7 @@ int main(void) {
     test_attention(pos_find("nope"));
     for (int i = 0; i < pos_count(); i++) {
         const PosScheme *s = pos_at(i);
-        if (s->bias_forward) test_attention(s);
+        if (s->bias_forward || s->score_forward) test_attention(s);
         if (s->input_forward) test_input_hook(s);
         if (s->qk_forward) test_qk_hook(s);
         char name[128];
@@ -311,6 +311,8 @@ int main(void) {
         // a hook with parameters needs its backward; a q/k transform always needs its transpose
         if (s->qk_forward && !s->qk_backward) np_ok = 0;
         if (np && s->bias_forward && !s->bias_backward) np_ok = 0;
+        if (s->score_forward && !s->score_backward) np_ok = 0; // the term depends on q and k
+        if (s->score_forward && s->bias_forward) np_ok = 0;    // score_backward recomputes the logits as q.k only
         if (np && s->input_forward && !s->input_backward) np_ok = 0;
         check(np_ok, name, "a forward hook lacks the backward its parameters need");
     }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # study.sh - the train-short / test-long study: train every position scheme with the same
 # config and seed on the default corpus at a short length, evaluate each checkpoint at 1x..32x
-# the training length with both protocols and by position, and render the figures.
+# the training length with both protocols and by position, run the shift test (positions
+# offset by K) on every checkpoint and the RoPE context extensions on the rope checkpoint,
+# and render the figures. A scheme whose checkpoint already finished training is not trained
+# again (the study resumes after an interruption); evaluation always runs.
 #
 #   tools/study.sh            the full study into runs/study (about 50 minutes on 2 cores)
 #   tools/study.sh --quick    a small version into runs/study-quick (about 2 minutes)
@@ -15,7 +18,7 @@ quick=0
 [ -x ./posgpt ] || make --no-print-directory posgpt
 [ -s data/kjv.txt ] || make --no-print-directory data/kjv.txt
 bin=${POSGPT:-./posgpt}
-schemes=${SCHEMES:-"sinusoidal learned t5 alibi rope nope randomized"}
+schemes=${SCHEMES:-"sinusoidal learned t5 alibi rope nope randomized kerple-log kerple-power sandwich xpos fire cope"}
 if [ $quick = 1 ]; then
   out=${OUT:-runs/study-quick}
   T=64; MODEL=(--layers 2 --d-model 64 --heads 4); STEPS=300; BATCH=16; LR=2e-3; TOKENS=16384
@@ -28,6 +31,8 @@ fi
 mults="1 2 4 8 16 32"
 lens=""; for m in $mults; do lens="${lens:+$lens,}$((m * T))"; done
 longest=$((32 * T))
+# shift test offsets: up to the learned table's last full window (32 T rows)
+offsets=""; for k in 0 4 8 12 16 20 24 28 31; do offsets="${offsets:+$offsets,}$((k * T))"; done
 mkdir -p "$out"
 echo "tools/study.sh $*" > "$out/command.txt"
 t_start=$SECONDS
@@ -41,13 +46,29 @@ for s in $schemes; do
   # first T (the rest keep their initial values)
   [ "$s" = randomized ] && extra=(--rand-max "$longest")
   [ "$s" = learned ] && extra=(--max-pos "$longest")
-  "$bin" train --data data/kjv.txt --pos "$s" --out "$d" --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
-    --lr $LR --wd 0 --seed 1 --eval-every $((STEPS / 10)) "${extra[@]}" > "$d/train.txt"
+  if [ -s "$d/model.bin" ] && "$bin" info "$d/model.bin" 2>/dev/null | grep -q "step $STEPS of $STEPS,"; then
+    echo "    $d/model.bin finished training earlier: kept" >&2
+  else
+    "$bin" train --data data/kjv.txt --pos "$s" --out "$d" --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
+      --lr $LR --wd 0 --seed 1 --eval-every $((STEPS / 10)) "${extra[@]}" > "$d/train.txt"
+  fi
   ev=()
   "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
     "${ev[@]}" --csv "$d/eval.csv" 2> "$d/eval.log"
   "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
     "${ev[@]}" --per-position "$d/pos.csv" --csv /dev/null 2>> "$d/eval.log"
+  # the shift test (Sinha et al. 2022): windows of T starting at position K
+  "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --max-tokens $TOKENS --pos-offset "$offsets" \
+    --csv "$d/offset.csv" 2>> "$d/eval.log"
+  if [ "$s" = rope ]; then # context extension at evaluation time, no retraining
+    # pi, yarn and dynamic-ntk take s = L / T from each length; ntk gets one fixed s = 32 (set
+    # for the longest length; with s from the length it would equal dynamic-ntk on whole windows)
+    for m in pi ntk dynamic-ntk yarn; do
+      f=(); [ $m = ntk ] && f=(--rope-factor 32)
+      "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
+        --rope-scaling $m "${f[@]}" --csv "$d/ext_$m.csv" 2>> "$d/eval.log"
+    done
+  fi
   if [ "$s" = randomized ]; then # the paper's protocol: random positions at test time too
     "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
       --positions random --csv "$d/eval_random.csv" 2>> "$d/eval.log"
@@ -65,16 +86,47 @@ gather() { # pattern output
 }
 gather "eval*.csv" eval.csv
 gather "pos.csv" pos.csv   # contiguous positions only (pos_random.csv stays per scheme)
+gather "offset.csv" offset.csv
+gather "ext_*.csv" ext.csv
 # the table: perplexity per scheme and length, nonoverlapping and sliding
 {
   echo "| scheme | positions | protocol | $(for m in $mults; do printf "%sx | " "$m"; done)"
   echo "|---|---|---|$(for m in $mults; do printf -- "---|"; done)"
   awk -F, 'NR > 1 { k = $1 "|" $10 "|" $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } v[k] = v[k] sprintf(" %.2f |", $8) }
     END { for (i = 1; i <= n; i++) { split(order[i], p, "|"); printf "| %s | %s | %s |%s\n", p[1], p[2], p[3], v[order[i]] } }' "$out/eval.csv"
+  echo
+  echo "Shift test: loss (nats/byte) of windows of $T starting at position K"
+  echo
+  echo "| scheme | $(awk -F, 'NR > 1 && !seen[$11]++ { printf "K=%s | ", $11 }' "$out/offset.csv")"
+  echo "|---|$(awk -F, 'NR > 1 && !seen[$11]++ { printf "---|" }' "$out/offset.csv")"
+  awk -F, 'NR > 1 { if (!($1 in v)) order[++n] = $1; v[$1] = v[$1] sprintf(" %.4f |", $7) }
+    END { for (i = 1; i <= n; i++) printf "| %s |%s\n", order[i], v[order[i]] }' "$out/offset.csv"
+  if [ -s "$out/ext.csv" ]; then
+    echo
+    echo "RoPE context extension at evaluation (rope checkpoint), perplexity"
+    echo
+    echo "| method | protocol | $(for m in $mults; do printf "%sx | " "$m"; done)"
+    echo "|---|---|$(for m in $mults; do printf -- "---|"; done)"
+    awk -F, 'NR > 1 { k = $1 "|" $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } v[k] = v[k] sprintf(" %.2f |", $8) }
+      END { for (i = 1; i <= n; i++) { split(order[i], p, "|"); printf "| %s | %s |%s\n", p[1], p[2], v[order[i]] } }' "$out/ext.csv"
+  fi
 } > "$out/table.md"
 cat "$out/table.md"
 if "$bin" plot --help > /dev/null 2>&1; then
   "$bin" plot --kind ppl --out "$out/ppl_vs_length.png" --title "Perplexity vs evaluation length (trained at $T bytes, King James Bible)" "$out/eval.csv"
   "$bin" plot --kind position --out "$out/loss_by_position.png" --title "Loss by position in a $longest-byte window (trained at $T)" "$out/pos.csv"
+  # the schemes beyond the first seven, with ALiBi, RoPE and T5 for reference
+  sel=$(mktemp)
+  awk -F, 'NR == 1 || $1 ~ /^(t5|alibi|rope|kerple-log|kerple-power|sandwich|xpos|fire|cope)$/' "$out/eval.csv" > "$sel"
+  [ "$(wc -l < "$sel")" -gt 1 ] && "$bin" plot --kind ppl --out "$out/ppl_vs_length_new.png" \
+    --title "Beyond the seven: perplexity vs evaluation length (trained at $T bytes)" "$sel"
+  if [ -s "$out/ext.csv" ]; then
+    awk -F, 'NR == 1 || $1 == "rope" || $1 == "alibi"' "$out/eval.csv" > "$sel"
+    "$bin" plot --kind ppl --out "$out/rope_extension.png" --title "RoPE context extension at evaluation, no retraining (trained at $T)" \
+      "$sel" "$out/ext.csv"
+  fi
+  rm -f "$sel"
+  "$bin" plot --kind offset --metric loss --out "$out/offset.png" --title "Shift test: loss of $T-byte windows starting at position K" \
+    "$out/offset.csv"
   "$bin" plot --kind training --out "$out/training.png" --title "Training curves ($STEPS steps, batch $BATCH x $T)" $(for s in $schemes; do echo "$out/$s/log.csv"; done)
 fi

@@ -1,0 +1,107 @@
+// pos_cope.c - CoPE, contextual position encoding (Golovneva et al. 2024, "Contextual
+// Position Encoding: Learning to Count What's Important", Sec. 3). For query i and key j <= i:
+//   gate  g_ij = sigmoid(a_ij),  a_ij = q_i . k_j / sqrt(HS)   (the attention logit)
+//   position p_ij = sum_{t=j}^{i} g_it                          (fractional, counts "open" gates)
+//   logit += (1 - w) z_i[floor p] + w z_i[ceil p],  w = p - floor p,  z_i[m] = q_i . e[m]
+// p is clamped to --cope-npos - 1. The position embeddings e (npos, HS) are learned, shared
+// by heads (as in the paper) and by layers (the paper learns them per layer), initialised to
+// zero as in the paper. The term depends only on contents, never on token indices, so CoPE is
+// unchanged by shifted positions.
+#include "pos.h"
+
+#include <stdlib.h>
+
+static int cope_npos(const PosState *ps) { return (int)ps->hp[0]; }
+
+static size_t cope_num_params(const PosState *ps) { return (size_t)cope_npos(ps) * ps->HS; }
+
+static const char *cope_validate(const PosState *ps, char *err, size_t n) {
+    float v = ps->hp[0];
+    if (!(v >= 2 && v <= 65536) || v != floorf(v)) snprintf(err, n, "--cope-npos must be an integer in [2, 65536], got %g", v);
+    else return NULL;
+    return err;
+}
+
+static real dotv(const real *a, const real *b, int n) {
+    real s = 0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+// p[j] = clamp(sum_{t>=j} sigmoid(a_t)), g[j] = sigmoid(a_j), z[m] = q . e[m]
+static void cope_positions(const PosState *ps, const real *q, const real *a, int n, real *g, real *p, real *z) {
+    int np = cope_npos(ps), HS = ps->HS;
+    real acc = 0, top = (real)(np - 1);
+    for (int j = n - 1; j >= 0; j--) {
+        g[j] = 1 / (1 + exp(-a[j]));
+        acc += g[j];
+        p[j] = acc < top ? acc : top;
+    }
+    int mmax = (int)ceil(p[0]); // p is largest at j = 0
+    for (int m = 0; m <= mmax; m++) z[m] = dotv(q, ps->params + (size_t)m * HS, HS);
+}
+
+static void cope_forward(const PosState *ps, int h, const real *q, const real *K, int kstride, int n, real scale, real *scores) {
+    (void)h, (void)K, (void)kstride, (void)scale; // the gates read the logits already in scores
+    real *buf = xmalloc(((size_t)2 * n + cope_npos(ps)) * sizeof(real)), *g = buf, *p = g + n, *z = p + n;
+    cope_positions(ps, q, scores, n, g, p, z);
+    for (int j = 0; j < n; j++) {
+        int f = (int)floor(p[j]), c = (int)ceil(p[j]);
+        real w = p[j] - (real)f;
+        scores[j] += (1 - w) * z[f] + w * z[c];
+    }
+    free(buf);
+}
+
+static void cope_backward(const PosState *ps, real *dP, int h, const real *q, const real *K, int kstride, int n, real scale,
+                          const real *ds, real *dq, real *dK) {
+    (void)h;
+    int np = cope_npos(ps), HS = ps->HS;
+    real *buf = xmalloc(((size_t)4 * n + 2 * (size_t)np) * sizeof(real));
+    real *a = buf, *g = a + n, *p = g + n, *dp = p + n, *z = dp + n, *dz = z + np;
+    for (int j = 0; j < n; j++) a[j] = scale * dotv(q, K + (size_t)j * kstride, HS); // the logits the gates saw
+    cope_positions(ps, q, a, n, g, p, z);
+    int mmax = (int)ceil(p[0]);
+    for (int m = 0; m <= mmax; m++) dz[m] = 0;
+    real top = (real)(np - 1);
+    for (int j = 0; j < n; j++) {
+        int f = (int)floor(p[j]), c = (int)ceil(p[j]);
+        real w = p[j] - (real)f;
+        dz[f] += ds[j] * (1 - w);
+        dz[c] += ds[j] * w;
+        // d(term)/dp = z[c] - z[f]; zero where p was clamped
+        dp[j] = p[j] < top ? ds[j] * (z[c] - z[f]) : 0;
+    }
+    // p_j = sum_{t >= j} g_t  =>  dg_t = sum_{j <= t} dp_j; a_t = scale q.k_t
+    real run = 0;
+    for (int t = 0; t < n; t++) {
+        run += dp[t];
+        real da = run * g[t] * (1 - g[t]) * scale;
+        if (da == 0) continue;
+        const real *k = K + (size_t)t * kstride;
+        real *dk = dK + (size_t)t * kstride;
+        for (int i = 0; i < HS; i++) dq[i] += da * k[i], dk[i] += da * q[i];
+    }
+    // z[m] = q . e[m]
+    for (int m = 0; m <= mmax; m++) {
+        if (dz[m] == 0) continue;
+        const real *e = ps->params + (size_t)m * HS;
+        real *de = dP + (size_t)m * HS;
+        for (int i = 0; i < HS; i++) dq[i] += dz[m] * e[i], de[i] += dz[m] * q[i];
+    }
+    free(buf);
+}
+
+const PosScheme pos_cope = {
+    .name = "cope",
+    .summary = "contextual positions: sigmoid gates counted back from the query, interpolated embeddings",
+    .cite = "Golovneva et al. 2024 (CoPE), Sec. 3",
+    .hypers = {{"cope-npos", 128.0f, "number of position embeddings (positions are clamped to npos - 1)"},
+               {NULL, 0, NULL}},
+    .relative = 1, // depends on contents only
+    .num_params = cope_num_params,
+    .weight_decay = 0,
+    .validate = cope_validate,
+    .score_forward = cope_forward,
+    .score_backward = cope_backward,
+};
