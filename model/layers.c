@@ -211,7 +211,8 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
     int HS = C / NH, C3 = 3 * C;
     real scale = (real)(1.0 / sqrt((double)HS));
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
-    void (*term)(const PosState *, int, const real *, const real *, int, int, real, real *) = ps ? ps->scheme->score_forward : NULL;
+    void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
+        ps ? ps->scheme->score_forward : NULL;
 #pragma omp parallel for schedule(static) collapse(2)
     for (int b = 0; b < B; b++)
         for (int h = 0; h < NH; h++) {
@@ -222,7 +223,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
             for (int i = 0; i < T; i++) {
                 real *row = A + (size_t)i * T;
                 if (bias) bias(ps, h, pos_b[i], pos_b, i + 1, row);
-                if (term) term(ps, h, Q + (size_t)i * C3, K, C3, i + 1, scale, row);
+                if (term) term(ps, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, row);
                 softmax_causal_row(row, i + 1, T);
             }
             gemm(0, 0, T, HS, T, 1, A, T, V, C3, 0, out + (size_t)b * T * C + (size_t)h * HS, C);
@@ -239,8 +240,9 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
     int HS = C / NH, C3 = 3 * C;
     real scale = (real)(1.0 / sqrt((double)HS));
     const PosScheme *sch = ps ? ps->scheme : NULL;
-    int want_bias = sch && sch->bias_backward && dpos, want_term = sch && sch->score_backward && dpos;
-    size_t np = (want_bias || want_term) ? pos_num_params(ps) : 0;
+    // a content term always has q/k gradients; parameters only if the scheme has some
+    int want_bias = sch && sch->bias_backward && dpos, want_term = sch && sch->score_backward;
+    size_t np = (want_bias || want_term) && dpos ? pos_num_params(ps) : 0;
     int nt = omp_get_max_threads();
     real *acc = np ? xcalloc((size_t)nt * np, sizeof(real)) : NULL;
 #pragma omp parallel
@@ -267,7 +269,8 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
                     for (int j = i + 1; j < T; j++) d[j] = 0;
                     // the bias and the content term are added unscaled: their gradient is dS
                     if (want_bias) sch->bias_backward(ps, mine, h, pos_b[i], pos_b, i + 1, d);
-                    if (want_term) sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K, C3, i + 1, scale, d, dQ + (size_t)i * C3, dK);
+                    if (want_term)
+                        sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, d, dQ + (size_t)i * C3, dK);
                 }
                 gemm(0, 0, T, HS, T, scale, dS, T, K, C3, 1, dQ, C3);
                 gemm(1, 0, T, HS, T, scale, dS, T, Q, C3, 1, dK, C3);
@@ -286,7 +289,8 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
     real scale = (real)(1.0 / sqrt((double)HS));
     int nblk = (T + ATT_QBLOCK - 1) / ATT_QBLOCK;
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
-    void (*term)(const PosState *, int, const real *, const real *, int, int, real, real *) = ps ? ps->scheme->score_forward : NULL;
+    void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
+        ps ? ps->scheme->score_forward : NULL;
 #pragma omp parallel
     {
         real *S = xmalloc((size_t)ATT_QBLOCK * T * sizeof(real));
@@ -304,7 +308,7 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
                     for (int r = 0; r < nq; r++) {
                         real *row = S + (size_t)r * nk;
                         if (bias) bias(ps, h, pos_b[q0 + r], pos_b, q0 + r + 1, row);
-                        if (term) term(ps, h, Q + (size_t)(q0 + r) * C3, K, C3, q0 + r + 1, scale, row);
+                        if (term) term(ps, h, Q + (size_t)(q0 + r) * C3, K, C3, pos_b[q0 + r], pos_b, q0 + r + 1, scale, row);
                         softmax_causal_row(row, q0 + r + 1, nk);
                     }
                     gemm(0, 0, nq, HS, nk, 1, S, nk, V, C3, 0, out + ((size_t)b * T + q0) * C + (size_t)h * HS, C);

@@ -92,7 +92,7 @@ void pos_state_free(PosState *ps) {
 
 size_t pos_num_params(const PosState *ps) { return ps->scheme->num_params ? ps->scheme->num_params(ps) : 0; }
 
-static const char *const EXT_NAMES[POS_EXT_COUNT] = {"none", "pi", "ntk", "dynamic-ntk", "yarn"};
+static const char *const EXT_NAMES[POS_EXT_COUNT] = {"none", "pi", "ntk", "dynamic-ntk", "yarn", "rerope"};
 
 const char *pos_ext_name(int method) { return method >= 0 && method < POS_EXT_COUNT ? EXT_NAMES[method] : "?"; }
 
@@ -103,8 +103,12 @@ int pos_ext_parse(const char *name) {
 }
 
 void pos_set_ext(PosState *ps, const PosExt *ext) {
-    if (ext->method != POS_EXT_NONE && !ps->scheme->rotary)
-        die("--rope-scaling applies to rotary schemes (rope, xpos); this checkpoint uses '%s'", ps->scheme->name);
+    if (ext->method != POS_EXT_NONE && !(ps->scheme->ext_methods & (1u << ext->method))) {
+        char ok[128] = "";
+        for (int i = 0; i < pos_count(); i++)
+            if (pos_at(i)->ext_methods & (1u << ext->method)) snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? ", " : "", pos_at(i)->name);
+        die("--rope-scaling %s applies to %s checkpoints; this one uses '%s'", pos_ext_name(ext->method), ok, ps->scheme->name);
+    }
     if (ps->scheme->release) ps->scheme->release(ps);
     ps->cache = NULL;
     ps->ext = *ext;

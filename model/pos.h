@@ -32,11 +32,12 @@ struct PosScheme;
 
 // Context extension of rotary schemes at evaluation time (no retraining). s = the scale
 // factor: `factor` if > 0, else max(1, window length / train_len). See pos_rope.c.
-typedef enum { POS_EXT_NONE, POS_EXT_PI, POS_EXT_NTK, POS_EXT_DYNNTK, POS_EXT_YARN, POS_EXT_COUNT } PosExtMethod;
+typedef enum { POS_EXT_NONE, POS_EXT_PI, POS_EXT_NTK, POS_EXT_DYNNTK, POS_EXT_YARN, POS_EXT_REROPE, POS_EXT_COUNT } PosExtMethod;
 typedef struct {
     int method;     // PosExtMethod
     double factor;  // s (dynamic-ntk: alpha, default 1); 0 = from the window length
     int train_len;  // the checkpoint's training length
+    int window;     // rerope: distances >= window rotate as window (0 = train_len)
 } PosExt;
 
 // Everything a hook may read. Built once per model by pos_state_init.
@@ -56,7 +57,7 @@ typedef struct PosScheme {
     const char *cite;    // paper reference
     PosHyper hypers[POS_MAX_HYPER]; // terminated by {NULL}
     int relative;        // 1: depends only on distances pos_i - pos_j (shift-invariant)
-    int rotary;          // 1: a rotary scheme; accepts eval --rope-scaling (PosExt)
+    unsigned ext_methods; // bit m set: accepts eval --rope-scaling method m (PosExtMethod)
 
     // parameters (NULL: none). weight_decay: AdamW decays them (matrices only by convention).
     size_t (*num_params)(const PosState *ps);
@@ -96,9 +97,11 @@ typedef struct PosScheme {
     // (a scheme with this hook has no bias hook); the hook adds its term. Backward: given
     // dscores (gradient of the row's final logits), add the term's gradients into dq (HS),
     // the rows of dK (stride kstride) and dparams (a per-thread buffer, as for bias_backward).
-    void (*score_forward)(const PosState *ps, int h, const real *q, const real *K, int kstride, int n, real scale, real *scores);
-    void (*score_backward)(const PosState *ps, real *dparams, int h, const real *q, const real *K, int kstride, int n, real scale,
-                           const real *dscores, real *dq, real *dK);
+    // The positions of the query and of the keys come along as for the bias hook.
+    void (*score_forward)(const PosState *ps, int h, const real *q, const real *K, int kstride, int qpos, const int *kpos, int n,
+                          real scale, real *scores);
+    void (*score_backward)(const PosState *ps, real *dparams, int h, const real *q, const real *K, int kstride, int qpos,
+                           const int *kpos, int n, real scale, const real *dscores, real *dq, real *dK);
 } PosScheme;
 
 // registry
@@ -133,7 +136,7 @@ void pos_fill(int *pos, int B, int T, int offset, int lmax, Rng *rng);
 // scales is the backward (the transform is a rotation times a per-pair scalar).
 void rotary_apply(const PosState *ps, real *v, const int *pos, int T, int stride, double base, int interleaved,
                   double xpos_base, int is_key, double sign);
-const char *pos_ext_name(int method);   // "none", "pi", "ntk", "dynamic-ntk", "yarn"
+const char *pos_ext_name(int method);   // "none", "pi", "ntk", "dynamic-ntk", "yarn", "rerope"
 int pos_ext_parse(const char *name);    // -1 if unknown
 // the scale factor s a context extension uses for windows of length T (1 = none)
 double pos_ext_scale(const PosExt *e, int T);

@@ -41,8 +41,9 @@ static void cope_positions(const PosState *ps, const real *q, const real *a, int
     for (int m = 0; m <= mmax; m++) z[m] = dotv(q, ps->params + (size_t)m * HS, HS);
 }
 
-static void cope_forward(const PosState *ps, int h, const real *q, const real *K, int kstride, int n, real scale, real *scores) {
-    (void)h, (void)K, (void)kstride, (void)scale; // the gates read the logits already in scores
+static void cope_forward(const PosState *ps, int h, const real *q, const real *K, int kstride, int qpos, const int *kpos, int n,
+                         real scale, real *scores) {
+    (void)h, (void)K, (void)kstride, (void)scale, (void)qpos, (void)kpos; // the gates read the logits in scores
     real *buf = xmalloc(((size_t)2 * n + cope_npos(ps)) * sizeof(real)), *g = buf, *p = g + n, *z = p + n;
     cope_positions(ps, q, scores, n, g, p, z);
     for (int j = 0; j < n; j++) {
@@ -53,9 +54,9 @@ static void cope_forward(const PosState *ps, int h, const real *q, const real *K
     free(buf);
 }
 
-static void cope_backward(const PosState *ps, real *dP, int h, const real *q, const real *K, int kstride, int n, real scale,
-                          const real *ds, real *dq, real *dK) {
-    (void)h;
+static void cope_backward(const PosState *ps, real *dP, int h, const real *q, const real *K, int kstride, int qpos,
+                          const int *kpos, int n, real scale, const real *ds, real *dq, real *dK) {
+    (void)h, (void)qpos, (void)kpos;
     int np = cope_npos(ps), HS = ps->HS;
     real *buf = xmalloc(((size_t)4 * n + 2 * (size_t)np) * sizeof(real));
     real *a = buf, *g = a + n, *p = g + n, *dp = p + n, *z = dp + n, *dz = z + np;

@@ -32,7 +32,7 @@ double pos_ext_scale(const PosExt *e, int T) {
         double a = e->factor > 0 ? e->factor : 1.0;
         s = e->train_len > 0 ? a * T / e->train_len - (a - 1.0) : 1.0;
     } else s = e->factor > 0 ? e->factor : (e->train_len > 0 ? (double)T / e->train_len : 1.0);
-    return e->method == POS_EXT_NONE ? 1.0 : s < 1.0 ? 1.0 : s;
+    return e->method == POS_EXT_NONE || e->method == POS_EXT_REROPE ? 1.0 : s < 1.0 ? 1.0 : s;
 }
 
 static void rotary_plan(const PosState *ps, int T, double base, double *freq, double *pscale, double *mscale) {
@@ -95,12 +95,81 @@ void rotary_apply(const PosState *ps, real *v, const int *pos, int T, int stride
 }
 
 static void rope_qk_forward(const PosState *ps, real *v, const int *pos, int T, int stride, int is_key) {
+    if (ps->ext.method == POS_EXT_REROPE) return; // scores built from distances by rope_term
     rotary_apply(ps, v, pos, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, 1.0);
 }
 
 static void rope_qk_backward(const PosState *ps, real *dv, const int *pos, int T, int stride, int is_key) {
     // forward: x' = m R(pos*theta) x  =>  dx = m R(pos*theta)^T dx' = m R(-pos*theta) dx'
+    if (ps->ext.method == POS_EXT_REROPE) return;
     rotary_apply(ps, dv, pos, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, -1.0);
+}
+
+// ReRoPE (Su 2023), evaluation only: the rotation between q_i and k_j uses the distance
+// D' = min(pos_i - pos_j, w), so distances beyond the window w all look like w. Not a q/k
+// transform: q and k stay unrotated and the content-term hook turns the plain logits
+// scale * q.k into scale * sum_k [(q_a k_a + q_b k_b) cos(D' theta_k) + (q_a k_b - q_b k_a) sin(D' theta_k)]
+// (the rotated score, since R(a_i)q . R(a_j)k depends on a_i - a_j only), from a table of
+// cos/sin for D' = 0..w.
+typedef struct { int w, K; real *cs; } RerTable; // cs[(D' * K + k) * 2 + {0: cos, 1: sin}]
+
+static void rope_prepare(PosState *ps) {
+    if (ps->ext.method != POS_EXT_REROPE) return;
+    RerTable *t = xmalloc(sizeof *t);
+    t->w = ps->ext.window > 0 ? ps->ext.window : ps->ext.train_len;
+    t->K = ps->HS / 2;
+    t->cs = xmalloc((size_t)(t->w + 1) * t->K * 2 * sizeof(real));
+    for (int D = 0; D <= t->w; D++)
+        for (int k = 0; k < t->K; k++) {
+            double a = D * pow((double)ps->hp[0], -2.0 * k / ps->HS);
+            t->cs[((size_t)D * t->K + k) * 2] = (real)cos(a), t->cs[((size_t)D * t->K + k) * 2 + 1] = (real)sin(a);
+        }
+    ps->cache = t;
+}
+
+static void rope_release(PosState *ps) {
+    RerTable *t = ps->cache;
+    if (t) free(t->cs);
+    free(t);
+}
+
+static inline const real *rer_row(const RerTable *t, int D) { return t->cs + (size_t)(D < t->w ? (D > 0 ? D : 0) : t->w) * t->K * 2; }
+
+static void rope_term(const PosState *ps, int h, const real *q, const real *K, int kstride, int qpos, const int *kpos, int n,
+                      real scale, real *scores) {
+    (void)h;
+    const RerTable *t = ps->cache;
+    if (!t) return; // plain rope: the rotation was done on q and k
+    int inter = ps->hp[1] != 0.0f, Kp = t->K;
+    for (int j = 0; j < n; j++) {
+        const real *k = K + (size_t)j * kstride, *cs = rer_row(t, qpos - kpos[j]);
+        real acc = 0, plain = 0;
+        for (int p = 0; p < Kp; p++) {
+            int a = inter ? 2 * p : p, b = inter ? 2 * p + 1 : p + Kp;
+            real even = q[a] * k[a] + q[b] * k[b];
+            acc += even * cs[2 * p] + (q[a] * k[b] - q[b] * k[a]) * cs[2 * p + 1];
+            plain += even;
+        }
+        scores[j] += scale * (acc - plain);
+    }
+}
+
+static void rope_term_backward(const PosState *ps, real *dP, int h, const real *q, const real *K, int kstride, int qpos,
+                               const int *kpos, int n, real scale, const real *ds, real *dq, real *dK) {
+    (void)dP, (void)h;
+    const RerTable *t = ps->cache;
+    if (!t) return;
+    int inter = ps->hp[1] != 0.0f, Kp = t->K;
+    for (int j = 0; j < n; j++) {
+        const real *k = K + (size_t)j * kstride, *cs = rer_row(t, qpos - kpos[j]);
+        real *dk = dK + (size_t)j * kstride, g = ds[j] * scale;
+        for (int p = 0; p < Kp; p++) {
+            int a = inter ? 2 * p : p, b = inter ? 2 * p + 1 : p + Kp;
+            real c = cs[2 * p] - 1, s = cs[2 * p + 1]; // minus the plain q.k already in the logits
+            dq[a] += g * (c * k[a] + s * k[b]), dq[b] += g * (c * k[b] - s * k[a]);
+            dk[a] += g * (c * q[a] - s * q[b]), dk[b] += g * (c * q[b] + s * q[a]);
+        }
+    }
 }
 
 const PosScheme pos_rope = {
@@ -111,8 +180,12 @@ const PosScheme pos_rope = {
                {"rope-interleaved", 0.0f, "1 = pair (x2k, x2k+1) (RoFormer); 0 = rotate-half (x_k, x_k+HS/2)"},
                {NULL, 0, NULL}},
     .relative = 1,
-    .rotary = 1,
+    .ext_methods = (1u << POS_EXT_COUNT) - 2, // every method but none
     .validate = rope_validate,
+    .prepare = rope_prepare,
+    .release = rope_release,
     .qk_forward = rope_qk_forward,
     .qk_backward = rope_qk_backward,
+    .score_forward = rope_term,
+    .score_backward = rope_term_backward,
 };

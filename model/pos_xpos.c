@@ -31,7 +31,7 @@ const PosScheme pos_xpos = {
                {"xpos-base", 512.0f, "scale base B of the decay zeta^(distance/B)"},
                {NULL, 0, NULL}},
     .relative = 1,
-    .rotary = 1,
+    .ext_methods = 1u << POS_EXT_PI | 1u << POS_EXT_NTK | 1u << POS_EXT_DYNNTK | 1u << POS_EXT_YARN,
     .validate = xpos_validate,
     .qk_forward = xpos_qk_forward,
     .qk_backward = xpos_qk_backward,

@@ -176,11 +176,12 @@ static void perturb_params(PosState *ps, double *params, size_t n) {
     ps->params = params;
 }
 
-static void test_attention(const PosScheme *s) {
+static void test_attention(const PosScheme *s, const PosExt *ext) {
     int B = 2, T = 7, C = 8, NH = 2;
     size_t nq = (size_t)B * T * 3 * C, no = (size_t)B * T * C;
     PosState ps;
     pos_state_init(&ps, s, C, NH, 3 * T, NULL);
+    if (ext) pos_set_ext(&ps, ext);
     size_t np = pos_num_params(&ps);
     double *params = calloc(np + 1, 8);
     if (s->init) s->init(&ps, params, &rng);
@@ -195,7 +196,7 @@ static void test_attention(const PosScheme *s) {
     double *ng = malloc((nq > np ? nq : np) * 8 + 8);
     char name[128];
     numgrad(ng, c.qkv, nq, att_loss, &c);
-    snprintf(name, sizeof name, "attention d(qkv) [bias: %s]", s->name);
+    snprintf(name, sizeof name, "attention d(qkv) [%s%s]", s->name, ext ? " + rerope, window 3" : "");
     check_close(name, dqkv, ng, nq, ATOL, RTOL);
     if (np && (s->bias_forward || s->score_forward)) {
         numgrad(ng, params, np, att_loss, &c);
@@ -295,10 +296,12 @@ int main(void) {
     test_gelu();
     test_encoder();
     test_crossentropy();
-    test_attention(pos_find("nope"));
+    test_attention(pos_find("nope"), NULL);
+    // ReRoPE's content term (eval-time rope): positions with gaps up to 20, window 3
+    test_attention(pos_find("rope"), &(PosExt){.method = POS_EXT_REROPE, .window = 3, .train_len = 7});
     for (int i = 0; i < pos_count(); i++) {
         const PosScheme *s = pos_at(i);
-        if (s->bias_forward || s->score_forward) test_attention(s);
+        if (s->bias_forward || s->score_forward) test_attention(s, NULL);
         if (s->input_forward) test_input_hook(s);
         if (s->qk_forward) test_qk_hook(s);
         char name[128];

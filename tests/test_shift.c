@@ -6,7 +6,10 @@
 //  - eval --rope-scaling: at or below the training length every method is the identity;
 //    pi at factor s on positions s*p equals plain RoPE on p; ntk equals plain RoPE with base
 //    * s^(HS/(HS-2)); dynamic-ntk follows the window length; yarn leaves high-frequency pairs
-//    alone, interpolates low-frequency pairs by s and scales q and k by 0.1 ln s + 1.
+//    alone, interpolates low-frequency pairs by s and scales q and k by 0.1 ln s + 1; rerope
+//    with a window >= the longest distance is plain RoPE, and beyond the window a distance
+//    counts as the window (two-token windows: positions (0, 1000) under rerope w = 5 score
+//    like (0, 5) under plain RoPE).
 #include "check.h"
 #include "gpt.h"
 
@@ -78,8 +81,9 @@ static void test_rope_scaling(void) {
     for (int meth = POS_EXT_PI; meth < POS_EXT_COUNT; meth++) {
         pos_set_ext(&m.ps, &(PosExt){.method = meth, .factor = 0, .train_len = T});
         double l = loss_offset(&m, 0);
+        // rerope builds the same scores another way (from distances): equal to float error
         snprintf(name, sizeof name, "rope-scaling %s at the training length is the identity", pos_ext_name(meth));
-        check(l == plain, name, "%.9g vs %.9g", l, plain);
+        check(meth == POS_EXT_REROPE ? fabs(l - plain) < 1e-5 : l == plain, name, "%.9g vs %.9g", l, plain);
     }
     // pi, s = 2: positions 2p under pi == positions p under plain rope
     int pos2[B * T], pos1[B * T];
@@ -106,6 +110,22 @@ static void test_rope_scaling(void) {
     double lntk2 = loss_offset(&m, 0);
     check(ldyn == lntk2, "rope-scaling dynamic-ntk at 2x the training length == ntk at s = 2", "%.9g vs %.9g", ldyn, lntk2);
     check(fabs(ldyn - plain) > 1e-4, "rope-scaling ntk changes the loss beyond the training length", "%.9g vs %.9g", ldyn, plain);
+    // rerope
+    set_ext(&m, POS_EXT_NONE, 0);
+    double lrope = loss_offset(&m, 0);
+    pos_set_ext(&m.ps, &(PosExt){.method = POS_EXT_REROPE, .window = T, .train_len = T});
+    double lrer = loss_offset(&m, 0);
+    check(fabs(lrer - lrope) < 1e-5, "rope-scaling rerope, window >= every distance == plain rope", "%.9g vs %.9g", lrer, lrope);
+    pos_set_ext(&m.ps, &(PosExt){.method = POS_EXT_REROPE, .window = 5, .train_len = T});
+    double lrer5 = loss_offset(&m, 0);
+    check(fabs(lrer5 - lrope) > 1e-4, "rope-scaling rerope, window 5 < distances changes the loss", "%.9g vs %.9g", lrer5, lrope);
+    gpt_alloc(&m, 2, 2, 0);
+    int far[4] = {0, 1000, 7, 3000}, near[4] = {0, 5, 7, 12};
+    double lfar = loss_at(&m, far);
+    set_ext(&m, POS_EXT_NONE, 0);
+    double lnear = loss_at(&m, near);
+    check(fabs(lfar - lnear) < 1e-5, "rope-scaling rerope, window 5: distances 1000 and 2993 score as 5 (== plain rope at distance 5)",
+          "%.9g vs %.9g", lfar, lnear);
     gpt_free(&b);
     gpt_free(&m);
 

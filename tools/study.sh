@@ -63,8 +63,9 @@ for s in $schemes; do
   if [ "$s" = rope ]; then # context extension at evaluation time, no retraining
     # pi, yarn and dynamic-ntk take s = L / T from each length; ntk gets one fixed s = 32 (set
     # for the longest length; with s from the length it would equal dynamic-ntk on whole windows)
-    for m in pi ntk dynamic-ntk yarn; do
-      f=(); [ $m = ntk ] && f=(--rope-factor 32)
+    # rerope: window T/2 (distances beyond half the training length count as T/2)
+    for m in pi ntk dynamic-ntk yarn rerope; do
+      f=(); [ $m = ntk ] && f=(--rope-factor 32); [ $m = rerope ] && f=(--rope-window $((T / 2)))
       "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
         --rope-scaling $m "${f[@]}" --csv "$d/ext_$m.csv" 2>> "$d/eval.log"
     done

@@ -33,6 +33,7 @@ int cmd_eval(int argc, char **argv) {
     int stride = 0, batch_tokens = 8192, threads = 0, clamp = 0, rand_max = 0, all = 0;
     long max_tokens = 65536, seed = 1;
     double factor = 0;
+    int window = 0;
     ArgDef defs[] = {
         {"ckpt", ARG_STR, &ckpt, "checkpoint (model.bin) to evaluate"},
         {"data", ARG_STR, &data, "text file; its last 10% is scored (the training split)"},
@@ -46,8 +47,9 @@ int cmd_eval(int argc, char **argv) {
         {"positions", ARG_STR, &positions, "contiguous | random (sorted draws from [0, --rand-max))"},
         {"rand-max", ARG_INT, &rand_max, "random positions: range; 0 = the checkpoint's rand-max", 0, 1 << 24},
         {"pos-offset", ARG_STR, &offsets, "contiguous positions start at K instead of 0; a list K1,K2,... gives a row each (the shift test)"},
-        {"rope-scaling", ARG_STR, &scaling, "rotary checkpoints: none | pi | ntk | dynamic-ntk | yarn (context extension, no retraining)"},
+        {"rope-scaling", ARG_STR, &scaling, "rotary checkpoints: none | pi | ntk | dynamic-ntk | yarn | rerope (context extension, no retraining)"},
         {"rope-factor", ARG_FLOAT, &factor, "scale s of pi/ntk/yarn (0 = eval length / train length); dynamic-ntk: alpha (0 = 1)", 0, 1e6},
+        {"rope-window", ARG_INT, &window, "rerope: distances >= W rotate as W (0 = the training length); the CSV's scale column holds W", 0, 1 << 24},
         {"clamp-pos", ARG_FLAG, &clamp, "positions past a learned table reuse its last row (default: error)"},
         {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
         {"csv", ARG_STR, &csv, "write results here (default: print CSV to stdout)"},
@@ -66,9 +68,10 @@ int cmd_eval(int argc, char **argv) {
     int noff = parse_list("pos-offset", offsets, offs, 64, 0, 1 << 28);
     if (rand_pos && (noff > 1 || offs[0])) die("--pos-offset applies to contiguous positions only");
     int method = pos_ext_parse(scaling);
-    if (method < 0) die("--rope-scaling must be none, pi, ntk, dynamic-ntk or yarn, got '%s'", scaling);
+    if (method < 0) die("--rope-scaling must be none, pi, ntk, dynamic-ntk, yarn or rerope, got '%s'", scaling);
     if (factor != 0 && factor < 1) die("--rope-factor must be 0 (from the length) or >= 1, got %g", factor);
-    if (factor != 0 && method == POS_EXT_NONE) die("--rope-factor needs --rope-scaling pi|ntk|dynamic-ntk|yarn");
+    if (factor != 0 && (method == POS_EXT_NONE || method == POS_EXT_REROPE)) die("--rope-factor needs --rope-scaling pi|ntk|dynamic-ntk|yarn");
+    if (window != 0 && method != POS_EXT_REROPE) die("--rope-window needs --rope-scaling rerope");
 
     GPT m;
     TrainState ts;
@@ -76,7 +79,9 @@ int cmd_eval(int argc, char **argv) {
     m.clamp_pos = clamp;
     runtime_setup(threads);
     const GPTConfig *c = &m.cfg;
-    if (method != POS_EXT_NONE) pos_set_ext(&m.ps, &(PosExt){.method = method, .factor = factor, .train_len = c->T});
+    if (method != POS_EXT_NONE)
+        pos_set_ext(&m.ps, &(PosExt){.method = method, .factor = factor, .train_len = c->T, .window = window});
+    if (method == POS_EXT_REROPE && !window) window = c->T;
     if (rand_pos && !rand_max) rand_max = c->rand_max;
     if (rand_pos && !rand_max) die("--positions random needs --rand-max (the checkpoint was not trained with random positions)");
     int lens[64];
@@ -130,7 +135,7 @@ int cmd_eval(int argc, char **argv) {
             const char *pname = pr == 0 ? "nonoverlapping" : "sliding";
             fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld,%s,%g\n", label, c->T, L, pname, S, r.tokens, r.loss,
                     exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step, pos_ext_name(method),
-                    pos_ext_scale(&m.ps.ext, L));
+                    method == POS_EXT_REROPE ? (double)window : pos_ext_scale(&m.ps.ext, L));
             fflush(out);
             fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f\n", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));
