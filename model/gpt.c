@@ -288,17 +288,14 @@ void gpt_backward(GPT *m) {
         real *x = m->res + l * NC, *ln1 = m->ln1 + l * NC, *qkv = m->qkv + l * NC * 3, *atty = m->atty + l * NC;
         real *mid = m->mid + l * NC, *ln2 = m->ln2 + l * NC, *fch = m->fch + l * NC * 4, *fchg = m->fchg + l * NC * 4;
         // x_out = mid + fcproj(gelu(fc(ln2(mid)))); dres holds d(x_out)
-        memset(m->dfchg, 0, NC * 4 * sizeof(real));
         linear_backward(m->dfchg, GRAD(m, P_FCPW) + (size_t)l * 4 * C * C, GRAD(m, P_FCPB) + l * C, m->dres, fchg,
                         PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, N, 4 * C, C);
         gelu_backward(m->dfch, m->dfchg, fch, NC * 4);
-        memset(m->dln, 0, NC * sizeof(real));
         linear_backward(m->dln, GRAD(m, P_FCW) + (size_t)l * 4 * C * C, GRAD(m, P_FCB) + l * 4 * C, m->dfch, ln2,
                         PARAM(m, P_FCW) + (size_t)l * 4 * C * C, N, C, 4 * C);
         layernorm_backward(m->dres, GRAD(m, P_LN2W) + l * C, GRAD(m, P_LN2B) + l * C, m->dln, mid,
                            PARAM(m, P_LN2W) + l * C, m->ln2_mean + l * N, m->ln2_rstd + l * N, N, C);
         // mid = x + attproj(attn(qk(qkv(ln1(x))))); dres now holds d(mid)
-        memset(m->datty, 0, NC * sizeof(real));
         linear_backward(m->datty, GRAD(m, P_ATTPW) + (size_t)l * C * C, GRAD(m, P_ATTPB) + l * C, m->dres, atty,
                         PARAM(m, P_ATTPW) + (size_t)l * C * C, N, C, C);
         memset(m->dqkv, 0, NC * 3 * sizeof(real));
@@ -310,7 +307,6 @@ void gpt_backward(GPT *m) {
                 s->qk_backward(&m->ps, dq, m->pos + b * T, T, 3 * C, 0);
                 s->qk_backward(&m->ps, dq + C, m->pos + b * T, T, 3 * C, 1);
             }
-        memset(m->dln, 0, NC * sizeof(real));
         linear_backward(m->dln, GRAD(m, P_QKVW) + (size_t)l * 3 * C * C, GRAD(m, P_QKVB) + l * 3 * C, m->dqkv, ln1,
                         PARAM(m, P_QKVW) + (size_t)l * 3 * C * C, N, C, 3 * C);
         layernorm_backward(m->dres, GRAD(m, P_LN1W) + l * C, GRAD(m, P_LN1B) + l * C, m->dln, x,

@@ -113,8 +113,9 @@ void linear_forward(real *out, const real *inp, const real *w, const real *b, in
 
 void linear_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w, int N, int C, int OC) {
     // forward: out = inp w^T + b
-    // dinp (N,C) += dout (N,OC) w (OC,C); dw (OC,C) += dout^T inp; db (OC) += sum_n dout
-    gemm(0, 0, N, C, OC, 1, dout, OC, w, C, 1, dinp, C);
+    // dinp (N,C) = dout (N,OC) w (OC,C) (overwritten: no zeroing pass); dw (OC,C) += dout^T inp;
+    // db (OC) += sum_n dout
+    gemm(0, 0, N, C, OC, 1, dout, OC, w, C, 0, dinp, C);
     gemm(1, 0, OC, C, N, 1, dout, OC, inp, C, 1, dw, C);
     if (db) {
 #pragma omp parallel for schedule(static)

@@ -27,6 +27,7 @@ void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const 
 
 // out (N,OC) = inp (N,C) . w^T (w is (OC,C)) + b (OC); b may be NULL
 void linear_forward(real *out, const real *inp, const real *w, const real *b, int N, int C, int OC);
+// dinp is overwritten; dw and db accumulate
 void linear_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w, int N, int C, int OC);
 
 // exp used by the hot loops: a vectorizable polynomial in the float build, libm's in double

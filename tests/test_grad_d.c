@@ -51,7 +51,8 @@ static double lin_loss(void *p) {
 static void test_linear(void) {
     LinCtx c = {5, 7, 6};
     c.inp = randv(35, 1), c.w = randv(42, 1), c.b = randv(6, 1), c.out = randv(30, 0), c.R = randv(30, 1);
-    double *dinp = calloc(35, 8), *dw = calloc(42, 8), *db = calloc(6, 8), *ng = malloc(42 * 8);
+    // dinp starts as garbage: linear_backward overwrites it (dw, db accumulate onto zeros)
+    double *dinp = randv(35, 1), *dw = calloc(42, 8), *db = calloc(6, 8), *ng = malloc(42 * 8);
     linear_backward(dinp, dw, db, c.R, c.inp, c.w, c.N, c.C, c.OC);
     numgrad(ng, c.inp, 35, lin_loss, &c);
     check_close("linear d(inp)", dinp, ng, 35, ATOL, RTOL);

@@ -7,12 +7,15 @@
 #   forward-only evaluation tokens/s and peak RSS at T = 1024, 4096, 16384 (config S, batch 1);
 #   with TORCH=1 (needs /usr/bin/python3 with torch and ../shared/bench/torch_ref.py), the
 #     PyTorch reference at the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: SCHEMES (default: all), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096).
+# Environment: SCHEMES (default: the seven the PyTorch reference has; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/bench
 [ -x $B ] || make --no-print-directory $B
+# default: the seven schemes of the PyTorch reference; SCHEMES=all: every registered scheme
 schemes=${SCHEMES:-"sinusoidal learned t5 alibi rope nope randomized"}
+[ "$schemes" = all ] && schemes=$(./posgpt --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')
+torch_knows() { case " sinusoidal learned t5 alibi rope nope randomized " in *" $1 "*) return 0;; esac; return 1; }
 steps=${STEPS:-15}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 torch_ref=../shared/bench/torch_ref.py
@@ -43,7 +46,8 @@ for cfg in $configs; do
     r=$($B train $cfg $s 3 "$steps")
     tps=$(echo "$r" | get tokens_per_s); gf=$(echo "$r" | get gflops)
     printf "%-12s %12.0f %9.1f %7.0f%%" $s "$tps" "$gf" "$(echo "$gf $peak" | awk '{print 100 * $1 / $2}')"
-    if [ "${TORCH:-0}" = 1 ]; then
+    if [ "${TORCH:-0}" = 1 ] && ! torch_knows $s; then printf " %14s" "-"
+    elif [ "${TORCH:-0}" = 1 ]; then
       tpos=$s; extra=""
       [ $s = randomized ] && extra="--rand-base sinusoidal --max-pos $([ $cfg = S ] && echo 2048 || echo 4096)"
       tt=$(/usr/bin/python3 $torch_ref --bench --pos $tpos $targs $extra --warmup 3 --steps "$steps" --threads $OMP_NUM_THREADS 2>/dev/null | get tokens_per_s)
@@ -61,7 +65,8 @@ for s in $schemes; do
   for T in $evalT; do
     r=$($B eval S $s $T 3)
     printf "%-12s %7d %12.0f %10.0f" $s $T "$(echo "$r" | get tokens_per_s)" "$(echo "$r" | get peak_rss_mib)"
-    if [ "${TORCH:-0}" = 1 ]; then
+    if [ "${TORCH:-0}" = 1 ] && ! torch_knows $s; then printf " %14s" "-"
+    elif [ "${TORCH:-0}" = 1 ]; then
       extra=""; [ $s = randomized ] && extra="--rand-base sinusoidal --max-pos $T"
       [ $s = learned ] && extra="--max-pos $T"
       tr=$(/usr/bin/python3 $torch_ref --eval-bench --pos $s --n-layer 4 --d-model 128 --n-head 4 --T 128 --batch 32 $extra \

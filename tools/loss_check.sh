@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# loss_check.sh - no regression in loss: train the same fixed-seed 200-step run (config S on
+# tiny Shakespeare) with the posgpt of a base commit and with the working tree, for every
+# scheme both know, and compare the training and validation losses step by step.
+#
+#   tools/loss_check.sh [BASE]     BASE: a commit (default: the one before the speed work)
+#
+# The base is built in a temporary git worktree (build/loss-base). Prints one line per scheme
+# with the largest |difference| over the 200 per-step training losses and the validation
+# losses, and exits non-zero if any exceeds 1e-4. Same thread count for both (2 by default;
+# THREADS=N to change); the runs go one after the other, never side by side.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base=${1:-124b54b}
+threads=${THREADS:-2}
+data=${DATA:-../shared/data/tinyshakespeare.txt}
+[ -s "$data" ] || { echo "loss_check: no corpus at $data (set DATA=FILE)" >&2; exit 1; }
+make --no-print-directory posgpt > /dev/null
+wt=build/loss-base
+if [ ! -x $wt/posgpt ] || [ "$(git -C $wt rev-parse HEAD 2>/dev/null)" != "$(git rev-parse "$base^{commit}")" ]; then
+  git worktree remove --force $wt 2>/dev/null || rm -rf $wt
+  git worktree prune
+  git worktree add --detach $wt "$base" > /dev/null 2>&1
+  make -C $wt --no-print-directory posgpt > /dev/null
+fi
+tmp=$(mktemp -d /tmp/posgpt-losscheck.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+# the schemes of the base build (a scheme added later has nothing to compare against)
+schemes=$($wt/posgpt --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')
+schemes="${SCHEMES:-$schemes}"
+echo "base $(git rev-parse --short "$base") vs working tree $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- model train || echo '+changes'); config S, 200 steps, seed 1, $threads threads"
+printf "%-12s %16s %16s\n" scheme "max|dtrain|" "max|dval|"
+worst=0
+for s in $schemes; do
+  for side in base new; do
+    bin=./posgpt; [ $side = base ] && bin=$wt/posgpt
+    $bin train --data "$data" --pos "$s" --out "$tmp/$side-$s" --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 \
+      --steps 200 --lr 1e-3 --seed 1 --eval-every 50 --val-tokens 16384 --log-every 1 --threads "$threads" > /dev/null 2>&1
+  done
+  r=$(paste -d, <(cut -d, -f1-3 "$tmp/base-$s/log.csv") <(cut -d, -f1-3 "$tmp/new-$s/log.csv") | awk -F, '
+    NR > 1 { if ($1 != $4) { print "step mismatch"; exit 1 } n++
+             d = $2 - $5; d = d < 0 ? -d : d; if (d > mt) mt = d
+             if ($3 != "" || $6 != "") { e = $3 - $6; e = e < 0 ? -e : e; if (e > mv) mv = e } }
+    END { printf "%.3g %.3g %d", mt, mv, n }')
+  read -r dt dv n <<< "$r"
+  printf "%-12s %16s %16s   (%s steps)\n" "$s" "$dt" "$dv" "$n"
+  worst=$(awk -v a="$worst" -v b="$dt" -v c="$dv" 'BEGIN { m = a; if (b > m) m = b; if (c > m) m = c; print m }')
+done
+awk -v w="$worst" 'BEGIN { if (w <= 1e-4) { printf "largest difference %.3g <= 1e-4: no regression\n", w; exit 0 }
+  printf "largest difference %.3g > 1e-4: REGRESSION\n", w; exit 1 }'
