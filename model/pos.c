@@ -112,6 +112,7 @@ void pos_set_ext(PosState *ps, const PosExt *ext) {
     if (ps->scheme->release) ps->scheme->release(ps);
     ps->cache = NULL;
     ps->ext = *ext;
+    if (ps->ext.method == POS_EXT_REROPE && ps->ext.window <= 0) ps->ext.window = ps->ext.train_len; // the default
     if (ps->scheme->prepare) ps->scheme->prepare(ps);
 }
 

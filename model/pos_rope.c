@@ -116,7 +116,7 @@ typedef struct { int w, K; real *cs; } RerTable; // cs[(D' * K + k) * 2 + {0: co
 static void rope_prepare(PosState *ps) {
     if (ps->ext.method != POS_EXT_REROPE) return;
     RerTable *t = xmalloc(sizeof *t);
-    t->w = ps->ext.window > 0 ? ps->ext.window : ps->ext.train_len;
+    t->w = ps->ext.window; // pos_set_ext resolved the default
     t->K = ps->HS / 2;
     t->cs = xmalloc((size_t)(t->w + 1) * t->K * 2 * sizeof(real));
     for (int D = 0; D <= t->w; D++)

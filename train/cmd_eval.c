@@ -81,7 +81,6 @@ int cmd_eval(int argc, char **argv) {
     const GPTConfig *c = &m.cfg;
     if (method != POS_EXT_NONE)
         pos_set_ext(&m.ps, &(PosExt){.method = method, .factor = factor, .train_len = c->T, .window = window});
-    if (method == POS_EXT_REROPE && !window) window = c->T;
     if (rand_pos && !rand_max) rand_max = c->rand_max;
     if (rand_pos && !rand_max) die("--positions random needs --rand-max (the checkpoint was not trained with random positions)");
     int lens[64];
@@ -135,7 +134,7 @@ int cmd_eval(int argc, char **argv) {
             const char *pname = pr == 0 ? "nonoverlapping" : "sliding";
             fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld,%s,%g\n", label, c->T, L, pname, S, r.tokens, r.loss,
                     exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step, pos_ext_name(method),
-                    method == POS_EXT_REROPE ? (double)window : pos_ext_scale(&m.ps.ext, L));
+                    method == POS_EXT_REROPE ? (double)m.ps.ext.window : pos_ext_scale(&m.ps.ext, L));
             fflush(out);
             fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f\n", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));

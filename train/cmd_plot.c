@@ -595,14 +595,16 @@ int cmd_plot(int argc, char **argv) {
 
     char title_buf[256], cap[512] = "", ylab[64], cv[32];
     const char *pname = !strcmp(proto, "both") ? "nonoverlapping and sliding" : proto, *why = "";
+    // kinds ppl and offset plot --metric: its name in the title and on the y axis
+    int is_ppl = !strcmp(metric, "ppl"), is_bpc = !strcmp(metric, "bpc");
+    const char *what = is_ppl ? "Perplexity" : is_bpc ? "Bits per byte" : "Loss";
+    snprintf(ylab, sizeof ylab, "%s", is_ppl ? "perplexity" : is_bpc ? "bits per byte" : "loss (nats per byte)");
     if (kind == KIND_PPL) {
-        const char *what = !strcmp(metric, "ppl") ? "Perplexity" : !strcmp(metric, "bpc") ? "Bits per byte" : "Loss";
         if (single_tl) snprintf(title_buf, sizeof title_buf, "%s vs. evaluation length (trained at %d tokens)", what, se[0].train_len);
         else snprintf(title_buf, sizeof title_buf, "%s vs. evaluation length", what);
-        snprintf(ylab, sizeof ylab, "%s", !strcmp(metric, "ppl") ? "perplexity" : !strcmp(metric, "bpc") ? "bits per byte" : "loss (nats per byte)");
         append(cap, sizeof cap, "%s windows, %s positions", pname,
                !strcmp(positions, "all") ? (vary_pos ? "contiguous and random" : rs.r[0].positions) : positions);
-        why = !strcmp(metric, "ppl") ? "5× the median at the training length" : "3× the median at the training length";
+        why = is_ppl ? "5× the median at the training length" : "3× the median at the training length";
     } else if (kind == KIND_POSITION) {
         if (!vary_el && single_tl)
             snprintf(title_buf, sizeof title_buf, "Loss by position in the window (windows of %d, trained at %d)", rs.r[0].eval_len, se[0].train_len);
@@ -615,13 +617,11 @@ int cmd_plot(int argc, char **argv) {
         if (smooth > 1) append(cap, sizeof cap, "; lines: moving average over up to %d positions, raw values light", smooth / 2 * 2 + 1);
         why = "3× the median before the training length";
     } else if (kind == KIND_OFFSET) {
-        const char *what = !strcmp(metric, "ppl") ? "Perplexity" : !strcmp(metric, "bpc") ? "Bits per byte" : "Loss";
         if (!vary_el && single_tl)
             snprintf(title_buf, sizeof title_buf, "%s vs. position offset (windows of %d, trained at %d)", what, rs.r[0].eval_len, se[0].train_len);
         else snprintf(title_buf, sizeof title_buf, "%s vs. position offset", what);
-        snprintf(ylab, sizeof ylab, "%s", !strcmp(metric, "ppl") ? "perplexity" : !strcmp(metric, "bpc") ? "bits per byte" : "loss (nats per byte)");
         append(cap, sizeof cap, "%s windows; positions K..K+L-1", pname);
-        why = !strcmp(metric, "ppl") ? "5× the median at offset 0" : "3× the median at offset 0";
+        why = is_ppl ? "5× the median at offset 0" : "3× the median at offset 0";
     } else {
         snprintf(title_buf, sizeof title_buf, "Training and validation loss");
         snprintf(ylab, sizeof ylab, "loss (nats per byte)");
