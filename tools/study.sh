@@ -4,13 +4,16 @@
 # the training length with both protocols and by position, run the shift test (positions
 # offset by K) on every checkpoint and the RoPE context extensions on the rope checkpoint,
 # and render the figures. A scheme whose checkpoint already finished training is not trained
-# again (the study resumes after an interruption); evaluation always runs.
+# again (the study resumes after an interruption); evaluation always runs, unless KEEP_EVAL=1:
+# then an evaluation whose output is newer than its checkpoint is kept. Every output is
+# written under a temporary name and renamed when complete, so a kept output is whole.
 #
 #   tools/study.sh            the full study into runs/study (about 50 minutes on 2 cores)
 #   tools/study.sh --quick    a small version into runs/study-quick (about 2 minutes)
 #
 # Settings and why: see README "Extrapolation study". Environment: SCHEMES="alibi rope" to
-# run a subset, OUT=dir to write elsewhere, POSGPT=binary to pin a copy of the binary.
+# run a subset, OUT=dir to write elsewhere, POSGPT=binary to pin a copy of the binary,
+# KEEP_EVAL=1 to keep finished evaluations (above).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -35,6 +38,20 @@ longest=$((32 * T))
 offsets=""; for k in 0 4 8 12 16 20 24 28 31; do offsets="${offsets:+$offsets,}$((k * T))"; done
 mkdir -p "$out"
 echo "tools/study.sh $*" > "$out/command.txt"
+[ "${KEEP_EVAL:-0}" = 1 ] && echo "(resumed with KEEP_EVAL=1: evaluations newer than their checkpoint were kept)" >> "$out/command.txt"
+# ev OUTPUT ARGS...: `posgpt eval ARGS`, whose result file is OUTPUT (passed by the caller as
+# --csv or --per-position as @OUT@, which becomes OUTPUT.part until the run completes); kept
+# under KEEP_EVAL=1 when newer than $d/model.bin
+ev() {
+  local o=$1; shift
+  if [ "${KEEP_EVAL:-0}" = 1 ] && [ -s "$o" ] && [ "$o" -nt "$d/model.bin" ]; then
+    echo "    $o is newer than its checkpoint: kept" >&2; return 0
+  fi
+  local a=() x
+  for x in "$@"; do a+=("${x//@OUT@/$o.part}"); done
+  "$bin" eval "${a[@]}" 2>> "$d/eval.log"
+  mv "$o.part" "$o"
+}
 t_start=$SECONDS
 for s in $schemes; do
   d=$out/$s
@@ -52,32 +69,32 @@ for s in $schemes; do
     "$bin" train --data data/kjv.txt --pos "$s" --out "$d" --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
       --lr $LR --wd 0 --seed 1 --eval-every $((STEPS / 10)) "${extra[@]}" > "$d/train.txt"
   fi
-  ev=()
-  "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
-    "${ev[@]}" --csv "$d/eval.csv" 2> "$d/eval.log"
-  "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
-    "${ev[@]}" --per-position "$d/pos.csv" --csv /dev/null 2>> "$d/eval.log"
+  [ "${KEEP_EVAL:-0}" = 1 ] || : > "$d/eval.log"
+  ev "$d/eval.csv" --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
+    --csv @OUT@
+  ev "$d/pos.csv" --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
+    --per-position @OUT@ --csv /dev/null
   # the shift test (Sinha et al. 2022): windows of T starting at position K
-  "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --max-tokens $TOKENS --pos-offset "$offsets" \
-    --csv "$d/offset.csv" 2>> "$d/eval.log"
+  ev "$d/offset.csv" --ckpt "$d/model.bin" --data data/kjv.txt --max-tokens $TOKENS --pos-offset "$offsets" \
+    --csv @OUT@
   if [ "$s" = rope ]; then # context extension at evaluation time, no retraining
     # pi, yarn and dynamic-ntk take s = L / T from each length; ntk gets one fixed s = 32 (set
     # for the longest length; with s from the length it would equal dynamic-ntk on whole windows)
     # rerope: window T/2 (distances beyond half the training length count as T/2)
     for m in pi ntk dynamic-ntk yarn rerope; do
       f=(); [ $m = ntk ] && f=(--rope-factor 32); [ $m = rerope ] && f=(--rope-window $((T / 2)))
-      "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
-        --rope-scaling $m "${f[@]}" --csv "$d/ext_$m.csv" 2>> "$d/eval.log"
+      ev "$d/ext_$m.csv" --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
+        --rope-scaling $m "${f[@]}" --csv @OUT@
     done
   fi
   if [ "$s" = randomized ]; then # the paper's protocol: random positions at test time too
-    "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
-      --positions random --csv "$d/eval_random.csv" 2>> "$d/eval.log"
-    "$bin" eval --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
-      --positions random --per-position "$d/pos_random.csv" --csv /dev/null 2>> "$d/eval.log"
+    ev "$d/eval_random.csv" --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
+      --positions random --csv @OUT@
+    ev "$d/pos_random.csv" --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
+      --positions random --per-position @OUT@ --csv /dev/null
   fi
 done
-echo "study wall time: $(( (SECONDS - t_start) / 60 )) min" | tee "$out/walltime.txt" >&2
+echo "study wall time: $(( (SECONDS - t_start) / 60 )) min$([ "${KEEP_EVAL:-0}" = 1 ] && echo " (a resumed run: work kept from earlier runs not counted)")" | tee "$out/walltime.txt" >&2
 # gather all rows into one CSV per kind
 gather() { # pattern output
   local first=1
