@@ -8,8 +8,8 @@
 # then an evaluation whose output is newer than its checkpoint is kept. Every output is
 # written under a temporary name and renamed when complete, so a kept output is whole.
 #
-#   tools/study.sh            the full study into runs/study (about 50 minutes on 2 cores)
-#   tools/study.sh --quick    a small version into runs/study-quick (about 2 minutes)
+#   tools/study.sh            the full study into runs/study (roughly 2.5 hours on 2 cores)
+#   tools/study.sh --quick    a small version into runs/study-quick (a few minutes)
 #
 # Settings and why: see README "Extrapolation study". Environment: SCHEMES="alibi rope" to
 # run a subset, OUT=dir to write elsewhere, POSGPT=binary to pin a copy of the binary,
