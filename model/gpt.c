@@ -298,7 +298,6 @@ void gpt_backward(GPT *m) {
         // mid = x + attproj(attn(qk(qkv(ln1(x))))); dres now holds d(mid)
         linear_backward(m->datty, GRAD(m, P_ATTPW) + (size_t)l * C * C, GRAD(m, P_ATTPB) + l * C, m->dres, atty,
                         PARAM(m, P_ATTPW) + (size_t)l * C * C, N, C, C);
-        memset(m->dqkv, 0, NC * 3 * sizeof(real));
         attention_backward(m->dqkv, m->dpreatt, dpos, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos,
                            &m->ps, B, T, C, NH);
         if (s->qk_backward)

@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+// column-sum reductions (bias and LayerNorm parameter gradients) run over blocks of COLBLK
+// columns, one block per thread at a time, summed over all rows in a local array
+#define COLBLK 64
+
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc) {
 #ifdef POSGPT_DOUBLE
@@ -86,21 +90,44 @@ void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const 
         real *dx = dinp + (size_t)n * C;
         for (int c = 0; c < C; c++) dx[c] += s * (dy[c] * w[c] - ma - ((x[c] - m) * s) * mb);
     }
-    // dw += sum_n dout * norm, db += sum_n dout: parallel over channel blocks (disjoint writes)
+    // dw += sum_n dout * norm, db += sum_n dout: parallel over channel blocks (disjoint writes),
+    // each block summed in registers
 #pragma omp parallel for schedule(static)
-    for (int c0 = 0; c0 < C; c0 += 16) {
-        int c1 = c0 + 16 < C ? c0 + 16 : C;
+    for (int c0 = 0; c0 < C; c0 += COLBLK) {
+        int nc = C - c0 < COLBLK ? C - c0 : COLBLK;
+        real sw[COLBLK] = {0}, sb[COLBLK] = {0};
         for (int n = 0; n < N; n++) {
-            const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
-            for (int c = c0; c < c1; c++) {
-                dw[c] += dy[c] * ((x[c] - mean[n]) * rstd[n]);
-                db[c] += dy[c];
+            const real *x = inp + (size_t)n * C + c0, *dy = dout + (size_t)n * C + c0;
+            real m = mean[n], r = rstd[n];
+            for (int c = 0; c < nc; c++) {
+                sw[c] += dy[c] * ((x[c] - m) * r);
+                sb[c] += dy[c];
             }
+        }
+        for (int c = 0; c < nc; c++) {
+            dw[c0 + c] += sw[c];
+            db[c0 + c] += sb[c];
         }
     }
 }
 
 // ---------------------------------------------------------------------------------------
+// acc (C) += column sums of x (N,C): blocks of COLBLK columns over threads, each summed over
+// all rows in registers (one pass over x per block, no shared writes; the order of the
+// additions does not depend on the thread count)
+static void colsum_add(real *restrict acc, const real *restrict x, int N, int C) {
+#pragma omp parallel for schedule(static)
+    for (int c0 = 0; c0 < C; c0 += COLBLK) {
+        int nc = C - c0 < COLBLK ? C - c0 : COLBLK;
+        real s[COLBLK] = {0};
+        for (int n = 0; n < N; n++) {
+            const real *row = x + (size_t)n * C + c0;
+            for (int c = 0; c < nc; c++) s[c] += row[c];
+        }
+        for (int c = 0; c < nc; c++) acc[c0 + c] += s[c];
+    }
+}
+
 void linear_forward(real *out, const real *inp, const real *w, const real *b, int N, int C, int OC) {
     // inp (N,C), w (OC,C), b (OC), out (N,OC) = inp w^T + b
     gemm(0, 1, N, OC, C, 1, inp, C, w, C, 0, out, OC);
@@ -117,14 +144,7 @@ void linear_backward(real *dinp, real *dw, real *db, const real *dout, const rea
     // db (OC) += sum_n dout
     gemm(0, 0, N, C, OC, 1, dout, OC, w, C, 0, dinp, C);
     gemm(1, 0, OC, C, N, 1, dout, OC, inp, C, 1, dw, C);
-    if (db) {
-#pragma omp parallel for schedule(static)
-        for (int o0 = 0; o0 < OC; o0 += 16) {
-            int o1 = o0 + 16 < OC ? o0 + 16 : OC;
-            for (int n = 0; n < N; n++)
-                for (int o = o0; o < o1; o++) db[o] += dout[(size_t)n * OC + o];
-        }
-    }
+    if (db) colsum_add(db, dout, N, OC);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -205,11 +225,17 @@ static void softmax_causal_row(real *row, int n, int len) {
     for (int j = n; j < len; j++) row[j] = 0;
 }
 
+int att_qblock = ATT_QBLOCK;
+
+// Causal blocking: queries in blocks of att_qblock rows; block [q0, q0 + nq) only meets keys
+// [0, q0 + nq), so products skip the zero upper triangle beyond the block diagonal (at T = 128
+// and blocks of 64, a quarter of every attention product). Entries of att and dpreatt to the
+// right of a block's last key are never written or read.
 void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
                        int B, int T, int C, int NH) {
     // qkv (B,T,3C), pos (B,T), att (B,NH,T,T), out (B,T,C)
     // att[i][j] = softmax_j<=i( q_i.k_j / sqrt(HS) + bias(h, pos_i, pos_j) ); out_i = sum_j att[i][j] v_j
-    int HS = C / NH, C3 = 3 * C;
+    int HS = C / NH, C3 = 3 * C, QB = att_qblock > 0 ? att_qblock : T;
     real scale = (real)(1.0 / sqrt((double)HS));
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
@@ -220,25 +246,35 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
             const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
             const int *pos_b = pos + (size_t)b * T;
             real *A = att + ((size_t)b * NH + h) * T * T;
-            gemm(0, 1, T, T, HS, scale, Q, C3, K, C3, 0, A, T);
-            for (int i = 0; i < T; i++) {
-                real *row = A + (size_t)i * T;
-                if (bias) bias(ps, h, pos_b[i], pos_b, i + 1, row);
-                if (term) term(ps, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, row);
-                softmax_causal_row(row, i + 1, T);
+            for (int q0 = 0; q0 < T; q0 += QB) {
+                int nq = T - q0 < QB ? T - q0 : QB, nk = q0 + nq;
+                real *Ab = A + (size_t)q0 * T;
+                gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, Ab, T);
+                for (int i = q0; i < nk; i++) {
+                    real *row = A + (size_t)i * T;
+                    if (bias) bias(ps, h, pos_b[i], pos_b, i + 1, row);
+                    if (term) term(ps, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, row);
+                    softmax_causal_row(row, i + 1, nk);
+                }
+                gemm(0, 0, nq, HS, nk, 1, Ab, T, V, C3, 0, out + ((size_t)b * T + q0) * C + (size_t)h * HS, C);
             }
-            gemm(0, 0, T, HS, T, 1, A, T, V, C3, 0, out + (size_t)b * T * C + (size_t)h * HS, C);
         }
 }
 
 void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout, const real *att,
                         const real *qkv, const int *pos, const PosState *ps, int B, int T, int C, int NH) {
     // forward: S = scale Q K^T + bias (+ content term); P = softmax(S); O = P V
-    // dP = dO V^T; dV += P^T dO; dS = P * (dP - rowsum(P * dP)); dQ += scale dS K; dK += scale dS^T Q
+    // dP = dO V^T; dV = P^T dO; dS = P * (dP - rowsum(P * dP)); dQ = scale dS K; dK = scale dS^T Q
+    // dqkv is overwritten (each (b, h) owns its slices); a content term first adds its own q/k
+    // gradients row by row, so then the slices start at zero and the products accumulate.
+    // Blocks: dS and dQ by query block (keys up to the block's last query); dV and dK, sums
+    // over queries, by key block [k0, k0 + nk) over the queries k0..T-1 that can see it. The
+    // queries skipped (< k0) contribute exact zeros at the start of each sum, so every product
+    // gives the same floats as the one-block form.
     // Scheme parameters: each thread accumulates into its own buffer, summed in thread order
     // afterwards (deterministic for a given thread count), so schemes may share parameters
     // across heads and rows without locking.
-    int HS = C / NH, C3 = 3 * C;
+    int HS = C / NH, C3 = 3 * C, QB = att_qblock > 0 ? att_qblock : T;
     real scale = (real)(1.0 / sqrt((double)HS));
     const PosScheme *sch = ps ? ps->scheme : NULL;
     // a content term always has q/k gradients; parameters only if the scheme has some
@@ -259,22 +295,36 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
                 const real *P = att + ((size_t)b * NH + h) * T * T;
                 real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
                 const int *pos_b = pos + (size_t)b * T;
-                gemm(0, 1, T, T, HS, 1, dO, C, V, C3, 0, dS, T);
-                gemm(1, 0, T, HS, T, 1, P, T, dO, C, 1, dV, C3);
-                for (int i = 0; i < T; i++) {
-                    const real *p = P + (size_t)i * T;
-                    real *d = dS + (size_t)i * T;
-                    double s = 0.0;
-                    for (int j = 0; j <= i; j++) s += (double)p[j] * d[j];
-                    for (int j = 0; j <= i; j++) d[j] = p[j] * (d[j] - (real)s);
-                    for (int j = i + 1; j < T; j++) d[j] = 0;
-                    // the bias and the content term are added unscaled: their gradient is dS
-                    if (want_bias) sch->bias_backward(ps, mine, h, pos_b[i], pos_b, i + 1, d);
-                    if (want_term)
-                        sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, d, dQ + (size_t)i * C3, dK);
+                if (want_term)
+                    for (int i = 0; i < T; i++) {
+                        memset(dQ + (size_t)i * C3, 0, (size_t)HS * sizeof(real));
+                        memset(dK + (size_t)i * C3, 0, (size_t)HS * sizeof(real));
+                    }
+                for (int q0 = 0; q0 < T; q0 += QB) {
+                    int nq = T - q0 < QB ? T - q0 : QB, nk = q0 + nq;
+                    real *dSb = dS + (size_t)q0 * T;
+                    gemm(0, 1, nq, nk, HS, 1, dO + (size_t)q0 * C, C, V, C3, 0, dSb, T);
+                    for (int i = q0; i < nk; i++) {
+                        const real *p = P + (size_t)i * T;
+                        real *d = dS + (size_t)i * T;
+                        double s = 0.0;
+                        for (int j = 0; j <= i; j++) s += (double)p[j] * d[j];
+                        for (int j = 0; j <= i; j++) d[j] = p[j] * (d[j] - (real)s);
+                        for (int j = i + 1; j < nk; j++) d[j] = 0;
+                        // the bias and the content term are added unscaled: their gradient is dS
+                        if (want_bias) sch->bias_backward(ps, mine, h, pos_b[i], pos_b, i + 1, d);
+                        if (want_term)
+                            sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, d,
+                                                dQ + (size_t)i * C3, dK);
+                    }
+                    gemm(0, 0, nq, HS, nk, scale, dSb, T, K, C3, want_term, dQ + (size_t)q0 * C3, C3);
                 }
-                gemm(0, 0, T, HS, T, scale, dS, T, K, C3, 1, dQ, C3);
-                gemm(1, 0, T, HS, T, scale, dS, T, Q, C3, 1, dK, C3);
+                for (int k0 = 0; k0 < T; k0 += QB) {
+                    int nk = T - k0 < QB ? T - k0 : QB, nq = T - k0;
+                    size_t blk = (size_t)k0 * T + k0; // rows (queries) k0.., columns (keys) k0..
+                    gemm(1, 0, nk, HS, nq, 1, P + blk, T, dO + (size_t)k0 * C, C, 0, dV + (size_t)k0 * C3, C3);
+                    gemm(1, 0, nk, HS, nq, scale, dS + blk, T, Q + (size_t)k0 * C3, C3, want_term, dK + (size_t)k0 * C3, C3);
+                }
             }
     }
     for (int t = 0; t < nt && acc; t++)
@@ -284,24 +334,24 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
 
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
                              int B, int T, int C, int NH) {
-    // same as attention_forward, one block of ATT_QBLOCK queries at a time against keys
-    // 0..(last query of the block): scratch (ATT_QBLOCK, T) per thread, O(T) memory.
+    // same as attention_forward, one block of QB queries at a time against keys
+    // 0..(last query of the block): scratch (QB, T) per thread, O(T) memory.
     int HS = C / NH, C3 = 3 * C;
     real scale = (real)(1.0 / sqrt((double)HS));
-    int nblk = (T + ATT_QBLOCK - 1) / ATT_QBLOCK;
+    int QB = att_qblock > 0 ? att_qblock : T, nblk = (T + QB - 1) / QB;
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
         ps ? ps->scheme->score_forward : NULL;
 #pragma omp parallel
     {
-        real *S = xmalloc((size_t)ATT_QBLOCK * T * sizeof(real));
+        real *S = xmalloc((size_t)QB * T * sizeof(real));
 #pragma omp for schedule(dynamic) collapse(3)
         for (int b = 0; b < B; b++)
             for (int h = 0; h < NH; h++)
                 for (int blk = 0; blk < nblk; blk++) {
                     // later blocks have more keys: reverse order balances the dynamic schedule
-                    int q0 = (nblk - 1 - blk) * ATT_QBLOCK;
-                    int nq = T - q0 < ATT_QBLOCK ? T - q0 : ATT_QBLOCK;
+                    int q0 = (nblk - 1 - blk) * QB;
+                    int nq = T - q0 < QB ? T - q0 : QB;
                     int nk = q0 + nq;
                     const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
                     const int *pos_b = pos + (size_t)b * T;

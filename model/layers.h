@@ -41,15 +41,18 @@ void residual_forward(real *out, const real *a, const real *b, size_t n);
 // Causal multi-head attention on qkv (B,T,3C) (q | k | v, heads of HS = C/NH channels),
 // scores q.k/sqrt(HS) + position bias (ps->scheme->bias_forward, if any), softmax, times v.
 // Training form: keeps att (B,NH,T,T), the softmax probabilities, for the backward.
+// Both forms work in causal query blocks of att_qblock rows (default ATT_QBLOCK; 0 or
+// >= T means one block, the plain full-matrix form); tests vary it.
 void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
                        int B, int T, int C, int NH);
-// dpreatt (B,NH,T,T) is scratch; it ends holding d(scores) which feeds the bias backward
-// into dpos (the scheme's parameter gradient; may be NULL).
+// dqkv is overwritten. dpreatt (B,NH,T,T) is scratch; it ends holding d(scores) which feeds
+// the bias backward into dpos (the scheme's parameter gradient, accumulated; may be NULL).
 void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout, const real *att,
                         const real *qkv, const int *pos, const PosState *ps, int B, int T, int C, int NH);
-// Inference form: same result, O(T) memory: query blocks of ATT_QBLOCK rows against all
+// Inference form: same result, O(T) memory: query blocks of att_qblock rows against all
 // their keys, in per-thread scratch; nothing kept.
 #define ATT_QBLOCK 64
+extern int att_qblock;
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
                              int B, int T, int C, int NH);
 

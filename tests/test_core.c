@@ -1,6 +1,7 @@
 // test_core.c - float-build checks: the fast exp/GELU against libm in double, ALiBi slopes
 // and T5 buckets against the values in the papers, the random position sampler, and the
-// checkpoint round trip (parameters and optimizer state bit-identical, re-save byte-identical).
+// checkpoint round trip (parameters and optimizer state bit-identical, re-save byte-identical);
+// the causal-blocked training attention gives the same floats as the one-block form.
 #include "check.h"
 #include "ckpt.h"
 #include "layers.h"
@@ -139,8 +140,55 @@ static void test_checkpoint(void) {
     }
 }
 
+// Blocking skips only exact zeros, at the end of a sum over keys or at the start of a sum over
+// queries, so in float the blocked attention (forward and backward, with a bias scheme and a
+// content-term scheme) must equal the one-block form bit for bit: this keeps training losses
+// identical to the unblocked code's (tools/loss_check.sh).
+static void test_attention_blocks_exact(void) {
+    const char *schemes[] = {"nope", "alibi", "cope"};
+    for (int si = 0; si < 3; si++) {
+        int B = 2, T = 150, C = 32, NH = 2; // T: two full blocks of 64 and a partial one
+        size_t nq = (size_t)B * T * 3 * C, no = (size_t)B * T * C, na = (size_t)B * NH * T * T;
+        Rng rng;
+        rng_seed(&rng, 11);
+        real *qkv = malloc(nq * sizeof(real)), *dout = malloc(no * sizeof(real));
+        for (size_t i = 0; i < nq; i++) qkv[i] = (real)rng_normal(&rng);
+        for (size_t i = 0; i < no; i++) dout[i] = (real)rng_normal(&rng);
+        int *pos = malloc((size_t)B * T * sizeof(int));
+        for (int i = 0; i < B * T; i++) pos[i] = i % T;
+        PosState ps;
+        const PosScheme *s = pos_find(schemes[si]);
+        float hp[POS_MAX_HYPER] = {0};
+        pos_default_hypers(s, hp);
+        pos_state_init(&ps, s, C, NH, T, hp);
+        size_t np = pos_num_params(&ps);
+        real *params = calloc(np + 1, sizeof(real));
+        for (size_t i = 0; i < np; i++) params[i] = (real)(0.1 * rng_normal(&rng));
+        ps.params = params;
+        real *out[2], *att[2], *dqkv[2], *dpre[2], *dpos[2];
+        int qb[2] = {0, ATT_QBLOCK};
+        for (int r = 0; r < 2; r++) {
+            att_qblock = qb[r];
+            out[r] = malloc(no * sizeof(real)), att[r] = malloc(na * sizeof(real)), dqkv[r] = malloc(nq * sizeof(real));
+            dpre[r] = malloc(na * sizeof(real)), dpos[r] = calloc(np + 1, sizeof(real));
+            attention_forward(out[r], att[r], qkv, pos, &ps, B, T, C, NH);
+            attention_backward(dqkv[r], dpre[r], dpos[r], dout, att[r], qkv, pos, &ps, B, T, C, NH);
+        }
+        att_qblock = ATT_QBLOCK;
+        char name[128];
+        snprintf(name, sizeof name, "blocked training attention == one block, bit for bit [%s]", schemes[si]);
+        check(!memcmp(out[0], out[1], no * sizeof(real)) && !memcmp(dqkv[0], dqkv[1], nq * sizeof(real)) &&
+                  !memcmp(dpos[0], dpos[1], np * sizeof(real)),
+              name, "outputs or gradients differ");
+        for (int r = 0; r < 2; r++) free(out[r]), free(att[r]), free(dqkv[r]), free(dpre[r]), free(dpos[r]);
+        free(qkv), free(dout), free(pos), free(params);
+        pos_state_free(&ps);
+    }
+}
+
 int main(void) {
     test_fast_math();
+    test_attention_blocks_exact();
     test_alibi_slopes();
     test_t5_buckets();
     test_positions();

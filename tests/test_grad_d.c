@@ -177,8 +177,10 @@ static void perturb_params(PosState *ps, double *params, size_t n) {
     ps->params = params;
 }
 
-static void test_attention(const PosScheme *s, const PosExt *ext) {
+// qb: the causal query block (0: one block, the full-matrix form; 3: blocks of 3, 3, 1)
+static void test_attention(const PosScheme *s, const PosExt *ext, int qb) {
     int B = 2, T = 7, C = 8, NH = 2;
+    att_qblock = qb;
     size_t nq = (size_t)B * T * 3 * C, no = (size_t)B * T * C;
     PosState ps;
     pos_state_init(&ps, s, C, NH, 3 * T, NULL);
@@ -192,27 +194,37 @@ static void test_attention(const PosScheme *s, const PosExt *ext) {
     AttCtx c = {B, T, C, NH, pos, &ps};
     c.qkv = randv(nq, 1), c.att = randv((size_t)B * NH * T * T, 0), c.out = randv(no, 0), c.R = randv(no, 1);
     att_loss(&c);
-    double *dqkv = calloc(nq, 8), *dpre = calloc((size_t)B * NH * T * T, 8), *dpos = calloc(np + 1, 8);
+    // dqkv starts as garbage: attention_backward overwrites it
+    double *dqkv = randv(nq, 1), *dpre = calloc((size_t)B * NH * T * T, 8), *dpos = calloc(np + 1, 8);
     attention_backward(dqkv, dpre, dpos, c.R, c.att, c.qkv, pos, &ps, B, T, C, NH);
     double *ng = malloc((nq > np ? nq : np) * 8 + 8);
     char name[128];
     numgrad(ng, c.qkv, nq, att_loss, &c);
-    snprintf(name, sizeof name, "attention d(qkv) [%s%s]", s->name, ext ? " + rerope, window 3" : "");
+    char blk[32] = "one query block";
+    if (qb) snprintf(blk, sizeof blk, "query blocks of %d", qb);
+    snprintf(name, sizeof name, "attention d(qkv) [%s%s, %s]", s->name, ext ? " + rerope, window 3" : "", blk);
     check_close(name, dqkv, ng, nq, ATOL, RTOL);
     if (np && (s->bias_forward || s->score_forward)) {
         numgrad(ng, params, np, att_loss, &c);
-        snprintf(name, sizeof name, "%s %s d(params) through attention", s->name, s->bias_forward ? "bias_backward" : "score_backward");
+        snprintf(name, sizeof name, "%s %s d(params) through attention [%s]", s->name,
+                 s->bias_forward ? "bias_backward" : "score_backward", blk);
         check_close(name, dpos, ng, np, ATOL, RTOL);
     }
-    // the O(T)-memory inference attention computes the same output (T > ATT_QBLOCK: several blocks)
+    // the O(T)-memory inference attention (blocks of ATT_QBLOCK; T2 > ATT_QBLOCK: several)
+    // computes the output of the full-matrix training form
     int T2 = ATT_QBLOCK + 37;
     int *pos2 = malloc((size_t)B * T2 * sizeof(int));
     random_sorted_positions(pos2, B, T2);
     double *qkv2 = randv((size_t)B * T2 * 3 * C, 1), *att2 = malloc((size_t)B * NH * T2 * T2 * 8);
     double *o1 = malloc((size_t)B * T2 * C * 8), *o2 = malloc((size_t)B * T2 * C * 8);
+    att_qblock = 0;
     attention_forward(o1, att2, qkv2, pos2, &ps, B, T2, C, NH);
+    att_qblock = ATT_QBLOCK;
     attention_forward_infer(o2, qkv2, pos2, &ps, B, T2, C, NH);
-    snprintf(name, sizeof name, "blocked inference attention == training attention [%s]", s->name);
+    snprintf(name, sizeof name, "blocked inference attention == full-matrix attention [%s]", s->name);
+    check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
+    attention_forward(o2, att2, qkv2, pos2, &ps, B, T2, C, NH);
+    snprintf(name, sizeof name, "blocked training attention == full-matrix attention [%s]", s->name);
     check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
     free(pos2), free(qkv2), free(att2), free(o1), free(o2);
     free(c.qkv), free(c.att), free(c.out), free(c.R), free(dqkv), free(dpre), free(dpos), free(ng), free(params);
@@ -297,12 +309,17 @@ int main(void) {
     test_gelu();
     test_encoder();
     test_crossentropy();
-    test_attention(pos_find("nope"), NULL);
-    // ReRoPE's content term (eval-time rope): positions with gaps up to 20, window 3
-    test_attention(pos_find("rope"), &(PosExt){.method = POS_EXT_REROPE, .window = 3, .train_len = 7});
+    for (int qb = 0; qb <= 3; qb += 3) {
+        test_attention(pos_find("nope"), NULL, qb);
+        // ReRoPE's content term (eval-time rope): positions with gaps up to 20, window 3
+        test_attention(pos_find("rope"), &(PosExt){.method = POS_EXT_REROPE, .window = 3, .train_len = 7}, qb);
+    }
     for (int i = 0; i < pos_count(); i++) {
         const PosScheme *s = pos_at(i);
-        if (s->bias_forward || s->score_forward) test_attention(s, NULL);
+        if (s->bias_forward || s->score_forward) {
+            test_attention(s, NULL, 0);
+            test_attention(s, NULL, 3);
+        }
         if (s->input_forward) test_input_hook(s);
         if (s->qk_forward) test_qk_hook(s);
         char name[128];
