@@ -25,9 +25,12 @@ run() {
 for s in t5 rope learned; do
   run 0 train --data "$tmp/t.txt" --pos $s --out "$tmp/r-$s" --layers 2 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 6 \
     --eval-every 3 --ckpt-every 3 --val-tokens 256
-  run 0 eval --ckpt "$tmp/r-$s/model.bin" --data "$tmp/t.txt" --lengths 16,64 --protocol both --max-tokens 256 --clamp-pos \
+  run 0 eval --ckpt "$tmp/r-$s/model.bin" --data "$tmp/t.txt" --lengths 16,96 --protocol both --max-tokens 256 --clamp-pos \
     --per-position "$tmp/pp.csv" --csv "$tmp/e.csv"
 done
+# seq-len 80: the training attention in two causal blocks (64 + 16), with CoPE's content term
+run 0 train --data "$tmp/t.txt" --pos cope --out "$tmp/r-cope" --layers 1 --d-model 16 --heads 2 --seq-len 80 --batch 2 --steps 2 \
+  --eval-every 2 --val-tokens 160
 run 1 train --resume "$tmp/r-t5" --data "$tmp/t.txt"   # finished run: a clean error
 run 0 sample --ckpt "$tmp/r-rope/model.bin" --prompt "and" --tokens 8
 run 0 info "$tmp/r-learned/model.bin"
