@@ -227,6 +227,11 @@ static void softmax_causal_row(real *row, int n, int len) {
 
 int att_qblock = ATT_QBLOCK;
 
+// the query block in use for length T (att_qblock <= 0: one block of T), and the length of
+// the block starting at row r0
+static int att_block(int T) { return att_qblock > 0 ? att_qblock : T; }
+static int block_len(int r0, int QB, int T) { return T - r0 < QB ? T - r0 : QB; }
+
 // Causal blocking: queries in blocks of att_qblock rows; block [q0, q0 + nq) only meets keys
 // [0, q0 + nq), so products skip the zero upper triangle beyond the block diagonal (at T = 128
 // and blocks of 64, a quarter of every attention product). Entries of att and dpreatt to the
@@ -235,7 +240,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
                        int B, int T, int C, int NH) {
     // qkv (B,T,3C), pos (B,T), att (B,NH,T,T), out (B,T,C)
     // att[i][j] = softmax_j<=i( q_i.k_j / sqrt(HS) + bias(h, pos_i, pos_j) ); out_i = sum_j att[i][j] v_j
-    int HS = C / NH, C3 = 3 * C, QB = att_qblock > 0 ? att_qblock : T;
+    int HS = C / NH, C3 = 3 * C, QB = att_block(T);
     real scale = (real)(1.0 / sqrt((double)HS));
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
@@ -247,7 +252,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
             const int *pos_b = pos + (size_t)b * T;
             real *A = att + ((size_t)b * NH + h) * T * T;
             for (int q0 = 0; q0 < T; q0 += QB) {
-                int nq = T - q0 < QB ? T - q0 : QB, nk = q0 + nq;
+                int nq = block_len(q0, QB, T), nk = q0 + nq;
                 real *Ab = A + (size_t)q0 * T;
                 gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, Ab, T);
                 for (int i = q0; i < nk; i++) {
@@ -274,7 +279,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
     // Scheme parameters: each thread accumulates into its own buffer, summed in thread order
     // afterwards (deterministic for a given thread count), so schemes may share parameters
     // across heads and rows without locking.
-    int HS = C / NH, C3 = 3 * C, QB = att_qblock > 0 ? att_qblock : T;
+    int HS = C / NH, C3 = 3 * C, QB = att_block(T);
     real scale = (real)(1.0 / sqrt((double)HS));
     const PosScheme *sch = ps ? ps->scheme : NULL;
     // a content term always has q/k gradients; parameters only if the scheme has some
@@ -301,7 +306,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
                         memset(dK + (size_t)i * C3, 0, (size_t)HS * sizeof(real));
                     }
                 for (int q0 = 0; q0 < T; q0 += QB) {
-                    int nq = T - q0 < QB ? T - q0 : QB, nk = q0 + nq;
+                    int nq = block_len(q0, QB, T), nk = q0 + nq;
                     real *dSb = dS + (size_t)q0 * T;
                     gemm(0, 1, nq, nk, HS, 1, dO + (size_t)q0 * C, C, V, C3, 0, dSb, T);
                     for (int i = q0; i < nk; i++) {
@@ -320,7 +325,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
                     gemm(0, 0, nq, HS, nk, scale, dSb, T, K, C3, want_term, dQ + (size_t)q0 * C3, C3);
                 }
                 for (int k0 = 0; k0 < T; k0 += QB) {
-                    int nk = T - k0 < QB ? T - k0 : QB, nq = T - k0;
+                    int nk = block_len(k0, QB, T), nq = T - k0;
                     size_t blk = (size_t)k0 * T + k0; // rows (queries) k0.., columns (keys) k0..
                     gemm(1, 0, nk, HS, nq, 1, P + blk, T, dO + (size_t)k0 * C, C, 0, dV + (size_t)k0 * C3, C3);
                     gemm(1, 0, nk, HS, nq, scale, dS + blk, T, Q + (size_t)k0 * C3, C3, want_term, dK + (size_t)k0 * C3, C3);
@@ -338,7 +343,7 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
     // 0..(last query of the block): scratch (QB, T) per thread, O(T) memory.
     int HS = C / NH, C3 = 3 * C;
     real scale = (real)(1.0 / sqrt((double)HS));
-    int QB = att_qblock > 0 ? att_qblock : T, nblk = (T + QB - 1) / QB;
+    int QB = att_block(T), nblk = (T + QB - 1) / QB;
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
         ps ? ps->scheme->score_forward : NULL;
@@ -351,8 +356,7 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
                 for (int blk = 0; blk < nblk; blk++) {
                     // later blocks have more keys: reverse order balances the dynamic schedule
                     int q0 = (nblk - 1 - blk) * QB;
-                    int nq = T - q0 < QB ? T - q0 : QB;
-                    int nk = q0 + nq;
+                    int nq = block_len(q0, QB, T), nk = q0 + nq;
                     const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
                     const int *pos_b = pos + (size_t)b * T;
                     gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, S, nk);

@@ -37,14 +37,15 @@ longest=$((32 * T))
 # shift test offsets: up to the learned table's last full window (32 T rows)
 offsets=""; for k in 0 4 8 12 16 20 24 28 31; do offsets="${offsets:+$offsets,}$((k * T))"; done
 mkdir -p "$out"
+keep=${KEEP_EVAL:-0}
 echo "tools/study.sh $*" > "$out/command.txt"
-[ "${KEEP_EVAL:-0}" = 1 ] && echo "(resumed with KEEP_EVAL=1: evaluations newer than their checkpoint were kept)" >> "$out/command.txt"
+[ "$keep" = 1 ] && echo "(resumed with KEEP_EVAL=1: evaluations newer than their checkpoint were kept)" >> "$out/command.txt"
 # ev OUTPUT ARGS...: `posgpt eval ARGS`, whose result file is OUTPUT (passed by the caller as
 # --csv or --per-position as @OUT@, which becomes OUTPUT.part until the run completes); kept
 # under KEEP_EVAL=1 when newer than $d/model.bin
 ev() {
   local o=$1; shift
-  if [ "${KEEP_EVAL:-0}" = 1 ] && [ -s "$o" ] && [ "$o" -nt "$d/model.bin" ]; then
+  if [ "$keep" = 1 ] && [ -s "$o" ] && [ "$o" -nt "$d/model.bin" ]; then
     echo "    $o is newer than its checkpoint: kept" >&2; return 0
   fi
   local a=() x
@@ -69,7 +70,7 @@ for s in $schemes; do
     "$bin" train --data data/kjv.txt --pos "$s" --out "$d" --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
       --lr $LR --wd 0 --seed 1 --eval-every $((STEPS / 10)) "${extra[@]}" > "$d/train.txt"
   fi
-  [ "${KEEP_EVAL:-0}" = 1 ] || : > "$d/eval.log"
+  [ "$keep" = 1 ] || : > "$d/eval.log"
   ev "$d/eval.csv" --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$lens" --protocol both --max-tokens $TOKENS \
     --csv @OUT@
   ev "$d/pos.csv" --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
@@ -94,7 +95,7 @@ for s in $schemes; do
       --positions random --per-position @OUT@ --csv /dev/null
   fi
 done
-echo "study wall time: $(( (SECONDS - t_start) / 60 )) min$([ "${KEEP_EVAL:-0}" = 1 ] && echo " (a resumed run: work kept from earlier runs not counted)")" | tee "$out/walltime.txt" >&2
+echo "study wall time: $(( (SECONDS - t_start) / 60 )) min$([ "$keep" = 1 ] && echo " (a resumed run: work kept from earlier runs not counted)")" | tee "$out/walltime.txt" >&2
 # gather all rows into one CSV per kind
 gather() { # pattern output
   local first=1
