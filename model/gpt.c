@@ -240,14 +240,14 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
             }
         if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
         else attention_forward_infer(atty, qkv, m->pos, &m->ps, B, T, C, NH);
-        linear_forward(m->proj, atty, PARAM(m, P_ATTPW) + (size_t)l * C * C, PARAM(m, P_ATTPB) + l * C, N, C, C);
-        residual_forward(mid, x, m->proj, (size_t)N * C);
+        linear_forward(m->proj, atty, PARAM(m, P_ATTPW) + (size_t)l * C * C, NULL, N, C, C);
+        bias_residual_forward(mid, x, m->proj, PARAM(m, P_ATTPB) + l * C, N, C);
         layernorm_forward(ln2, m->ln2_mean + tl * N, m->ln2_rstd + tl * N, mid, PARAM(m, P_LN2W) + l * C,
                           PARAM(m, P_LN2B) + l * C, N, C);
-        linear_forward(fch, ln2, PARAM(m, P_FCW) + (size_t)l * 4 * C * C, PARAM(m, P_FCB) + l * 4 * C, N, C, 4 * C);
-        gelu_forward(fchg, fch, (size_t)N * 4 * C);
-        linear_forward(m->proj, fchg, PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, PARAM(m, P_FCPB) + l * C, N, 4 * C, C);
-        residual_forward(xo, mid, m->proj, (size_t)N * C);
+        linear_forward(fch, ln2, PARAM(m, P_FCW) + (size_t)l * 4 * C * C, NULL, N, C, 4 * C);
+        bias_gelu_forward(fchg, fch, PARAM(m, P_FCB) + l * 4 * C, N, 4 * C);
+        linear_forward(m->proj, fchg, PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, NULL, N, 4 * C, C);
+        bias_residual_forward(xo, mid, m->proj, PARAM(m, P_FCPB) + l * C, N, C);
     }
     real *xL = m->res + (m->train ? (size_t)c->L : 0) * N * C;
     layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, xL, PARAM(m, P_LNFW), PARAM(m, P_LNFB), N, C);

@@ -13,8 +13,10 @@
 // columns, one block per thread at a time, summed over all rows in a local array
 #define COLBLK 64
 
-void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
-          const real *B, int ldb, real beta, real *C, int ldc) {
+
+// one BLAS call, as is (OpenBLAS threads it itself outside a parallel region)
+static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+                      const real *B, int ldb, real beta, real *C, int ldc) {
 #ifdef POSGPT_DOUBLE
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -22,6 +24,34 @@ void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int ld
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
+}
+
+// Large products are split by rows of C into one band per OpenMP thread, each a
+// single-threaded BLAS call (OpenBLAS runs single-threaded inside a parallel region). The
+// split moves no addition: every element of C is the same K-long dot product in the same
+// order, so the floats equal those of one call (tests/test_core.c checks it bit for bit).
+// It is faster than OpenBLAS's own threading at this model's sizes (6% of a config-S
+// training step on 2 threads): no hand-off between threads inside the product, and the
+// zeroing for beta = 0 runs in each band instead of before the product.
+#define GEMM_BAND 16 // rows per band are a multiple of this (the kernels' row tile)
+#define GEMM_SPLIT_FLOPS (1 << 22)
+void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+          const real *B, int ldb, real beta, real *C, int ldc) {
+    int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    if (nt < 2 || M < 2 * GEMM_BAND * nt || 2.0 * M * N * K < GEMM_SPLIT_FLOPS) {
+        blas_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    int bands = M / GEMM_BAND; // whole tiles; the last band takes the remainder rows
+#pragma omp parallel num_threads(nt)
+    {
+        int t = omp_get_thread_num(), n = omp_get_num_threads();
+        int m0 = (int)((long)bands * t / n) * GEMM_BAND;
+        int m1 = t == n - 1 ? M : (int)((long)bands * (t + 1) / n) * GEMM_BAND;
+        if (m1 > m0)
+            blas_gemm(ta, tb, m1 - m0, N, K, alpha, ta ? A + m0 : A + (size_t)m0 * lda, lda, B, ldb, beta,
+                      C + (size_t)m0 * ldc, ldc);
+    }
 }
 
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
@@ -54,16 +84,51 @@ void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C
 }
 
 // ---------------------------------------------------------------------------------------
+// Sums in double over float rows, kept in DSUM_LANES interleaved partial sums that the
+// compiler turns into vector adds; one running sum is a chain of dependent adds, 4 cycles
+// each. The terms are exact in double (a float, or a product of two floats), so the order
+// changes only the double rounding, about 2^-29 of a float ulp: the sums rounded to float
+// almost never change (tools/loss_check.sh: training losses identical to the one-chain sums).
+#define DSUM_LANES 8
+static inline double lanes_total(const double *acc) {
+    double t = 0.0;
+    for (int k = 0; k < DSUM_LANES; k++) t += acc[k];
+    return t;
+}
+// sum of x[0..n)
+static inline double dsum(const real *x, int n) {
+    double acc[DSUM_LANES] = {0};
+    int j = 0;
+    for (; j + DSUM_LANES <= n; j += DSUM_LANES)
+        for (int k = 0; k < DSUM_LANES; k++) acc[k] += x[j + k];
+    for (; j < n; j++) acc[j % DSUM_LANES] += x[j];
+    return lanes_total(acc);
+}
+// sum of x[j] * y[j], each product formed in double
+static inline double ddot(const real *x, const real *y, int n) {
+    double acc[DSUM_LANES] = {0};
+    int j = 0;
+    for (; j + DSUM_LANES <= n; j += DSUM_LANES)
+        for (int k = 0; k < DSUM_LANES; k++) acc[k] += (double)x[j + k] * y[j + k];
+    for (; j < n; j++) acc[j % DSUM_LANES] += (double)x[j] * y[j];
+    return lanes_total(acc);
+}
+// sum of (x[j] - m)^2 in double
+static inline double dsumsq_dev(const real *x, double m, int n) {
+    double acc[DSUM_LANES] = {0};
+    int j = 0;
+    for (; j + DSUM_LANES <= n; j += DSUM_LANES)
+        for (int k = 0; k < DSUM_LANES; k++) acc[k] += ((double)x[j + k] - m) * ((double)x[j + k] - m);
+    for (; j < n; j++) acc[j % DSUM_LANES] += ((double)x[j] - m) * ((double)x[j] - m);
+    return lanes_total(acc);
+}
+
 void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *w, const real *b, int N, int C) {
     // inp, out (N,C); mean, rstd (N); w, b (C). Ba et al. 2016, eps 1e-5, biased variance.
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         const real *x = inp + (size_t)n * C;
-        double m = 0.0, v = 0.0;
-        for (int c = 0; c < C; c++) m += x[c];
-        m /= C;
-        for (int c = 0; c < C; c++) v += ((double)x[c] - m) * ((double)x[c] - m);
-        v /= C;
+        double m = dsum(x, C) / C, v = dsumsq_dev(x, m, C) / C;
         real s = (real)(1.0 / sqrt(v + 1e-5));
         real *o = out + (size_t)n * C;
         for (int c = 0; c < C; c++) o[c] = ((x[c] - (real)m) * s) * w[c] + b[c];
@@ -80,15 +145,22 @@ void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const 
     for (int n = 0; n < N; n++) {
         const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
         real m = mean[n], s = rstd[n];
-        double a = 0.0, bsum = 0.0;
-        for (int c = 0; c < C; c++) {
+        double a[DSUM_LANES] = {0}, bs[DSUM_LANES] = {0}; // lanes as in dsum
+        int c = 0;
+        for (; c + DSUM_LANES <= C; c += DSUM_LANES)
+            for (int k = 0; k < DSUM_LANES; k++) {
+                real dn = dy[c + k] * w[c + k];
+                a[k] += dn;
+                bs[k] += dn * ((x[c + k] - m) * s);
+            }
+        for (; c < C; c++) {
             real dn = dy[c] * w[c];
-            a += dn;
-            bsum += dn * ((x[c] - m) * s);
+            a[c % DSUM_LANES] += dn;
+            bs[c % DSUM_LANES] += dn * ((x[c] - m) * s);
         }
-        real ma = (real)(a / C), mb = (real)(bsum / C);
+        real ma = (real)(lanes_total(a) / C), mb = (real)(lanes_total(bs) / C);
         real *dx = dinp + (size_t)n * C;
-        for (int c = 0; c < C; c++) dx[c] += s * (dy[c] * w[c] - ma - ((x[c] - m) * s) * mb);
+        for (c = 0; c < C; c++) dx[c] += s * (dy[c] * w[c] - ma - ((x[c] - m) * s) * mb);
     }
     // dw += sum_n dout * norm, db += sum_n dout: parallel over channel blocks (disjoint writes),
     // each block summed in registers
@@ -207,6 +279,27 @@ void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
     }
 }
 
+void bias_gelu_forward(real *y, real *x, const real *bias, int N, int C) {
+    // one pass instead of two: the same operations as linear_forward's bias then gelu_forward
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        real *xr = x + (size_t)n * C, *yr = y + (size_t)n * C;
+        for (int c = 0; c < C; c++) {
+            real v = xr[c] + bias[c];
+            xr[c] = v;
+            yr[c] = (real)0.5 * v * ((real)1 + layer_tanh((real)GELU_S * (v + (real)0.044715 * v * v * v)));
+        }
+    }
+}
+
+void bias_residual_forward(real *out, const real *a, const real *x, const real *bias, int N, int C) {
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        size_t o = (size_t)n * C;
+        for (int c = 0; c < C; c++) out[o + c] = a[o + c] + (x[o + c] + bias[c]);
+    }
+}
+
 void residual_forward(real *out, const real *a, const real *b, size_t n) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
@@ -218,14 +311,20 @@ static void softmax_causal_row(real *row, int n, int len) {
     real mx = row[0];
     for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
     for (int j = 0; j < n; j++) row[j] = layer_exp(row[j] - mx); // vectorized: keep the sum apart
-    double sum = 0.0;
-    for (int j = 0; j < n; j++) sum += row[j];
-    real inv = (real)(1.0 / sum);
+    real inv = (real)(1.0 / dsum(row, n));
     for (int j = 0; j < n; j++) row[j] *= inv;
     for (int j = n; j < len; j++) row[j] = 0;
 }
 
 int att_qblock = ATT_QBLOCK;
+
+// a scheme's parameter-dependent tables, refreshed before a pass over positions pos (N)
+static void pos_tables(const PosState *ps, const int *pos, int N) {
+    if (!ps || !ps->scheme->tabulate) return;
+    int mx = 0;
+    for (int n = 0; n < N; n++) mx = pos[n] > mx ? pos[n] : mx;
+    ps->scheme->tabulate(ps, mx + 1);
+}
 
 // the query block in use for length T (att_qblock <= 0: one block of T), and the length of
 // the block starting at row r0
@@ -245,6 +344,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
         ps ? ps->scheme->score_forward : NULL;
+    pos_tables(ps, pos, B * T);
 #pragma omp parallel for schedule(static) collapse(2)
     for (int b = 0; b < B; b++)
         for (int h = 0; h < NH; h++) {
@@ -287,6 +387,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
     size_t np = (want_bias || want_term) && dpos ? pos_num_params(ps) : 0;
     int nt = omp_get_max_threads();
     real *acc = np ? xcalloc((size_t)nt * np, sizeof(real)) : NULL;
+    if (want_bias) pos_tables(ps, pos, B * T);
 #pragma omp parallel
     {
         real *mine = acc ? acc + (size_t)omp_get_thread_num() * np : NULL;
@@ -312,8 +413,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
                     for (int i = q0; i < nk; i++) {
                         const real *p = P + (size_t)i * T;
                         real *d = dS + (size_t)i * T;
-                        double s = 0.0;
-                        for (int j = 0; j <= i; j++) s += (double)p[j] * d[j];
+                        double s = ddot(p, d, i + 1);
                         for (int j = 0; j <= i; j++) d[j] = p[j] * (d[j] - (real)s);
                         for (int j = i + 1; j < nk; j++) d[j] = 0;
                         // the bias and the content term are added unscaled: their gradient is dS
@@ -347,6 +447,7 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
         ps ? ps->scheme->score_forward : NULL;
+    pos_tables(ps, pos, B * T);
 #pragma omp parallel
     {
         real *S = xmalloc((size_t)QB * T * sizeof(real));

@@ -10,9 +10,10 @@
 #include "pos.h"
 
 // Row-major C (M,N) = alpha * op(A) (M,K) * op(B) (K,N) + beta * C; ta/tb transpose A/B.
-// Calls cblas_sgemm (cblas_dgemm in the double test build). Called from inside an OpenMP
-// loop (attention over (b,h)), OpenBLAS's OpenMP build runs single-threaded, which is the
-// faster choice for those small products.
+// Calls cblas_sgemm (cblas_dgemm in the double test build); a large product outside a
+// parallel region is split by rows of C over the OpenMP threads, one single-threaded call
+// each (same floats as one call). Called from inside an OpenMP loop (attention over (b,h)),
+// OpenBLAS's OpenMP build runs single-threaded, the faster choice for those small products.
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc);
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
@@ -37,6 +38,11 @@ void gelu_forward(real *out, const real *inp, size_t n);
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n); // writes dinp
 
 void residual_forward(real *out, const real *a, const real *b, size_t n);
+// Fused forms (one pass over the activations instead of two, the same float operations):
+// x (N,C) += bias, then y = gelu(x) (x is kept for the backward)
+void bias_gelu_forward(real *y, real *x, const real *bias, int N, int C);
+// out (N,C) = a + (x + bias): a projection's bias and the residual add
+void bias_residual_forward(real *out, const real *a, const real *x, const real *bias, int N, int C);
 
 // Causal multi-head attention on qkv (B,T,3C) (q | k | v, heads of HS = C/NH channels),
 // scores q.k/sqrt(HS) + position bias (ps->scheme->bias_forward, if any), softmax, times v.

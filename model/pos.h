@@ -84,6 +84,12 @@ typedef struct PosScheme {
     void (*qk_forward)(const PosState *ps, real *v, const int *pos, int T, int stride, int is_key);
     void (*qk_backward)(const PosState *ps, real *dv, const int *pos, int T, int stride, int is_key);
 
+    // refresh what depends on the parameters, e.g. a bias table per head and distance (the
+    // attention calls it at its start, outside any parallel region, with ndist = the largest
+    // position + 1 of the pass, which bounds every distance; the bias hooks then only read).
+    // It must give the same floats as computing each score directly. NULL: nothing to refresh.
+    void (*tabulate)(const PosState *ps, int ndist);
+
     // logit bias for head h and one query at position qpos against n keys at kpos[0..n):
     // scores[j] += b(h, qpos, kpos[j]). Backward: dparams += db/dparams * dscores[j].
     // The model calls bias_backward in parallel over (sequence, head), each thread with its

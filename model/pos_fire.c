@@ -10,9 +10,26 @@
 //   w1[Hf], b1[Hf], w2[NH][Hf], b2[NH], c, L.
 // Init (ours): w1 ~ N(0,1), b1 ~ U(-1,1), w2 ~ N(0, 0.02^2), b2 = 0, c = 1,
 // L = --fire-threshold (32). Constraint after every step: c >= 1e-3, L >= 1.
+// Speed: psi(D) depends only on D and c, so it is tabulated before each attention pass (the
+// tabulate hook); the MLP runs over blocks of FIRE_JB keys at once, the hidden units in the
+// outer loop, so the compiler vectorizes over keys. Each sum still adds its terms in the
+// order of the plain loops (hidden unit by hidden unit for a score, key by key for a
+// parameter gradient), so the floats are those of the plain loops.
 #include "pos.h"
 
+#include <stdlib.h>
+
 #define FIRE_MAX_HIDDEN 256
+#define FIRE_JB 16
+
+// ps->cache: psi(D) = log1p(c D) for D < n, built for this c
+typedef struct { int n, cap; real c; real *psi; } FireTab;
+
+static void fire_prepare(PosState *ps) { ps->cache = xcalloc(1, sizeof(FireTab)); }
+static void fire_release(PosState *ps) {
+    FireTab *t = ps->cache;
+    if (t) free(t->psi), free(t);
+}
 
 typedef struct { const real *w1, *b1, *w2, *b2, *c, *L; int Hf; } FireView;
 
@@ -54,18 +71,45 @@ static void fire_constrain(const PosState *ps, real *P) {
     if (!(*L >= 1.0f)) *L = 1.0f;
 }
 
+static void fire_tabulate(const PosState *ps, int ndist) {
+    FireTab *t = ps->cache;
+    real c = *fire_view(ps, ps->params).c;
+    if (ndist <= t->n && c == t->c) return;
+    if (ndist > t->cap) {
+        free(t->psi);
+        t->psi = xmalloc((size_t)ndist * sizeof(real));
+        t->cap = ndist;
+    }
+#pragma omp parallel for schedule(static)
+    for (int D = 0; D < ndist; D++) t->psi[D] = log1p(c * (real)D);
+    t->n = ndist;
+    t->c = c;
+}
+
+// psi(D) = log1p(c D), from the table when it covers D
+static inline real fire_psi(const FireTab *t, real c, int D) {
+    return (unsigned)D < (unsigned)t->n ? t->psi[D] : log1p(c * (real)D);
+}
+
 static void fire_bias_forward(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores) {
     FireView v = fire_view(ps, ps->params);
+    const FireTab *t = ps->cache;
     real c = *v.c, M = (real)qpos > *v.L ? (real)qpos : *v.L;
     real inv = 1 / log1p(c * M);
     const real *w2 = v.w2 + (size_t)h * v.Hf;
-    for (int j = 0; j < n; j++) {
-        real u = log1p(c * (real)(qpos - kpos[j])) * inv, o = v.b2[h];
-        for (int k = 0; k < v.Hf; k++) {
-            real z = v.w1[k] * u + v.b1[k];
-            if (z > 0) o += w2[k] * z;
+    for (int j0 = 0; j0 < n; j0 += FIRE_JB) {
+        int nj = n - j0 < FIRE_JB ? n - j0 : FIRE_JB;
+        real u[FIRE_JB] = {0}, o[FIRE_JB];
+        for (int jj = 0; jj < nj; jj++) u[jj] = fire_psi(t, c, qpos - kpos[j0 + jj]) * inv;
+        for (int jj = 0; jj < FIRE_JB; jj++) o[jj] = v.b2[h];
+        for (int k = 0; k < v.Hf; k++) { // o += w2_k relu(w1_k u + b1_k), unit by unit
+            real a = v.w1[k], b = v.b1[k], w = w2[k];
+            for (int jj = 0; jj < FIRE_JB; jj++) {
+                real z = a * u[jj] + b;
+                o[jj] = z > 0 ? o[jj] + w * z : o[jj];
+            }
         }
-        scores[j] += o;
+        for (int jj = 0; jj < nj; jj++) scores[j0 + jj] += o[jj];
     }
 }
 
@@ -79,20 +123,37 @@ static void fire_bias_backward(const PosState *ps, real *dP, int h, int qpos, co
     const real *w2 = v.w2 + (size_t)h * Hf;
     real gw1[FIRE_MAX_HIDDEN] = {0}, gb1[FIRE_MAX_HIDDEN] = {0}, gw2[FIRE_MAX_HIDDEN] = {0};
     real gb2 = 0, gc = 0, gL = 0;
-    for (int j = 0; j < n; j++) {
-        real D = (real)(qpos - kpos[j]), pD = log1p(c * D), u = pD * inv, du = 0, d = ds[j];
-        gb2 += d;
-        for (int k = 0; k < Hf; k++) {
-            real z = v.w1[k] * u + v.b1[k];
-            if (z <= 0) continue;
-            gw2[k] += d * z;
-            real dz = d * w2[k];
-            gw1[k] += dz * u;
-            gb1[k] += dz;
-            du += dz * v.w1[k];
+    const FireTab *t = ps->cache;
+    for (int j0 = 0; j0 < n; j0 += FIRE_JB) {
+        int nj = n - j0 < FIRE_JB ? n - j0 : FIRE_JB;
+        real u[FIRE_JB] = {0}, pD[FIRE_JB] = {0}, d[FIRE_JB] = {0}, du[FIRE_JB] = {0};
+        for (int jj = 0; jj < nj; jj++) {
+            pD[jj] = fire_psi(t, c, qpos - kpos[j0 + jj]);
+            u[jj] = pD[jj] * inv;
+            d[jj] = ds[j0 + jj];
         }
-        gc += du * (D / (c * D + 1) * pM - pD * M / (c * M + 1)) * inv * inv;
-        if (Lt > (real)qpos) gL -= du * pD * c / (c * Lt + 1) * inv * inv;
+        // du = sum_k [z_k > 0] dz_k w1_k, unit by unit, vectorized over the block's keys
+        for (int k = 0; k < Hf; k++) {
+            real a = v.w1[k], b = v.b1[k], w = w2[k];
+            for (int jj = 0; jj < FIRE_JB; jj++) {
+                real z = a * u[jj] + b, dz = d[jj] * w;
+                du[jj] = z > 0 ? du[jj] + dz * a : du[jj];
+            }
+        }
+        // the parameter gradients, key by key, vectorized over the units
+        for (int jj = 0; jj < nj; jj++) {
+            real uj = u[jj], dj = d[jj];
+            for (int k = 0; k < Hf; k++) {
+                real z = v.w1[k] * uj + v.b1[k], dz = dj * w2[k];
+                gw2[k] = z > 0 ? gw2[k] + dj * z : gw2[k];
+                gw1[k] = z > 0 ? gw1[k] + dz * uj : gw1[k];
+                gb1[k] = z > 0 ? gb1[k] + dz : gb1[k];
+            }
+            real D = (real)(qpos - kpos[j0 + jj]), p = pD[jj];
+            gb2 += dj;
+            gc += du[jj] * (D / (c * D + 1) * pM - p * M / (c * M + 1)) * inv * inv;
+            if (Lt > (real)qpos) gL -= du[jj] * p * c / (c * Lt + 1) * inv * inv;
+        }
     }
     real *w1g = (real *)g.w1, *b1g = (real *)g.b1, *w2g = (real *)g.w2 + (size_t)h * Hf;
     for (int k = 0; k < Hf; k++) w1g[k] += gw1[k], b1g[k] += gb1[k], w2g[k] += gw2[k];
@@ -113,6 +174,9 @@ const PosScheme pos_fire = {
     .init = fire_init,
     .constrain = fire_constrain,
     .validate = fire_validate,
+    .prepare = fire_prepare,
+    .release = fire_release,
+    .tabulate = fire_tabulate,
     .bias_forward = fire_bias_forward,
     .bias_backward = fire_bias_backward,
 };

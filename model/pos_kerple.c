@@ -6,7 +6,15 @@
 // table; the paper learns them per layer). After every optimizer step they are clamped to
 // [0.01, inf) (power: r2 to [0.01, 2]), the paper's constraint. Init as the authors' code:
 // r1 ~ U(0, 2), r2 ~ U(0, 1), then clamped. Parameters laid out (r1[NH], r2[NH]).
+// Speed: the transcendental part of each bias, log(1 + r2 D) or D^r2 (and ln D for the
+// power kernel's gradient), depends only on the head and the distance, so it is tabulated
+// per head for D < ndist before each attention pass (the tabulate hook) instead of being
+// computed once per score; the table holds the same values the direct formula gives, so
+// results are unchanged. The table is rebuilt only when the parameters or ndist change.
 #include "pos.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define KERPLE_EPS 0.01
 
@@ -28,17 +36,65 @@ static void kerple_power_constrain(const PosState *ps, real *P) {
     clamp_range(P + ps->NH, ps->NH, KERPLE_EPS, 2.0);
 }
 
+// ps->cache: the table and the parameters and length it was built for
+typedef struct {
+    int n, cap;       // distances 0..n-1 tabulated; room for cap
+    real *snap;       // r1[NH], r2[NH] at the last build
+    real *f, *logd; // f[h * cap + D]: log1p(r2 D) or D^r2; logd[D] = ln D (power only)
+} KerpleTab;
+
+static void kerple_prepare(PosState *ps) { ps->cache = xcalloc(1, sizeof(KerpleTab)); }
+static void kerple_release(PosState *ps) {
+    KerpleTab *t = ps->cache;
+    if (t) free(t->snap), free(t->f), free(t->logd), free(t);
+}
+
+static real log_kernel(real r2, int D) { return log1p(r2 * (real)D); }
+static real power_kernel(real r2, int D) { return pow((real)D, r2); }
+
+static void kerple_tabulate(const PosState *ps, int ndist, real (*kernel)(real, int), int with_log) {
+    KerpleTab *t = ps->cache;
+    int NH = ps->NH;
+    size_t np = 2 * (size_t)NH * sizeof(real);
+    if (ndist <= t->n && !memcmp(t->snap, ps->params, np)) return;
+    if (ndist > t->cap) {
+        free(t->f), free(t->logd);
+        t->cap = ndist;
+        t->f = xmalloc((size_t)NH * ndist * sizeof(real));
+        t->logd = with_log ? xmalloc((size_t)ndist * sizeof(real)) : NULL;
+        t->n = 0;
+    }
+    if (!t->snap) t->snap = xmalloc(np);
+    memcpy(t->snap, ps->params, np);
+    int cap = t->cap;
+#pragma omp parallel for schedule(static)
+    for (int D = 0; D < ndist; D++) {
+        for (int h = 0; h < NH; h++) t->f[(size_t)h * cap + D] = kernel(ps->params[NH + h], D);
+        if (with_log) t->logd[D] = log((real)D);
+    }
+    t->n = ndist;
+}
+static void log_tabulate(const PosState *ps, int ndist) { kerple_tabulate(ps, ndist, log_kernel, 0); }
+static void power_tabulate(const PosState *ps, int ndist) { kerple_tabulate(ps, ndist, power_kernel, 1); }
+
+// the tabulated kernel of head h at distance D, or the direct formula outside the table
+static inline real kernel_at(const KerpleTab *t, int h, int D, real r2, real (*kernel)(real, int)) {
+    return (unsigned)D < (unsigned)t->n ? t->f[(size_t)h * t->cap + D] : kernel(r2, D);
+}
+
 static void log_bias_forward(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores) {
+    const KerpleTab *t = ps->cache;
     real r1 = ps->params[h], r2 = ps->params[ps->NH + h];
-    for (int j = 0; j < n; j++) scores[j] -= r1 * log1p(r2 * (real)(qpos - kpos[j]));
+    for (int j = 0; j < n; j++) scores[j] -= r1 * kernel_at(t, h, qpos - kpos[j], r2, log_kernel);
 }
 
 static void log_bias_backward(const PosState *ps, real *dP, int h, int qpos, const int *kpos, int n, const real *ds) {
     // b = -r1 log(1 + r2 D): db/dr1 = -log(1 + r2 D), db/dr2 = -r1 D / (1 + r2 D)
+    const KerpleTab *t = ps->cache;
     real r1 = ps->params[h], r2 = ps->params[ps->NH + h], g1 = 0, g2 = 0;
     for (int j = 0; j < n; j++) {
         real D = (real)(qpos - kpos[j]);
-        g1 -= ds[j] * log1p(r2 * D);
+        g1 -= ds[j] * kernel_at(t, h, qpos - kpos[j], r2, log_kernel);
         g2 -= ds[j] * r1 * D / (1 + r2 * D);
     }
     dP[h] += g1;
@@ -46,19 +102,22 @@ static void log_bias_backward(const PosState *ps, real *dP, int h, int qpos, con
 }
 
 static void power_bias_forward(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores) {
+    const KerpleTab *t = ps->cache;
     real r1 = ps->params[h], r2 = ps->params[ps->NH + h];
-    for (int j = 0; j < n; j++) scores[j] -= r1 * pow((real)(qpos - kpos[j]), r2);
+    for (int j = 0; j < n; j++) scores[j] -= r1 * kernel_at(t, h, qpos - kpos[j], r2, power_kernel);
 }
 
 static void power_bias_backward(const PosState *ps, real *dP, int h, int qpos, const int *kpos, int n, const real *ds) {
     // b = -r1 D^r2: db/dr1 = -D^r2, db/dr2 = -r1 D^r2 ln D (0 at D = 0)
+    const KerpleTab *t = ps->cache;
     real r1 = ps->params[h], r2 = ps->params[ps->NH + h], g1 = 0, g2 = 0;
     for (int j = 0; j < n; j++) {
         int D = qpos - kpos[j];
         if (D <= 0) continue;
-        real p = pow((real)D, r2);
+        real p = kernel_at(t, h, D, r2, power_kernel);
+        real lnD = D < t->n ? t->logd[D] : log((real)D);
         g1 -= ds[j] * p;
-        g2 -= ds[j] * r1 * p * log((real)D);
+        g2 -= ds[j] * r1 * p * lnD;
     }
     dP[h] += g1;
     dP[ps->NH + h] += g2;
@@ -73,6 +132,9 @@ const PosScheme pos_kerple_log = {
     .num_params = kerple_num_params,
     .init = kerple_init,
     .constrain = kerple_log_constrain,
+    .prepare = kerple_prepare,
+    .release = kerple_release,
+    .tabulate = log_tabulate,
     .bias_forward = log_bias_forward,
     .bias_backward = log_bias_backward,
 };
@@ -86,6 +148,9 @@ const PosScheme pos_kerple_power = {
     .num_params = kerple_num_params,
     .init = kerple_init,
     .constrain = kerple_power_constrain,
+    .prepare = kerple_prepare,
+    .release = kerple_release,
+    .tabulate = power_tabulate,
     .bias_forward = power_bias_forward,
     .bias_backward = power_bias_backward,
 };

@@ -1,11 +1,13 @@
 // test_core.c - float-build checks: the fast exp/GELU against libm in double, ALiBi slopes
 // and T5 buckets against the values in the papers, the random position sampler, and the
 // checkpoint round trip (parameters and optimizer state bit-identical, re-save byte-identical);
-// the causal-blocked training attention gives the same floats as the one-block form.
+// the causal-blocked training attention gives the same floats as the one-block form, and the
+// row-banded gemm the same as one call.
 #include "check.h"
 #include "ckpt.h"
 #include "layers.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -186,8 +188,125 @@ static void test_attention_blocks_exact(void) {
     }
 }
 
+// Large products are split by rows over the threads (gemm in model/layers.c); every element
+// must be the same dot product as in one single-threaded call, so 1, 2 and 3 threads give the
+// same floats bit for bit: shapes with rows left over after whole bands, all four transposes,
+// beta 0 and 1.
+static void test_gemm_bands_exact(void) {
+    int shapes[][3] = {{1031, 67, 300}, {4096, 128, 128}, {161, 390, 513}};
+    int saved = omp_get_max_threads();
+    for (int si = 0; si < 3; si++)
+        for (int tr = 0; tr < 4; tr++) {
+            int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2], ta = tr >> 1, tb = tr & 1;
+            int lda = ta ? M : K, ldb = tb ? K : N;
+            Rng rng;
+            rng_seed(&rng, 5 + si);
+            real *A = malloc((size_t)M * K * sizeof(real)), *Bm = malloc((size_t)K * N * sizeof(real));
+            real *C0 = malloc((size_t)M * N * sizeof(real)), *C[3];
+            for (size_t i = 0; i < (size_t)M * K; i++) A[i] = (real)rng_normal(&rng);
+            for (size_t i = 0; i < (size_t)K * N; i++) Bm[i] = (real)rng_normal(&rng);
+            for (size_t i = 0; i < (size_t)M * N; i++) C0[i] = (real)rng_normal(&rng);
+            int same = 1;
+            for (int beta = 0; beta < 2; beta++)
+                for (int t = 0; t < 3; t++) {
+                    C[t] = malloc((size_t)M * N * sizeof(real));
+                    memcpy(C[t], C0, (size_t)M * N * sizeof(real));
+                    omp_set_num_threads(t + 1);
+                    gemm(ta, tb, M, N, K, 0.5f, A, lda, Bm, ldb, (real)beta, C[t], N);
+                    if (t && memcmp(C[t], C[0], (size_t)M * N * sizeof(real))) same = 0;
+                    if (t == 2) free(C[0]), free(C[1]), free(C[2]);
+                }
+            omp_set_num_threads(saved);
+            char name[128];
+            snprintf(name, sizeof name, "gemm split over 2 and 3 threads == one thread, bit for bit [%dx%dx%d ta=%d tb=%d]", M,
+                     N, K, ta, tb);
+            check(same, name, "the banded product differs from the single call");
+            free(A), free(Bm), free(C0);
+        }
+}
+
+// The fused forward passes do the same float operations as the unfused pair they replace
+static void test_fused_exact(void) {
+    int N = 37, C = 96;
+    size_t n = (size_t)N * C;
+    Rng rng;
+    rng_seed(&rng, 3);
+    real *x = malloc(n * sizeof(real)), *a = malloc(n * sizeof(real)), *b = malloc(C * sizeof(real));
+    real *x1 = malloc(n * sizeof(real)), *y1 = malloc(n * sizeof(real)), *x2 = malloc(n * sizeof(real));
+    real *y2 = malloc(n * sizeof(real));
+    for (size_t i = 0; i < n; i++) x[i] = (real)(3 * rng_normal(&rng)), a[i] = (real)rng_normal(&rng);
+    for (int c = 0; c < C; c++) b[c] = (real)rng_normal(&rng);
+    memcpy(x1, x, n * sizeof(real));
+    bias_gelu_forward(y1, x1, b, N, C);
+    for (size_t i = 0; i < n; i++) x2[i] = x[i] + b[i % C];
+    gelu_forward(y2, x2, n);
+    check(!memcmp(x1, x2, n * sizeof(real)) && !memcmp(y1, y2, n * sizeof(real)), "bias_gelu_forward == bias add then gelu_forward, bit for bit",
+          "differs");
+    bias_residual_forward(y1, a, x, b, N, C);
+    residual_forward(y2, a, x2, n);
+    check(!memcmp(y1, y2, n * sizeof(real)), "bias_residual_forward == bias add then residual_forward, bit for bit", "differs");
+    free(x), free(a), free(b), free(x1), free(y1), free(x2), free(y2);
+}
+
+// A scheme's tables (the tabulate hook) must hold what the direct formula gives: every
+// scheme with the hook, bias rows and parameter gradients before any table (direct) and
+// after tabulating, bit for bit; and the table follows a change of the parameters.
+static void test_tables_exact(void) {
+    for (int si = 0; si < pos_count(); si++) {
+        const PosScheme *s = pos_at(si);
+        if (!s->tabulate) continue;
+        int NH = 4, T = 300, C = 32;
+        PosState ps;
+        float hp[POS_MAX_HYPER];
+        pos_default_hypers(s, hp);
+        pos_state_init(&ps, s, C, NH, T, hp);
+        size_t np = pos_num_params(&ps);
+        Rng rng;
+        rng_seed(&rng, 9);
+        real *params = calloc(np + 1, sizeof(real)), *row[3], *dp[3];
+        if (s->init) s->init(&ps, params, &rng);
+        if (s->constrain) s->constrain(&ps, params);
+        ps.params = params;
+        int *pos = malloc(T * sizeof(int));
+        for (int i = 0; i < T; i++) pos[i] = 3 * i; // distances up to 3 (T - 1)
+        real *ds = malloc(T * sizeof(real));
+        for (int i = 0; i < T; i++) ds[i] = (real)rng_normal(&rng);
+        int same;
+        for (int r = 0; r < 3; r++) {
+            if (r == 1) s->tabulate(&ps, 3 * T);        // table over every distance
+            if (r == 2) params[NH + 1] *= 0.5f, s->tabulate(&ps, 2 * T); // new parameters, part table
+            row[r] = calloc(T, sizeof(real)), dp[r] = calloc(np, sizeof(real));
+            for (int h = 0; h < NH; h++) {
+                s->bias_forward(&ps, h, pos[T - 1], pos, T, row[r]);
+                if (s->bias_backward) s->bias_backward(&ps, dp[r], h, pos[T - 1], pos, T, ds);
+            }
+        }
+        // the third pass had other parameters: compare it with the direct formula at those
+        pos_state_free(&ps);
+        pos_state_init(&ps, s, C, NH, T, hp);
+        ps.params = params;
+        real *row3 = calloc(T, sizeof(real)), *dp3 = calloc(np, sizeof(real));
+        for (int h = 0; h < NH; h++) {
+            s->bias_forward(&ps, h, pos[T - 1], pos, T, row3);
+            if (s->bias_backward) s->bias_backward(&ps, dp3, h, pos[T - 1], pos, T, ds);
+        }
+        same = !memcmp(row[0], row[1], T * sizeof(real)) && !memcmp(dp[0], dp[1], np * sizeof(real)) &&
+               !memcmp(row3, row[2], T * sizeof(real)) && !memcmp(dp3, dp[2], np * sizeof(real)) &&
+               memcmp(row[1], row[2], T * sizeof(real));
+        char name[128];
+        snprintf(name, sizeof name, "tabulated bias == direct formula, bit for bit, and follows new parameters [%s]", s->name);
+        check(same, name, "bias or parameter gradient differs");
+        for (int r = 0; r < 3; r++) free(row[r]), free(dp[r]);
+        free(row3), free(dp3), free(params), free(pos), free(ds);
+        pos_state_free(&ps);
+    }
+}
+
 int main(void) {
     test_fast_math();
+    test_tables_exact();
+    test_fused_exact();
+    test_gemm_bands_exact();
     test_attention_blocks_exact();
     test_alibi_slopes();
     test_t5_buckets();

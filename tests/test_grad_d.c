@@ -146,19 +146,24 @@ static void test_crossentropy(void) {
 }
 
 // ---------------------------------------------------------------- gemm
-static void test_gemm(void) {
-    int M = 5, N = 7, K = 6, ld = 9;
+static void test_gemm_shape(int M, int N, int K, int ld) {
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 2; tb++) {
-            double *A = randv((size_t)ld * 9, 1), *B = randv((size_t)ld * 9, 1);
+            int rows = (M > N ? M : N) > K ? (M > N ? M : N) : K; // rows of A and B in any layout
+            double *A = randv((size_t)ld * rows, 1), *B = randv((size_t)ld * rows, 1);
             double *C1 = randv((size_t)M * ld, 1), *C2 = malloc((size_t)M * ld * 8);
             memcpy(C2, C1, (size_t)M * ld * 8);
             gemm(ta, tb, M, N, K, 0.7, A, ld, B, ld, 0.3, C1, ld);
             gemm_naive(ta, tb, M, N, K, 0.7, A, ld, B, ld, 0.3, C2, ld);
             char name[64];
-            snprintf(name, sizeof name, "gemm ta=%d tb=%d matches the naive loop", ta, tb);
+            snprintf(name, sizeof name, "gemm %dx%dx%d ta=%d tb=%d matches the naive loop", M, N, K, ta, tb);
             check_close(name, C1, C2, (size_t)M * ld, 1e-12, 1e-12);
+            free(A), free(B), free(C1), free(C2);
         }
+}
+static void test_gemm(void) {
+    test_gemm_shape(5, 7, 6, 9);
+    test_gemm_shape(203, 67, 300, 311); // large enough to be split over the threads
 }
 
 // ---------------------------------------------------------------- attention (+ bias hooks)
