@@ -232,12 +232,10 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
         layernorm_forward(ln1, m->ln1_mean + tl * N, m->ln1_rstd + tl * N, x, PARAM(m, P_LN1W) + l * C,
                           PARAM(m, P_LN1B) + l * C, N, C);
         linear_forward(qkv, ln1, PARAM(m, P_QKVW) + (size_t)l * 3 * C * C, PARAM(m, P_QKVB) + l * 3 * C, N, C, 3 * C);
-        if (s->qk_forward)
-            for (int b = 0; b < B; b++) {
-                real *q = qkv + (size_t)b * T * 3 * C;
-                s->qk_forward(&m->ps, q, m->pos + b * T, T, 3 * C, 0);
-                s->qk_forward(&m->ps, q + C, m->pos + b * T, T, 3 * C, 1);
-            }
+        if (s->qk_forward) {
+            s->qk_forward(&m->ps, qkv, m->pos, B, T, 3 * C, 0);
+            s->qk_forward(&m->ps, qkv + C, m->pos, B, T, 3 * C, 1);
+        }
         if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
         else attention_forward_infer(atty, qkv, m->pos, &m->ps, B, T, C, NH);
         linear_forward(m->proj, atty, PARAM(m, P_ATTPW) + (size_t)l * C * C, NULL, N, C, C);
@@ -300,12 +298,10 @@ void gpt_backward(GPT *m) {
                         PARAM(m, P_ATTPW) + (size_t)l * C * C, N, C, C);
         attention_backward(m->dqkv, m->dpreatt, dpos, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos,
                            &m->ps, B, T, C, NH);
-        if (s->qk_backward)
-            for (int b = 0; b < B; b++) {
-                real *dq = m->dqkv + (size_t)b * T * 3 * C;
-                s->qk_backward(&m->ps, dq, m->pos + b * T, T, 3 * C, 0);
-                s->qk_backward(&m->ps, dq + C, m->pos + b * T, T, 3 * C, 1);
-            }
+        if (s->qk_backward) {
+            s->qk_backward(&m->ps, m->dqkv, m->pos, B, T, 3 * C, 0);
+            s->qk_backward(&m->ps, m->dqkv + C, m->pos, B, T, 3 * C, 1);
+        }
         linear_backward(m->dln, GRAD(m, P_QKVW) + (size_t)l * 3 * C * C, GRAD(m, P_QKVB) + l * 3 * C, m->dqkv, ln1,
                         PARAM(m, P_QKVW) + (size_t)l * 3 * C * C, N, C, 3 * C);
         layernorm_backward(m->dres, GRAD(m, P_LN1W) + l * C, GRAD(m, P_LN1B) + l * C, m->dln, x,

@@ -79,10 +79,11 @@ typedef struct PosScheme {
     void (*input_forward)(const PosState *ps, real *x, const int *pos, int N);
     void (*input_backward)(const PosState *ps, real *dparams, const real *dx, const int *pos, int N);
 
-    // q/k transform, in place, for one sequence: v (T, NH, HS) with row stride `stride`
-    // floats. is_key tells q (0) from k (1). Backward applies the transpose to the gradient.
-    void (*qk_forward)(const PosState *ps, real *v, const int *pos, int T, int stride, int is_key);
-    void (*qk_backward)(const PosState *ps, real *dv, const int *pos, int T, int stride, int is_key);
+    // q/k transform, in place, for B sequences of T rows: v (B, T, NH, HS) with row stride
+    // `stride` floats (sequence b starts at v + b T stride), pos (B, T). is_key tells q (0)
+    // from k (1). Backward applies the transpose to the gradient.
+    void (*qk_forward)(const PosState *ps, real *v, const int *pos, int B, int T, int stride, int is_key);
+    void (*qk_backward)(const PosState *ps, real *dv, const int *pos, int B, int T, int stride, int is_key);
 
     // refresh what depends on the parameters, e.g. a bias table per head and distance (the
     // attention calls it at its start, outside any parallel region, with ndist = the largest
@@ -134,13 +135,13 @@ void pos_default_hypers(const PosScheme *s, float *hp);
 //             [0, lmax) without replacement (Floyd's algorithm), sorted ascending
 void pos_fill(int *pos, int B, int T, int offset, int lmax, Rng *rng);
 
-// rotary transform shared by rope and xpos: rotate the channel pairs of v (T, NH, HS), row
+// rotary transform shared by rope and xpos: rotate the channel pairs of v (B, T, NH, HS), row
 // stride `stride`, by sign * pos * theta_k, theta_k = base^(-2k/HS) as modified by ps->ext
 // (context extension); pairs (x_2k, x_2k+1) if interleaved, else (x_k, x_k+HS/2). If
 // xpos_base > 0, also scale pair k by zeta_k^(+-(pos - c)/xpos_base) (xPos, Sun et al. 2022;
 // + for queries, - for keys, c = the sequence's middle position). sign = -1 with the same
 // scales is the backward (the transform is a rotation times a per-pair scalar).
-void rotary_apply(const PosState *ps, real *v, const int *pos, int T, int stride, double base, int interleaved,
+void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int stride, double base, int interleaved,
                   double xpos_base, int is_key, double sign);
 const char *pos_ext_name(int method);   // "none", "pi", "ntk", "dynamic-ntk", "yarn", "rerope"
 int pos_ext_parse(const char *name);    // -1 if unknown

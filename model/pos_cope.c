@@ -28,17 +28,32 @@ static real dotv(const real *a, const real *b, int n) {
     return s;
 }
 
+// out[r] = q . rows[r] for r < nr, rows `stride` apart: COPE_RB dot products at a time,
+// vectorized across rows; each one still adds its terms in the order of dotv (a single
+// dot product is a chain of dependent adds that does not vectorize)
+#define COPE_RB 16
+static void dots(real *out, const real *q, const real *rows, size_t stride, int nr, int HS) {
+    int r0 = 0;
+    for (; r0 + COPE_RB <= nr; r0 += COPE_RB) {
+        real acc[COPE_RB] = {0};
+        for (int i = 0; i < HS; i++)
+            for (int r = 0; r < COPE_RB; r++) acc[r] += q[i] * rows[(size_t)(r0 + r) * stride + i];
+        for (int r = 0; r < COPE_RB; r++) out[r0 + r] = acc[r];
+    }
+    for (; r0 < nr; r0++) out[r0] = dotv(q, rows + (size_t)r0 * stride, HS);
+}
+
 // p[j] = clamp(sum_{t>=j} sigmoid(a_t)), g[j] = sigmoid(a_j), z[m] = q . e[m]
 static void cope_positions(const PosState *ps, const real *q, const real *a, int n, real *g, real *p, real *z) {
     int np = cope_npos(ps), HS = ps->HS;
     real acc = 0, top = (real)(np - 1);
+    for (int j = 0; j < n; j++) g[j] = 1 / (1 + exp(-a[j])); // apart from the sum: vectorizes
     for (int j = n - 1; j >= 0; j--) {
-        g[j] = 1 / (1 + exp(-a[j]));
         acc += g[j];
         p[j] = acc < top ? acc : top;
     }
     int mmax = (int)ceil(p[0]); // p is largest at j = 0
-    for (int m = 0; m <= mmax; m++) z[m] = dotv(q, ps->params + (size_t)m * HS, HS);
+    dots(z, q, ps->params, HS, mmax + 1, HS);
 }
 
 static void cope_forward(const PosState *ps, int h, const real *q, const real *K, int kstride, int qpos, const int *kpos, int n,
@@ -60,7 +75,8 @@ static void cope_backward(const PosState *ps, real *dP, int h, const real *q, co
     int np = cope_npos(ps), HS = ps->HS;
     real *buf = xmalloc(((size_t)4 * n + 2 * (size_t)np) * sizeof(real));
     real *a = buf, *g = a + n, *p = g + n, *dp = p + n, *z = dp + n, *dz = z + np;
-    for (int j = 0; j < n; j++) a[j] = scale * dotv(q, K + (size_t)j * kstride, HS); // the logits the gates saw
+    dots(a, q, K, kstride, n, HS);
+    for (int j = 0; j < n; j++) a[j] = scale * a[j]; // the logits the gates saw
     cope_positions(ps, q, a, n, g, p, z);
     int mmax = (int)ceil(p[0]);
     for (int m = 0; m <= mmax; m++) dz[m] = 0;

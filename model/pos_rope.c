@@ -9,6 +9,7 @@
 #include "pos.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *rope_validate(const PosState *ps, char *err, size_t n) {
     if (ps->HS % 2) snprintf(err, n, "rope needs an even head size; d_model/heads = %d/%d = %d is odd", ps->C, ps->NH, ps->HS);
@@ -55,54 +56,64 @@ static void rotary_plan(const PosState *ps, int T, double base, double *freq, do
     }
 }
 
-void rotary_apply(const PosState *ps, real *v, const int *pos, int T, int stride, double base, int interleaved,
+void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int stride, double base, int interleaved,
                   double xpos_base, int is_key, double sign) {
     int NH = ps->NH, HS = ps->HS, K = HS / 2;
     double *freq = xmalloc((size_t)K * 2 * sizeof(double)), *lzeta = freq + K, pscale, mscale;
     rotary_plan(ps, T, base, freq, &pscale, &mscale);
-    // xPos: zeta_k = (2k + 0.4 HS) / (1.4 HS); exponents centred on the middle position so
-    // that long or shifted windows neither overflow nor change the scores (only differences
-    // of positions reach q.k)
-    double centre = 0.5 * ((double)pos[0] + (double)pos[T - 1]);
     for (int k = 0; k < K; k++) lzeta[k] = log((2.0 * k + 0.4 * HS) / (1.4 * HS));
     double xsign = is_key ? -1.0 : 1.0;
-#pragma omp parallel
-    {
-        real *cs = xmalloc((size_t)3 * K * sizeof(real)); // cos, sin, scale
-#pragma omp for schedule(static)
+    // one table of cos and sin (times the scale) per distinct row of positions: a sequence
+    // whose positions equal the previous one's shares its table (in training, all of them)
+    int *tab = xmalloc((size_t)B * sizeof(int)), *first = xmalloc((size_t)B * sizeof(int)), ntab = 0;
+    for (int b = 0; b < B; b++) {
+        if (b && !memcmp(pos + (size_t)b * T, pos + (size_t)(b - 1) * T, (size_t)T * sizeof(int))) tab[b] = tab[b - 1];
+        else first[ntab] = b, tab[b] = ntab++;
+    }
+    real *cs = xmalloc((size_t)ntab * T * 2 * K * sizeof(real)); // row (i, t): cos[K], sin[K]
+#pragma omp parallel for schedule(static) collapse(2)
+    for (int i = 0; i < ntab; i++)
         for (int t = 0; t < T; t++) {
-            double p = (double)pos[t] * pscale;
+            const int *pb = pos + (size_t)first[i] * T;
+            // xPos: zeta_k = (2k + 0.4 HS) / (1.4 HS); exponents centred on the sequence's middle
+            // position so that long or shifted windows neither overflow nor change the scores
+            // (only differences of positions reach q.k)
+            double centre = 0.5 * ((double)pb[0] + (double)pb[T - 1]), p = (double)pb[t] * pscale;
+            real *row = cs + ((size_t)i * T + t) * 2 * K;
             for (int k = 0; k < K; k++) {
                 double a = sign * p * freq[k];
                 double sc = mscale;
-                if (xpos_base > 0) sc *= exp(xsign * lzeta[k] * ((double)pos[t] - centre) * pscale / xpos_base);
-                cs[k] = (real)(sc * cos(a));
-                cs[K + k] = (real)(sc * sin(a));
+                if (xpos_base > 0) sc *= exp(xsign * lzeta[k] * ((double)pb[t] - centre) * pscale / xpos_base);
+                row[k] = (real)(sc * cos(a));
+                row[K + k] = (real)(sc * sin(a));
             }
+        }
+#pragma omp parallel for schedule(static) collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) {
+            const real *row = cs + ((size_t)tab[b] * T + t) * 2 * K;
             for (int h = 0; h < NH; h++) {
-                real *x = v + (size_t)t * stride + (size_t)h * HS;
+                real *x = v + ((size_t)b * T + t) * stride + (size_t)h * HS;
                 for (int k = 0; k < K; k++) {
                     int i0 = interleaved ? 2 * k : k, i1 = interleaved ? 2 * k + 1 : k + K;
-                    real a = x[i0], b = x[i1], c = cs[k], s = cs[K + k];
-                    x[i0] = a * c - b * s;
-                    x[i1] = a * s + b * c;
+                    real a = x[i0], bb = x[i1], c = row[k], s = row[K + k];
+                    x[i0] = a * c - bb * s;
+                    x[i1] = a * s + bb * c;
                 }
             }
         }
-        free(cs);
-    }
-    free(freq);
+    free(cs), free(tab), free(first), free(freq);
 }
 
-static void rope_qk_forward(const PosState *ps, real *v, const int *pos, int T, int stride, int is_key) {
+static void rope_qk_forward(const PosState *ps, real *v, const int *pos, int B, int T, int stride, int is_key) {
     if (ps->ext.method == POS_EXT_REROPE) return; // scores built from distances by rope_term
-    rotary_apply(ps, v, pos, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, 1.0);
+    rotary_apply(ps, v, pos, B, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, 1.0);
 }
 
-static void rope_qk_backward(const PosState *ps, real *dv, const int *pos, int T, int stride, int is_key) {
+static void rope_qk_backward(const PosState *ps, real *dv, const int *pos, int B, int T, int stride, int is_key) {
     // forward: x' = m R(pos*theta) x  =>  dx = m R(pos*theta)^T dx' = m R(-pos*theta) dx'
     if (ps->ext.method == POS_EXT_REROPE) return;
-    rotary_apply(ps, dv, pos, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, -1.0);
+    rotary_apply(ps, dv, pos, B, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, -1.0);
 }
 
 // ReRoPE (Su 2023), evaluation only: the rotation between q_i and k_j uses the distance

@@ -14,13 +14,13 @@ static const char *xpos_validate(const PosState *ps, char *err, size_t n) {
     return err;
 }
 
-static void xpos_qk_forward(const PosState *ps, real *v, const int *pos, int T, int stride, int is_key) {
-    rotary_apply(ps, v, pos, T, stride, ps->hp[0], 1, ps->hp[1], is_key, 1.0);
+static void xpos_qk_forward(const PosState *ps, real *v, const int *pos, int B, int T, int stride, int is_key) {
+    rotary_apply(ps, v, pos, B, T, stride, ps->hp[0], 1, ps->hp[1], is_key, 1.0);
 }
 
-static void xpos_qk_backward(const PosState *ps, real *dv, const int *pos, int T, int stride, int is_key) {
+static void xpos_qk_backward(const PosState *ps, real *dv, const int *pos, int B, int T, int stride, int is_key) {
     // forward: x' = z R x with z = zeta^(+-(pos-c)/B) per pair  =>  dx = z R^T dx'
-    rotary_apply(ps, dv, pos, T, stride, ps->hp[0], 1, ps->hp[1], is_key, -1.0);
+    rotary_apply(ps, dv, pos, B, T, stride, ps->hp[0], 1, ps->hp[1], is_key, -1.0);
 }
 
 const PosScheme pos_xpos = {

@@ -276,26 +276,26 @@ static void test_input_hook(const PosScheme *s) {
 }
 
 // ---------------------------------------------------------------- q/k transform hook
-typedef struct { PosState *ps; int T, stride, is_key; int *pos; double *v0, *v, *R; } QkCtx;
+typedef struct { PosState *ps; int B, T, stride, is_key; int *pos; double *v0, *v, *R; } QkCtx;
 static double qk_loss(void *p) {
     QkCtx *c = p;
-    size_t n = (size_t)c->T * c->stride;
+    size_t n = (size_t)c->B * c->T * c->stride;
     memcpy(c->v, c->v0, n * 8);
-    c->ps->scheme->qk_forward(c->ps, c->v, c->pos, c->T, c->stride, c->is_key);
+    c->ps->scheme->qk_forward(c->ps, c->v, c->pos, c->B, c->T, c->stride, c->is_key);
     return dot(c->v, c->R, n);
 }
 static void test_qk_hook(const PosScheme *s) {
-    int C = 8, NH = 2, T = 5, stride = 11; // stride > C: rows of a wider buffer, like qkv
+    int C = 8, NH = 2, B = 3, T = 5, stride = 11; // stride > C: rows of a wider buffer, like qkv
     PosState ps;
     pos_state_init(&ps, s, C, NH, 64, NULL);
-    int pos[5] = {0, 2, 9, 30, 31};
+    int pos[15] = {0, 2, 9, 30, 31, 0, 2, 9, 30, 31, 3, 4, 5, 40, 63}; // sequences 0 and 1 share positions
     for (int is_key = 0; is_key < 2; is_key++) {
-        QkCtx c = {&ps, T, stride, is_key, pos};
-        size_t n = (size_t)T * stride;
+        QkCtx c = {&ps, B, T, stride, is_key, pos};
+        size_t n = (size_t)B * T * stride;
         c.v0 = randv(n, 1), c.v = randv(n, 0), c.R = randv(n, 1);
         double *d = malloc(n * 8), *ng = malloc(n * 8);
         memcpy(d, c.R, n * 8);
-        s->qk_backward(&ps, d, pos, T, stride, is_key);
+        s->qk_backward(&ps, d, pos, B, T, stride, is_key);
         // columns beyond C are not part of q/k: the transform leaves them alone, gradient passes through
         numgrad(ng, c.v0, n, qk_loss, &c);
         char name[128];

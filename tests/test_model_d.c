@@ -84,8 +84,8 @@ static void rope_properties(void) {
             double q[16], k[16];
             memcpy(q, q0, sizeof q), memcpy(k, k0, sizeof k);
             int pm = 9 + shifts[si], pn = 4 + shifts[si];
-            s->qk_forward(&ps, q, &pm, 1, C, 0);
-            s->qk_forward(&ps, k, &pn, 1, C, 1);
+            s->qk_forward(&ps, q, &pm, 1, 1, C, 0);
+            s->qk_forward(&ps, k, &pn, 1, 1, C, 1);
             for (int h = 0; h < NH; h++) {
                 double d = 0;
                 for (int i = 0; i < HS; i++) d += q[h * HS + i] * k[h * HS + i];
@@ -113,8 +113,8 @@ static void rope_properties(void) {
                 qi[h * HS + 2 * k] = qh[h * HS + k], qi[h * HS + 2 * k + 1] = qh[h * HS + k + HS / 2];
                 ki[h * HS + 2 * k] = kh[h * HS + k], ki[h * HS + 2 * k + 1] = kh[h * HS + k + HS / 2];
             }
-        s->qk_forward(&ph, qh, &pm, 1, C, 0), s->qk_forward(&ph, kh, &pn, 1, C, 1);
-        s->qk_forward(&pi, qi, &pm, 1, C, 0), s->qk_forward(&pi, ki, &pn, 1, C, 1);
+        s->qk_forward(&ph, qh, &pm, 1, 1, C, 0), s->qk_forward(&ph, kh, &pn, 1, 1, C, 1);
+        s->qk_forward(&pi, qi, &pm, 1, 1, C, 0), s->qk_forward(&pi, ki, &pn, 1, 1, C, 1);
         for (int h = 0; h < NH; h++) {
             double a = 0, b = 0;
             for (int i = 0; i < HS; i++) a += qh[h * HS + i] * kh[h * HS + i], b += qi[h * HS + i] * ki[h * HS + i];

@@ -140,7 +140,7 @@ static void test_rope_scaling(void) {
     real v[64];
     for (int i = 0; i < 64; i++) v[i] = (real)(i == 0 || i == 31 ? 1 : 0); // x_0 = 1 (pair 0), x_31 = 1 (pair 31)
     int p = 300;
-    ps.scheme->qk_forward(&ps, v, &p, 1, 64, 0);
+    ps.scheme->qk_forward(&ps, v, &p, 1, 1, 64, 0);
     double m_ = 0.1 * log(4.0) + 1, th31 = pow(10000.0, -62.0 / 64) / 4;
     // rotate-half pairing: pair k = (x_k, x_k+32); x_k' = m (x_k cos a - x_k+32 sin a), x_k+32' = m (x_k sin a + ...)
     double e0c = m_ * cos(300.0), e0s = m_ * sin(300.0), e31c = m_ * cos(300.0 * th31), e31s = m_ * sin(300.0 * th31);

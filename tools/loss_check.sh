@@ -25,6 +25,7 @@ if [ ! -x $wt/posgpt ] || [ "$(git -C $wt rev-parse HEAD 2>/dev/null)" != "$(git
 fi
 tmp=$(mktemp -d /tmp/posgpt-losscheck.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+cp posgpt "$tmp/posgpt-new" # a rebuild of the working tree during the check cannot mix binaries
 # the schemes of the base build (a scheme added later has nothing to compare against)
 schemes=$($wt/posgpt --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')
 schemes="${SCHEMES:-$schemes}"
@@ -33,7 +34,7 @@ printf "%-12s %16s %16s\n" scheme "max|dtrain|" "max|dval|"
 worst=0
 for s in $schemes; do
   for side in base new; do
-    bin=./posgpt; [ $side = base ] && bin=$wt/posgpt
+    bin=$tmp/posgpt-new; [ $side = base ] && bin=$wt/posgpt
     $bin train --data "$data" --pos "$s" --out "$tmp/$side-$s" --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 \
       --steps 200 --lr 1e-3 --seed 1 --eval-every 50 --val-tokens 16384 --log-every 1 --threads "$threads" > /dev/null 2>&1
   done
