@@ -29,7 +29,11 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 // Large products are split by rows of C into one band per OpenMP thread, each a
 // single-threaded BLAS call (OpenBLAS runs single-threaded inside a parallel region). The
 // split moves no addition: every element of C is the same K-long dot product in the same
-// order, so the floats equal those of one call (tests/test_core.c checks it bit for bit).
+// order, so the floats equal those of one single-threaded call, whatever the thread count
+// (tests/test_core.c checks it bit for bit). OpenBLAS's own threading may cut K into
+// differently sized blocks than its single-threaded driver for some K (e.g. 513), so for
+// those shapes the floats can differ from the old threaded call; for the model's shapes at
+// configs S and M they do not (tools/loss_check.sh).
 // It is faster than OpenBLAS's own threading at this model's sizes (6% of a config-S
 // training step on 2 threads): no hand-off between threads inside the product, and the
 // zeroing for beta = 0 runs in each band instead of before the product.
@@ -86,9 +90,10 @@ void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C
 // ---------------------------------------------------------------------------------------
 // Sums in double over float rows, kept in DSUM_LANES interleaved partial sums that the
 // compiler turns into vector adds; one running sum is a chain of dependent adds, 4 cycles
-// each. The terms are exact in double (a float, or a product of two floats), so the order
-// changes only the double rounding, about 2^-29 of a float ulp: the sums rounded to float
-// almost never change (tools/loss_check.sh: training losses identical to the one-chain sums).
+// each. The order changes only the double rounding (the terms of dsum and ddot are exact in
+// double; those of dsumsq_dev are rounded squares), about 2^-29 of a float ulp, so a result
+// rounded to float flips only when it lies that close to a rounding boundary: rare, not
+// impossible (tools/loss_check.sh: 200-step training losses identical to the one-chain sums).
 #define DSUM_LANES 8
 static inline double lanes_total(const double *acc) {
     double t = 0.0;
@@ -318,12 +323,19 @@ static void softmax_causal_row(real *row, int n, int len) {
 
 int att_qblock = ATT_QBLOCK;
 
-// a scheme's parameter-dependent tables, refreshed before a pass over positions pos (N)
-static void pos_tables(const PosState *ps, const int *pos, int N) {
+// a scheme's parameter-dependent tables, refreshed before a pass over positions pos (B, T):
+// no distance within a sequence exceeds its largest position minus its smallest (a large
+// --pos-offset does not enlarge the table)
+static void pos_tables(const PosState *ps, const int *pos, int B, int T) {
     if (!ps || !ps->scheme->tabulate) return;
-    int mx = 0;
-    for (int n = 0; n < N; n++) mx = pos[n] > mx ? pos[n] : mx;
-    ps->scheme->tabulate(ps, mx + 1);
+    int span = 0;
+    for (int b = 0; b < B; b++) {
+        const int *p = pos + (size_t)b * T;
+        int lo = p[0], hi = p[0];
+        for (int t = 1; t < T; t++) lo = p[t] < lo ? p[t] : lo, hi = p[t] > hi ? p[t] : hi;
+        span = hi - lo > span ? hi - lo : span;
+    }
+    ps->scheme->tabulate(ps, span + 1);
 }
 
 // the query block in use for length T (att_qblock <= 0: one block of T), and the length of
@@ -344,7 +356,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
         ps ? ps->scheme->score_forward : NULL;
-    pos_tables(ps, pos, B * T);
+    pos_tables(ps, pos, B, T);
 #pragma omp parallel for schedule(static) collapse(2)
     for (int b = 0; b < B; b++)
         for (int h = 0; h < NH; h++) {
@@ -387,7 +399,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
     size_t np = (want_bias || want_term) && dpos ? pos_num_params(ps) : 0;
     int nt = omp_get_max_threads();
     real *acc = np ? xcalloc((size_t)nt * np, sizeof(real)) : NULL;
-    if (want_bias) pos_tables(ps, pos, B * T);
+    if (want_bias) pos_tables(ps, pos, B, T);
 #pragma omp parallel
     {
         real *mine = acc ? acc + (size_t)omp_get_thread_num() * np : NULL;
@@ -447,7 +459,7 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
         ps ? ps->scheme->score_forward : NULL;
-    pos_tables(ps, pos, B * T);
+    pos_tables(ps, pos, B, T);
 #pragma omp parallel
     {
         real *S = xmalloc((size_t)QB * T * sizeof(real));

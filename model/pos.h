@@ -86,8 +86,9 @@ typedef struct PosScheme {
     void (*qk_backward)(const PosState *ps, real *dv, const int *pos, int B, int T, int stride, int is_key);
 
     // refresh what depends on the parameters, e.g. a bias table per head and distance (the
-    // attention calls it at its start, outside any parallel region, with ndist = the largest
-    // position + 1 of the pass, which bounds every distance; the bias hooks then only read).
+    // attention calls it at its start, outside any parallel region, with ndist = 1 + the
+    // largest spread of positions within a sequence of the pass, which bounds every distance;
+    // the bias hooks then only read; a distance beyond the table is computed directly).
     // It must give the same floats as computing each score directly. NULL: nothing to refresh.
     void (*tabulate)(const PosState *ps, int ndist);
 

@@ -274,7 +274,11 @@ static void test_tables_exact(void) {
         int same;
         for (int r = 0; r < 3; r++) {
             if (r == 1) s->tabulate(&ps, 3 * T);        // table over every distance
-            if (r == 2) params[NH + 1] *= 0.5f, s->tabulate(&ps, 2 * T); // new parameters, part table
+            if (r == 2) { // every parameter changed (FIRE's table follows c, KERPLE's r1, r2), part table
+                for (size_t i = 0; i < np; i++) params[i] *= 0.75f;
+                if (s->constrain) s->constrain(&ps, params);
+                s->tabulate(&ps, 2 * T);
+            }
             row[r] = calloc(T, sizeof(real)), dp[r] = calloc(np, sizeof(real));
             for (int h = 0; h < NH; h++) {
                 s->bias_forward(&ps, h, pos[T - 1], pos, T, row[r]);
