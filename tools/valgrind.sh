@@ -22,7 +22,7 @@ run() {
   "${VG[@]}" build/vg/posgpt "$@" > /dev/null 2> "$tmp/err" || rc=$?
   if [ $rc -ne "$want" ]; then cat "$tmp/err" >&2; echo "valgrind.sh: FAILED (status $rc, wanted $want): posgpt $*" >&2; exit 1; fi
 }
-for s in t5 rope learned; do
+for s in t5 rope learned kerple-power fire; do # kerple-power, fire: the tabulate caches
   run 0 train --data "$tmp/t.txt" --pos $s --out "$tmp/r-$s" --layers 2 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 6 \
     --eval-every 3 --ckpt-every 3 --val-tokens 256
   run 0 eval --ckpt "$tmp/r-$s/model.bin" --data "$tmp/t.txt" --lengths 16,96 --protocol both --max-tokens 256 --clamp-pos \
