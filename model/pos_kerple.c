@@ -40,7 +40,7 @@ static void kerple_power_constrain(const PosState *ps, real *P) {
 typedef struct {
     int n, cap;       // distances 0..n-1 tabulated; room for cap
     real *snap;       // r1[NH], r2[NH] at the last build
-    real *f, *logd; // f[h * cap + D]: log1p(r2 D) or D^r2; logd[D] = ln D (power only)
+    real *f, *logd;   // f[h * cap + D]: log1p(r2 D) or D^r2; logd[D < cap] = ln D (power only)
 } KerpleTab;
 
 static void kerple_prepare(PosState *ps) { ps->cache = xcalloc(1, sizeof(KerpleTab)); }
@@ -63,15 +63,14 @@ static void kerple_tabulate(const PosState *ps, int ndist, real (*kernel)(real, 
         t->f = xmalloc((size_t)NH * ndist * sizeof(real));
         t->logd = with_log ? xmalloc((size_t)ndist * sizeof(real)) : NULL;
         t->n = 0;
+        for (int D = 0; with_log && D < ndist; D++) t->logd[D] = log((real)D); // no parameters: once per size
     }
     if (!t->snap) t->snap = xmalloc(np);
     memcpy(t->snap, ps->params, np);
     int cap = t->cap;
 #pragma omp parallel for schedule(static)
-    for (int D = 0; D < ndist; D++) {
+    for (int D = 0; D < ndist; D++)
         for (int h = 0; h < NH; h++) t->f[(size_t)h * cap + D] = kernel(ps->params[NH + h], D);
-        if (with_log) t->logd[D] = log((real)D);
-    }
     t->n = ndist;
 }
 static void log_tabulate(const PosState *ps, int ndist) { kerple_tabulate(ps, ndist, log_kernel, 0); }
