@@ -21,7 +21,7 @@ OPT     := -O3 $(ARCH) -g
 BIN     := posgpt
 endif
 CFLAGS  ?= $(OPT)
-ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Itrain
+ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp -fno-math-errno $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Itrain
 LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lm
 , := ,
 
@@ -38,12 +38,12 @@ all: $(BIN)
 $(BIN): $(B)/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
 	$(CC) -o $@ $^ $(LDLIBS)
 
-$(B)/f/%.o: %.c $(HDRS)
+$(B)/f/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # the same model sources in double precision, for the gradient checks
-$(B)/d/%.o: %.c $(HDRS)
+$(B)/d/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -c -o $@ $<
 

@@ -99,12 +99,12 @@ void gpt_init(GPT *m, uint64_t seed) {
 }
 
 // every activation buffer of m, so allocation bookkeeping is one loop
-#define NUM_ACT_BUFS 27
+#define NUM_ACT_BUFS 25
 static void act_bufs(GPT *m, real **bufs[NUM_ACT_BUFS]) {
     real **b[NUM_ACT_BUFS] = {&m->res, &m->ln1, &m->ln1_mean, &m->ln1_rstd, &m->qkv, &m->atty, &m->att, &m->mid,
                               &m->ln2, &m->ln2_mean, &m->ln2_rstd, &m->fch, &m->fchg, &m->proj, &m->lnf,
                               &m->lnf_mean, &m->lnf_rstd, &m->probs, &m->losses, &m->dres, &m->dln, &m->dqkv,
-                              &m->datty, &m->dfch, &m->dfchg, &m->dpreatt, &m->dloss};
+                              &m->datty, &m->dfch, &m->dloss};
     memcpy(bufs, b, sizeof b);
 }
 
@@ -182,8 +182,6 @@ void gpt_alloc(GPT *m, int B, int T, int train) {
         m->dqkv = alloc_real(N * 3 * C);
         m->datty = alloc_real(N * C);
         m->dfch = alloc_real(N * 4 * C);
-        m->dfchg = alloc_real(N * 4 * C);
-        m->dpreatt = alloc_real((size_t)B * NH * T * T);
         m->dloss = alloc_real(N);
     }
 }
@@ -223,14 +221,15 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
 
     encoder_forward(m->res, m->tok, PARAM(m, P_WTE), N, C);
     if (s->input_forward) s->input_forward(&m->ps, m->res, m->pos, N);
+    layernorm_forward(m->ln1, m->ln1_mean, m->ln1_rstd, m->res, PARAM(m, P_LN1W), PARAM(m, P_LN1B), N, C);
     for (int l = 0; l < c->L; l++) {
-        size_t tl = m->train ? (size_t)l : 0; // which slot of the per-layer buffers
-        real *x = m->res + tl * N * C, *xo = m->res + (m->train ? tl + 1 : 0) * N * C;
+        // per-layer buffers: slot l in training, slot 0 (reused) in inference
+        size_t tl = m->train ? (size_t)l : 0, tn = m->train ? tl + 1 : 0;
+        real *x = m->res + tl * N * C, *xo = m->res + tn * N * C;
         real *ln1 = m->ln1 + tl * N * C, *qkv = m->qkv + tl * N * 3 * C, *atty = m->atty + tl * N * C;
         real *mid = m->mid + tl * N * C, *ln2 = m->ln2 + tl * N * C;
         real *fch = m->fch + tl * N * 4 * C, *fchg = m->fchg + tl * N * 4 * C;
-        layernorm_forward(ln1, m->ln1_mean + tl * N, m->ln1_rstd + tl * N, x, PARAM(m, P_LN1W) + l * C,
-                          PARAM(m, P_LN1B) + l * C, N, C);
+        // ln1 = LN1(x) was made by the previous layer's last step (or before the loop)
         linear_forward(qkv, ln1, PARAM(m, P_QKVW) + (size_t)l * 3 * C * C, PARAM(m, P_QKVB) + l * 3 * C, N, C, 3 * C);
         if (s->qk_forward) {
             s->qk_forward(&m->ps, qkv, m->pos, B, T, 3 * C, 0);
@@ -239,16 +238,19 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
         if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
         else attention_forward_infer(atty, qkv, m->pos, &m->ps, B, T, C, NH);
         linear_forward(m->proj, atty, PARAM(m, P_ATTPW) + (size_t)l * C * C, NULL, N, C, C);
-        bias_residual_forward(mid, x, m->proj, PARAM(m, P_ATTPB) + l * C, N, C);
-        layernorm_forward(ln2, m->ln2_mean + tl * N, m->ln2_rstd + tl * N, mid, PARAM(m, P_LN2W) + l * C,
-                          PARAM(m, P_LN2B) + l * C, N, C);
+        residual_layernorm_forward(mid, ln2, m->ln2_mean + tl * N, m->ln2_rstd + tl * N, x, m->proj,
+                                   PARAM(m, P_ATTPB) + l * C, PARAM(m, P_LN2W) + l * C, PARAM(m, P_LN2B) + l * C, N, C);
         linear_forward(fch, ln2, PARAM(m, P_FCW) + (size_t)l * 4 * C * C, NULL, N, C, 4 * C);
         bias_gelu_forward(fchg, fch, PARAM(m, P_FCB) + l * 4 * C, N, 4 * C);
         linear_forward(m->proj, fchg, PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, NULL, N, 4 * C, C);
-        bias_residual_forward(xo, mid, m->proj, PARAM(m, P_FCPB) + l * C, N, C);
+        // xo = the next layer's input, normalized at once by its LN1 (or by the final LN)
+        int last = l == c->L - 1;
+        real *nln = last ? m->lnf : m->ln1 + tn * N * C, *nmean = last ? m->lnf_mean : m->ln1_mean + tn * N;
+        real *nrstd = last ? m->lnf_rstd : m->ln1_rstd + tn * N;
+        residual_layernorm_forward(xo, nln, nmean, nrstd, mid, m->proj, PARAM(m, P_FCPB) + l * C,
+                                   last ? PARAM(m, P_LNFW) : PARAM(m, P_LN1W) + (l + 1) * C,
+                                   last ? PARAM(m, P_LNFB) : PARAM(m, P_LN1B) + (l + 1) * C, N, C);
     }
-    real *xL = m->res + (m->train ? (size_t)c->L : 0) * N * C;
-    layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, xL, PARAM(m, P_LNFW), PARAM(m, P_LNFB), N, C);
     gemm(0, 1, N, V, C, 1, m->lnf, C, PARAM(m, P_WTE), C, 0, m->probs, V); // tied head
     crossentropy_forward(m->losses, m->probs, m->probs, tgt ? m->tgt : NULL, N, V);
     if (!tgt) return 0.0;
@@ -286,9 +288,10 @@ void gpt_backward(GPT *m) {
         real *x = m->res + l * NC, *ln1 = m->ln1 + l * NC, *qkv = m->qkv + l * NC * 3, *atty = m->atty + l * NC;
         real *mid = m->mid + l * NC, *ln2 = m->ln2 + l * NC, *fch = m->fch + l * NC * 4, *fchg = m->fchg + l * NC * 4;
         // x_out = mid + fcproj(gelu(fc(ln2(mid)))); dres holds d(x_out)
-        linear_backward(m->dfchg, GRAD(m, P_FCPW) + (size_t)l * 4 * C * C, GRAD(m, P_FCPB) + l * C, m->dres, fchg,
+        // d(fchg), then in place d(fch): no second N x 4C buffer to stream through
+        linear_backward(m->dfch, GRAD(m, P_FCPW) + (size_t)l * 4 * C * C, GRAD(m, P_FCPB) + l * C, m->dres, fchg,
                         PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, N, 4 * C, C);
-        gelu_backward(m->dfch, m->dfchg, fch, NC * 4);
+        gelu_backward(m->dfch, m->dfch, fch, NC * 4);
         linear_backward(m->dln, GRAD(m, P_FCW) + (size_t)l * 4 * C * C, GRAD(m, P_FCB) + l * 4 * C, m->dfch, ln2,
                         PARAM(m, P_FCW) + (size_t)l * 4 * C * C, N, C, 4 * C);
         layernorm_backward(m->dres, GRAD(m, P_LN2W) + l * C, GRAD(m, P_LN2B) + l * C, m->dln, mid,
@@ -296,8 +299,7 @@ void gpt_backward(GPT *m) {
         // mid = x + attproj(attn(qk(qkv(ln1(x))))); dres now holds d(mid)
         linear_backward(m->datty, GRAD(m, P_ATTPW) + (size_t)l * C * C, GRAD(m, P_ATTPB) + l * C, m->dres, atty,
                         PARAM(m, P_ATTPW) + (size_t)l * C * C, N, C, C);
-        attention_backward(m->dqkv, m->dpreatt, dpos, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos,
-                           &m->ps, B, T, C, NH);
+        attention_backward(m->dqkv, dpos, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
         if (s->qk_backward) {
             s->qk_backward(&m->ps, m->dqkv, m->pos, B, T, 3 * C, 0);
             s->qk_backward(&m->ps, m->dqkv + C, m->pos, B, T, 3 * C, 1);

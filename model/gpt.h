@@ -59,7 +59,7 @@ typedef struct {
     real *probs;          // (B,T,V) logits, then softmax in place, then d(logits)
     real *losses;         // (B,T)
     // backward scratch (train mode only)
-    real *dres, *dln, *dqkv, *datty, *dfch, *dfchg, *dpreatt, *dloss;
+    real *dres, *dln, *dqkv, *datty, *dfch, *dloss;
 } GPT;
 
 // NULL if cfg describes a model this build can make, else a one-line reason in err

@@ -25,11 +25,13 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 #endif
 }
 
-// Large products are split by rows of C into one band per OpenMP thread, each a
-// single-threaded BLAS call (OpenBLAS runs single-threaded inside a parallel region). The
-// split moves no addition: every element of C is the same K-long dot product in the same
-// order, so the floats equal those of one single-threaded call, whatever the thread count
-// (tests/test_core.c checks it bit for bit). OpenBLAS's own threading may cut K into
+// Large products are split into one band of C per OpenMP thread, each a single-threaded
+// BLAS call (OpenBLAS runs single-threaded inside a parallel region): bands of rows, or of
+// columns when C has fewer rows than columns (each thread then packs all of A, the smaller
+// factor, and only its part of B, instead of all of B; e.g. the fc-projection weight
+// gradient (C, 4C)). The split moves no addition: every element of C is the same K-long dot
+// product in the same order, so the floats equal those of one single-threaded call, whatever
+// the thread count (tests/test_core.c checks it bit for bit). OpenBLAS's own threading may cut K into
 // differently sized blocks than its single-threaded driver for some K (e.g. 513), so for
 // those shapes the floats can differ from the old threaded call; for the model's shapes at
 // configs S and M they do not (tools/loss_check.sh).
@@ -41,19 +43,22 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc) {
     int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
-    if (nt < 2 || M < 2 * GEMM_BAND * nt || 2.0 * M * N * K < GEMM_SPLIT_FLOPS) {
+    int cols = N > M, D = cols ? N : M; // the dimension split
+    if (nt < 2 || D < 2 * GEMM_BAND * nt || 2.0 * M * N * K < GEMM_SPLIT_FLOPS) {
         blas_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
-    int bands = M / GEMM_BAND; // whole tiles; the last band takes the remainder rows
+    int bands = D / GEMM_BAND; // whole tiles; the last band takes the remainder
 #pragma omp parallel num_threads(nt)
     {
         int t = omp_get_thread_num(), n = omp_get_num_threads();
-        int m0 = (int)((long)bands * t / n) * GEMM_BAND;
-        int m1 = t == n - 1 ? M : (int)((long)bands * (t + 1) / n) * GEMM_BAND;
-        if (m1 > m0)
-            blas_gemm(ta, tb, m1 - m0, N, K, alpha, ta ? A + m0 : A + (size_t)m0 * lda, lda, B, ldb, beta,
-                      C + (size_t)m0 * ldc, ldc);
+        int d0 = (int)((long)bands * t / n) * GEMM_BAND;
+        int d1 = t == n - 1 ? D : (int)((long)bands * (t + 1) / n) * GEMM_BAND;
+        if (d1 > d0 && cols)
+            blas_gemm(ta, tb, M, d1 - d0, K, alpha, A, lda, tb ? B + (size_t)d0 * ldb : B + d0, ldb, beta, C + d0, ldc);
+        else if (d1 > d0)
+            blas_gemm(ta, tb, d1 - d0, N, K, alpha, ta ? A + d0 : A + (size_t)d0 * lda, lda, B, ldb, beta,
+                      C + (size_t)d0 * ldc, ldc);
     }
 }
 
@@ -80,10 +85,17 @@ void encoder_forward(real *out, const int *tok, const real *wte, int N, int C) {
 }
 
 void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C) {
-    // forward: out[n] = wte[tok[n]]  =>  dwte[tok[n]] += dout[n]; rows repeat, so parallel over c
+    // forward: out[n] = wte[tok[n]]  =>  dwte[tok[n]] += dout[n]; rows repeat, so parallel
+    // over blocks of 16 channels (a cache line of dout per row), each added in row order
 #pragma omp parallel for schedule(static)
-    for (int c = 0; c < C; c++)
-        for (int n = 0; n < N; n++) dwte[(size_t)tok[n] * C + c] += dout[(size_t)n * C + c];
+    for (int c0 = 0; c0 < C; c0 += 16) {
+        int nc = C - c0 < 16 ? C - c0 : 16;
+        for (int n = 0; n < N; n++) {
+            real *d = dwte + (size_t)tok[n] * C + c0;
+            const real *g = dout + (size_t)n * C + c0;
+            for (int c = 0; c < nc; c++) d[c] += g[c];
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -108,6 +120,20 @@ static inline double dsum(const real *x, int n) {
     for (; j < n; j++) acc[j % DSUM_LANES] += x[j];
     return lanes_total(acc);
 }
+// largest of x[0..n), n >= 1, in MAX_LANES interleaved running maxima (exact, so the order
+// is free; one running maximum is a chain of dependent compares)
+#define MAX_LANES 16
+static inline real vmax(const real *x, int n) {
+    real m[MAX_LANES];
+    for (int k = 0; k < MAX_LANES; k++) m[k] = x[0];
+    int j = 0;
+    for (; j + MAX_LANES <= n; j += MAX_LANES)
+        for (int k = 0; k < MAX_LANES; k++) m[k] = x[j + k] > m[k] ? x[j + k] : m[k];
+    for (; j < n; j++) m[0] = x[j] > m[0] ? x[j] : m[0];
+    real t = m[0];
+    for (int k = 1; k < MAX_LANES; k++) t = m[k] > t ? m[k] : t;
+    return t;
+}
 // sum of x[j] * y[j], each product formed in double
 static inline double ddot(const real *x, const real *y, int n) {
     double acc[DSUM_LANES] = {0};
@@ -127,17 +153,31 @@ static inline double dsumsq_dev(const real *x, double m, int n) {
     return lanes_total(acc);
 }
 
+// one row: o (C) = LayerNorm(x) w + b; Ba et al. 2016, eps 1e-5, biased variance
+static inline void layernorm_row(real *o, real *mean, real *rstd, const real *x, const real *w, const real *b, int C) {
+    double m = dsum(x, C) / C, v = dsumsq_dev(x, m, C) / C;
+    real s = (real)(1.0 / sqrt(v + 1e-5));
+    for (int c = 0; c < C; c++) o[c] = ((x[c] - (real)m) * s) * w[c] + b[c];
+    *mean = (real)m;
+    *rstd = s;
+}
+
 void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *w, const real *b, int N, int C) {
-    // inp, out (N,C); mean, rstd (N); w, b (C). Ba et al. 2016, eps 1e-5, biased variance.
+    // inp, out (N,C); mean, rstd (N); w, b (C)
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++)
+        layernorm_row(out + (size_t)n * C, mean + n, rstd + n, inp + (size_t)n * C, w, b, C);
+}
+
+void residual_layernorm_forward(real *out, real *ln, real *mean, real *rstd, const real *a, const real *x,
+                                const real *bias, const real *w, const real *b, int N, int C) {
+    // out (N,C) = a + (x + bias), then ln (N,C) = LayerNorm(out) w + b: each row normalized
+    // while it is in cache (the operations of a bias add, residual_forward, then layernorm_forward)
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
-        const real *x = inp + (size_t)n * C;
-        double m = dsum(x, C) / C, v = dsumsq_dev(x, m, C) / C;
-        real s = (real)(1.0 / sqrt(v + 1e-5));
-        real *o = out + (size_t)n * C;
-        for (int c = 0; c < C; c++) o[c] = ((x[c] - (real)m) * s) * w[c] + b[c];
-        mean[n] = (real)m;
-        rstd[n] = s;
+        size_t o = (size_t)n * C;
+        for (int c = 0; c < C; c++) out[o + c] = a[o + c] + (x[o + c] + bias[c]);
+        layernorm_row(ln + o, mean + n, rstd + n, out + o, w, b, C);
     }
 }
 
@@ -274,16 +314,16 @@ void gelu_forward(real *out, const real *inp, size_t n) {
     }
 }
 
+// d gelu / dx = 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 * 0.044715 x^2), t = tanh(s (x + 0.044715 x^3))
+static inline real gelu_grad(real x) {
+    real t = gelu_tanh(x);
+    return (real)0.5 * ((real)1 + t) + (real)0.5 * x * ((real)1 - t * t) * (real)GELU_S * ((real)1 + (real)(3 * 0.044715) * x * x);
+}
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
-    // d/dx: 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 * 0.044715 x^2), t = tanh(s (x + 0.044715 x^3))
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        real x = inp[i];
-        real t = gelu_tanh(x);
-        real g = (real)0.5 * ((real)1 + t) +
-                 (real)0.5 * x * ((real)1 - t * t) * (real)GELU_S * ((real)1 + (real)(3 * 0.044715) * x * x);
-        dinp[i] = g * dout[i];
-    }
+// simd: dinp may be dout (element i is read, then written), which defeats the compiler's own
+// overlap check and would leave the loop scalar
+#pragma omp parallel for simd schedule(static)
+    for (size_t i = 0; i < n; i++) dinp[i] = gelu_grad(inp[i]) * dout[i];
 }
 
 void bias_gelu_forward(real *y, real *x, const real *bias, int N, int C) {
@@ -299,14 +339,6 @@ void bias_gelu_forward(real *y, real *x, const real *bias, int N, int C) {
     }
 }
 
-void bias_residual_forward(real *out, const real *a, const real *x, const real *bias, int N, int C) {
-#pragma omp parallel for schedule(static)
-    for (int n = 0; n < N; n++) {
-        size_t o = (size_t)n * C;
-        for (int c = 0; c < C; c++) out[o + c] = a[o + c] + (x[o + c] + bias[c]);
-    }
-}
-
 void residual_forward(real *out, const real *a, const real *b, size_t n) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
@@ -315,8 +347,7 @@ void residual_forward(real *out, const real *a, const real *b, size_t n) {
 // ---------------------------------------------------------------------------------------
 // softmax of row[0..n) in place, then zero row[n..len)
 static void softmax_causal_row(real *row, int n, int len) {
-    real mx = row[0];
-    for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
+    real mx = vmax(row, n);
     for (int j = 0; j < n; j++) row[j] = layer_exp(row[j] - mx); // vectorized: keep the sum apart
     real inv = (real)(1.0 / dsum(row, n));
     for (int j = 0; j < n; j++) row[j] *= inv;
@@ -347,7 +378,7 @@ static int block_len(int r0, int QB, int T) { return T - r0 < QB ? T - r0 : QB; 
 
 // Causal blocking: queries in blocks of att_qblock rows; block [q0, q0 + nq) only meets keys
 // [0, q0 + nq), so products skip the zero upper triangle beyond the block diagonal (at T = 128
-// and blocks of 64, a quarter of every attention product). Entries of att and dpreatt to the
+// and blocks of 64, a quarter of every attention product). Entries of att and dS to the
 // right of a block's last key are never written or read.
 void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
                        int B, int T, int C, int NH) {
@@ -380,8 +411,8 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
         }
 }
 
-void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout, const real *att,
-                        const real *qkv, const int *pos, const PosState *ps, int B, int T, int C, int NH) {
+void attention_backward(real *dqkv, real *dpos, const real *dout, const real *att, const real *qkv, const int *pos,
+                        const PosState *ps, int B, int T, int C, int NH) {
     // forward: S = scale Q K^T + bias (+ content term); P = softmax(S); O = P V
     // dP = dO V^T; dV = P^T dO; dS = P * (dP - rowsum(P * dP)); dQ = scale dS K; dK = scale dS^T Q
     // dqkv is overwritten (each (b, h) owns its slices); a content term first adds its own q/k
@@ -393,6 +424,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
     // Scheme parameters: each thread accumulates into its own buffer, summed in thread order
     // afterwards (deterministic for a given thread count), so schemes may share parameters
     // across heads and rows without locking.
+    // dS (T,T) of one head at a time lives in per-thread scratch that stays in cache.
     int HS = C / NH, C3 = 3 * C, QB = att_block(T);
     real scale = (real)(1.0 / sqrt((double)HS));
     const PosScheme *sch = ps ? ps->scheme : NULL;
@@ -405,6 +437,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
 #pragma omp parallel
     {
         real *mine = acc ? acc + (size_t)omp_get_thread_num() * np : NULL;
+        real *dS = xmalloc((size_t)T * T * sizeof(real));
 #pragma omp for schedule(static) collapse(2)
         for (int b = 0; b < B; b++)
             for (int h = 0; h < NH; h++) {
@@ -413,7 +446,6 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
                 real *dQ = dqkv + qoff, *dK = dQ + C, *dV = dQ + 2 * C;
                 const real *dO = dout + (size_t)b * T * C + (size_t)h * HS;
                 const real *P = att + ((size_t)b * NH + h) * T * T;
-                real *dS = dpreatt + ((size_t)b * NH + h) * T * T;
                 const int *pos_b = pos + (size_t)b * T;
                 if (want_term)
                     for (int i = 0; i < T; i++) {
@@ -445,6 +477,7 @@ void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout,
                     gemm(1, 0, nk, HS, nq, scale, dS + blk, T, Q + (size_t)k0 * C3, C3, want_term, dK + (size_t)k0 * C3, C3);
                 }
             }
+        free(dS);
     }
     for (int t = 0; t < nt && acc; t++)
         for (size_t k = 0; k < np; k++) dpos[k] += acc[(size_t)t * np + k];
@@ -493,12 +526,10 @@ void crossentropy_forward(real *losses, real *probs, const real *logits, const i
     for (int n = 0; n < N; n++) {
         const real *z = logits + (size_t)n * V;
         real *p = probs + (size_t)n * V;
-        real mx = z[0];
-        for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
+        real mx = vmax(z, V);
         real zt = targets ? z[targets[n]] : 0; // read before p (which may alias z) is written
         for (int v = 0; v < V; v++) p[v] = layer_exp(z[v] - mx);
-        double sum = 0.0;
-        for (int v = 0; v < V; v++) sum += p[v];
+        double sum = dsum(p, V);
         real inv = (real)(1.0 / sum);
         for (int v = 0; v < V; v++) p[v] *= inv;
         // -log p[target] = log(sum) + max - z[target]: exact even when p[target] underflows

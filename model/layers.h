@@ -11,9 +11,10 @@
 
 // Row-major C (M,N) = alpha * op(A) (M,K) * op(B) (K,N) + beta * C; ta/tb transpose A/B.
 // Calls cblas_sgemm (cblas_dgemm in the double test build); a large product outside a
-// parallel region is split by rows of C over the OpenMP threads, one single-threaded call
-// each (same floats as one call). Called from inside an OpenMP loop (attention over (b,h)),
-// OpenBLAS's OpenMP build runs single-threaded, the faster choice for those small products.
+// parallel region is split by rows of C (by columns if C has fewer rows than columns) over
+// the OpenMP threads, one single-threaded call each (same floats as one call). Called from
+// inside an OpenMP loop (attention over (b,h)), OpenBLAS's OpenMP build runs
+// single-threaded, the faster choice for those small products.
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc);
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
@@ -35,14 +36,16 @@ void linear_backward(real *dinp, real *dw, real *db, const real *dout, const rea
 real layer_exp(real x);
 
 void gelu_forward(real *out, const real *inp, size_t n);
-void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n); // writes dinp
+void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n); // writes dinp (may be dout)
 
 void residual_forward(real *out, const real *a, const real *b, size_t n);
 // Fused forms (one pass over the activations instead of two, the same float operations):
 // x (N,C) += bias, then y = gelu(x) (x is kept for the backward)
 void bias_gelu_forward(real *y, real *x, const real *bias, int N, int C);
-// out (N,C) = a + (x + bias): a projection's bias and the residual add
-void bias_residual_forward(real *out, const real *a, const real *x, const real *bias, int N, int C);
+// out (N,C) = a + (x + bias) (a projection's bias and the residual add), then
+// ln (N,C) = LayerNorm(out) with w, b (C), keeping mean, rstd (N)
+void residual_layernorm_forward(real *out, real *ln, real *mean, real *rstd, const real *a, const real *x,
+                                const real *bias, const real *w, const real *b, int N, int C);
 
 // Causal multi-head attention on qkv (B,T,3C) (q | k | v, heads of HS = C/NH channels),
 // scores q.k/sqrt(HS) + position bias (ps->scheme->bias_forward, if any), softmax, times v.
@@ -51,10 +54,9 @@ void bias_residual_forward(real *out, const real *a, const real *x, const real *
 // >= T means one block, the plain full-matrix form); tests vary it.
 void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
                        int B, int T, int C, int NH);
-// dqkv is overwritten. dpreatt (B,NH,T,T) is scratch; it ends holding d(scores) which feeds
-// the bias backward into dpos (the scheme's parameter gradient, accumulated; may be NULL).
-void attention_backward(real *dqkv, real *dpreatt, real *dpos, const real *dout, const real *att,
-                        const real *qkv, const int *pos, const PosState *ps, int B, int T, int C, int NH);
+// dqkv is overwritten; dpos (the scheme's parameter gradient, may be NULL) accumulates.
+void attention_backward(real *dqkv, real *dpos, const real *dout, const real *att, const real *qkv, const int *pos,
+                        const PosState *ps, int B, int T, int C, int NH);
 // Inference form: same result, O(T) memory: query blocks of att_qblock rows against all
 // their keys, in per-thread scratch; nothing kept.
 #define ATT_QBLOCK 64

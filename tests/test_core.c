@@ -167,14 +167,14 @@ static void test_attention_blocks_exact(void) {
         real *params = calloc(np + 1, sizeof(real));
         for (size_t i = 0; i < np; i++) params[i] = (real)(0.1 * rng_normal(&rng));
         ps.params = params;
-        real *out[2], *att[2], *dqkv[2], *dpre[2], *dpos[2];
+        real *out[2], *att[2], *dqkv[2], *dpos[2];
         int qb[2] = {0, ATT_QBLOCK};
         for (int r = 0; r < 2; r++) {
             att_qblock = qb[r];
             out[r] = malloc(no * sizeof(real)), att[r] = malloc(na * sizeof(real)), dqkv[r] = malloc(nq * sizeof(real));
-            dpre[r] = malloc(na * sizeof(real)), dpos[r] = calloc(np + 1, sizeof(real));
+            dpos[r] = calloc(np + 1, sizeof(real));
             attention_forward(out[r], att[r], qkv, pos, &ps, B, T, C, NH);
-            attention_backward(dqkv[r], dpre[r], dpos[r], dout, att[r], qkv, pos, &ps, B, T, C, NH);
+            attention_backward(dqkv[r], dpos[r], dout, att[r], qkv, pos, &ps, B, T, C, NH);
         }
         att_qblock = ATT_QBLOCK;
         char name[128];
@@ -182,20 +182,21 @@ static void test_attention_blocks_exact(void) {
         check(!memcmp(out[0], out[1], no * sizeof(real)) && !memcmp(dqkv[0], dqkv[1], nq * sizeof(real)) &&
                   !memcmp(dpos[0], dpos[1], np * sizeof(real)),
               name, "outputs or gradients differ");
-        for (int r = 0; r < 2; r++) free(out[r]), free(att[r]), free(dqkv[r]), free(dpre[r]), free(dpos[r]);
+        for (int r = 0; r < 2; r++) free(out[r]), free(att[r]), free(dqkv[r]), free(dpos[r]);
         free(qkv), free(dout), free(pos), free(params);
         pos_state_free(&ps);
     }
 }
 
-// Large products are split by rows over the threads (gemm in model/layers.c); every element
+// Large products are split by rows or columns over the threads (gemm in model/layers.c); every element
 // must be the same dot product as in one single-threaded call, so 1, 2 and 3 threads give the
 // same floats bit for bit: shapes with rows left over after whole bands, all four transposes,
 // beta 0 and 1.
 static void test_gemm_bands_exact(void) {
-    int shapes[][3] = {{1031, 67, 300}, {4096, 128, 128}, {161, 390, 513}};
+    // rows split (M >= N) and columns split (M < N: the last two)
+    int shapes[][3] = {{1031, 67, 300}, {4096, 128, 128}, {67, 1031, 300}, {128, 512, 1024}, {161, 390, 513}};
     int saved = omp_get_max_threads();
-    for (int si = 0; si < 3; si++)
+    for (int si = 0; si < 5; si++)
         for (int tr = 0; tr < 4; tr++) {
             int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2], ta = tr >> 1, tb = tr & 1;
             int lda = ta ? M : K, ldb = tb ? K : N;
@@ -225,7 +226,7 @@ static void test_gemm_bands_exact(void) {
         }
 }
 
-// The fused forward passes do the same float operations as the unfused pair they replace
+// The fused passes do the same float operations as the unfused pairs they replace
 static void test_fused_exact(void) {
     int N = 37, C = 96;
     size_t n = (size_t)N * C;
@@ -242,9 +243,15 @@ static void test_fused_exact(void) {
     gelu_forward(y2, x2, n);
     check(!memcmp(x1, x2, n * sizeof(real)) && !memcmp(y1, y2, n * sizeof(real)), "bias_gelu_forward == bias add then gelu_forward, bit for bit",
           "differs");
-    bias_residual_forward(y1, a, x, b, N, C);
+    real *lw = malloc(C * sizeof(real)), *lb = malloc(C * sizeof(real)), *l1 = malloc(n * sizeof(real)), *l2 = malloc(n * sizeof(real));
+    real *st1 = malloc(2 * N * sizeof(real)), *st2 = malloc(2 * N * sizeof(real));
+    for (int c = 0; c < C; c++) lw[c] = (real)(1 + 0.1 * rng_normal(&rng)), lb[c] = (real)(0.1 * rng_normal(&rng));
+    residual_layernorm_forward(y1, l1, st1, st1 + N, a, x, b, lw, lb, N, C);
     residual_forward(y2, a, x2, n);
-    check(!memcmp(y1, y2, n * sizeof(real)), "bias_residual_forward == bias add then residual_forward, bit for bit", "differs");
+    layernorm_forward(l2, st2, st2 + N, y2, lw, lb, N, C);
+    check(!memcmp(y1, y2, n * sizeof(real)) && !memcmp(l1, l2, n * sizeof(real)) && !memcmp(st1, st2, 2 * N * sizeof(real)),
+          "residual_layernorm_forward == bias add, residual_forward, layernorm_forward, bit for bit", "differs");
+    free(lw), free(lb), free(l1), free(l2), free(st1), free(st2);
     free(x), free(a), free(b), free(x1), free(y1), free(x2), free(y2);
 }
 

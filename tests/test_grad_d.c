@@ -208,8 +208,8 @@ static void test_attention(const PosScheme *s, const PosExt *ext, int qb) {
     c.qkv = randv(nq, 1), c.att = randv((size_t)B * NH * T * T, 0), c.out = randv(no, 0), c.R = randv(no, 1);
     att_loss(&c);
     // dqkv starts as garbage: attention_backward overwrites it
-    double *dqkv = randv(nq, 1), *dpre = calloc((size_t)B * NH * T * T, 8), *dpos = calloc(np + 1, 8);
-    attention_backward(dqkv, dpre, dpos, c.R, c.att, c.qkv, pos, &ps, B, T, C, NH);
+    double *dqkv = randv(nq, 1), *dpos = calloc(np + 1, 8);
+    attention_backward(dqkv, dpos, c.R, c.att, c.qkv, pos, &ps, B, T, C, NH);
     double *ng = malloc((nq > np ? nq : np) * 8 + 8);
     char name[128];
     numgrad(ng, c.qkv, nq, att_loss, &c);
@@ -240,7 +240,7 @@ static void test_attention(const PosScheme *s, const PosExt *ext, int qb) {
     snprintf(name, sizeof name, "blocked training attention == full-matrix attention [%s]", s->name);
     check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
     free(pos2), free(qkv2), free(att2), free(o1), free(o2);
-    free(c.qkv), free(c.att), free(c.out), free(c.R), free(dqkv), free(dpre), free(dpos), free(ng), free(params);
+    free(c.qkv), free(c.att), free(c.out), free(c.R), free(dqkv), free(dpos), free(ng), free(params);
     pos_state_free(&ps);
 }
 
