@@ -241,7 +241,8 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
         residual_layernorm_forward(mid, ln2, m->ln2_mean + tl * N, m->ln2_rstd + tl * N, x, m->proj,
                                    PARAM(m, P_ATTPB) + l * C, PARAM(m, P_LN2W) + l * C, PARAM(m, P_LN2B) + l * C, N, C);
         linear_forward(fch, ln2, PARAM(m, P_FCW) + (size_t)l * 4 * C * C, NULL, N, C, 4 * C);
-        bias_gelu_forward(fchg, fch, PARAM(m, P_FCB) + l * 4 * C, N, 4 * C);
+        // fch: fc's output, then (training) gelu' of it with the bias, for the backward
+        bias_gelu_forward(fchg, m->train ? fch : NULL, fch, PARAM(m, P_FCB) + l * 4 * C, N, 4 * C);
         linear_forward(m->proj, fchg, PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, NULL, N, 4 * C, C);
         // xo = the next layer's input, normalized at once by its LN1 (or by the final LN)
         int last = l == c->L - 1;
@@ -288,10 +289,10 @@ void gpt_backward(GPT *m) {
         real *x = m->res + l * NC, *ln1 = m->ln1 + l * NC, *qkv = m->qkv + l * NC * 3, *atty = m->atty + l * NC;
         real *mid = m->mid + l * NC, *ln2 = m->ln2 + l * NC, *fch = m->fch + l * NC * 4, *fchg = m->fchg + l * NC * 4;
         // x_out = mid + fcproj(gelu(fc(ln2(mid)))); dres holds d(x_out)
-        // d(fchg), then in place d(fch): no second N x 4C buffer to stream through
+        // d(fchg), then in place d(fch) = gelu' * d(fchg): no second N x 4C buffer
         linear_backward(m->dfch, GRAD(m, P_FCPW) + (size_t)l * 4 * C * C, GRAD(m, P_FCPB) + l * C, m->dres, fchg,
                         PARAM(m, P_FCPW) + (size_t)l * 4 * C * C, N, 4 * C, C);
-        gelu_backward(m->dfch, m->dfch, fch, NC * 4);
+        bias_gelu_backward(m->dfch, m->dfch, fch, NC * 4); // fch holds gelu'(fc output + bias)
         linear_backward(m->dln, GRAD(m, P_FCW) + (size_t)l * 4 * C * C, GRAD(m, P_FCB) + l * 4 * C, m->dfch, ln2,
                         PARAM(m, P_FCW) + (size_t)l * 4 * C * C, N, C, 4 * C);
         layernorm_backward(m->dres, GRAD(m, P_LN2W) + l * C, GRAD(m, P_LN2B) + l * C, m->dln, mid,

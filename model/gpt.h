@@ -54,6 +54,7 @@ typedef struct {
     int *tok, *tgt, *pos; // (B,T)
     real *res;            // (L+1 | 1, B,T,C) residual stream before each layer / at the end
     real *ln1, *ln1_mean, *ln1_rstd, *qkv, *atty, *att, *mid, *ln2, *ln2_mean, *ln2_rstd, *fch, *fchg;
+                          // fch: gelu' of fc's output (train mode), fchg: the GELU's output
     real *proj;           // (B,T,C) scratch for the two output projections
     real *lnf, *lnf_mean, *lnf_rstd;
     real *probs;          // (B,T,V) logits, then softmax in place, then d(logits)

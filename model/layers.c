@@ -304,7 +304,14 @@ static inline real layer_tanh(real u) {
 #define GELU_S 0.7978845608028654 // sqrt(2/pi)
 // tanh(s (x + 0.044715 x^3)), shared by the forward passes and the backward
 static inline real gelu_tanh(real x) { return layer_tanh((real)GELU_S * (x + (real)0.044715 * x * x * x)); }
-static inline real gelu(real x) { return (real)0.5 * x * ((real)1 + gelu_tanh(x)); }
+// gelu and its derivative given t = gelu_tanh(x)
+static inline real gelu_t(real x, real t) { return (real)0.5 * x * ((real)1 + t); }
+static inline real gelu(real x) { return gelu_t(x, gelu_tanh(x)); }
+// d gelu / dx = 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 * 0.044715 x^2), t = tanh(s (x + 0.044715 x^3))
+static inline real gelu_grad_t(real x, real t) {
+    return (real)0.5 * ((real)1 + t) + (real)0.5 * x * ((real)1 - t * t) * (real)GELU_S * ((real)1 + (real)(3 * 0.044715) * x * x);
+}
+static inline real gelu_grad(real x) { return gelu_grad_t(x, gelu_tanh(x)); }
 void gelu_forward(real *out, const real *inp, size_t n) {
     // tanh approximation (Hendrycks & Gimpel 2016; GPT-2): 0.5 x (1 + tanh(s (x + 0.044715 x^3)))
 #pragma omp parallel for schedule(static)
@@ -314,11 +321,6 @@ void gelu_forward(real *out, const real *inp, size_t n) {
     }
 }
 
-// d gelu / dx = 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 * 0.044715 x^2), t = tanh(s (x + 0.044715 x^3))
-static inline real gelu_grad(real x) {
-    real t = gelu_tanh(x);
-    return (real)0.5 * ((real)1 + t) + (real)0.5 * x * ((real)1 - t * t) * (real)GELU_S * ((real)1 + (real)(3 * 0.044715) * x * x);
-}
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
 // simd: dinp may be dout (element i is read, then written), which defeats the compiler's own
 // overlap check and would leave the loop scalar
@@ -326,17 +328,29 @@ void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
     for (size_t i = 0; i < n; i++) dinp[i] = gelu_grad(inp[i]) * dout[i];
 }
 
-void bias_gelu_forward(real *y, real *x, const real *bias, int N, int C) {
-    // one pass instead of two: the same operations as linear_forward's bias then gelu_forward
+void bias_gelu_forward(real *y, real *dg, const real *x, const real *bias, int N, int C) {
+    // v = x + bias; y = gelu(v); dg = gelu'(v) from the same tanh: the same floats as a bias
+    // add, gelu_forward and gelu_backward's factor, and the backward no longer evaluates tanh
+    // (it was the costliest element-wise pass of a step)
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
-        real *xr = x + (size_t)n * C, *yr = y + (size_t)n * C;
-        for (int c = 0; c < C; c++) {
-            real v = xr[c] + bias[c];
-            xr[c] = v;
-            yr[c] = gelu(v);
-        }
+        const real *xr = x + (size_t)n * C;
+        real *yr = y + (size_t)n * C, *gr = dg ? dg + (size_t)n * C : NULL;
+        if (gr) {
+#pragma omp simd // gr may be xr (element c read, then written): see gelu_backward
+            for (int c = 0; c < C; c++) {
+                real v = xr[c] + bias[c], t = gelu_tanh(v);
+                yr[c] = gelu_t(v, t);
+                gr[c] = gelu_grad_t(v, t);
+            }
+        } else
+            for (int c = 0; c < C; c++) yr[c] = gelu(xr[c] + bias[c]);
     }
+}
+
+void bias_gelu_backward(real *dinp, const real *dout, const real *dg, size_t n) {
+#pragma omp parallel for simd schedule(static) // dinp may be dout: see gelu_backward
+    for (size_t i = 0; i < n; i++) dinp[i] = dg[i] * dout[i];
 }
 
 void residual_forward(real *out, const real *a, const real *b, size_t n) {

@@ -40,8 +40,10 @@ void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n); // 
 
 void residual_forward(real *out, const real *a, const real *b, size_t n);
 // Fused forms (one pass over the activations instead of two, the same float operations):
-// x (N,C) += bias, then y = gelu(x) (x is kept for the backward)
-void bias_gelu_forward(real *y, real *x, const real *bias, int N, int C);
+// y (N,C) = gelu(x + bias), and if dg is not NULL dg (N,C) = gelu'(x + bias) (dg may be x),
+// all its backward needs: dinp (n) = dg * dout (dinp may be dout)
+void bias_gelu_forward(real *y, real *dg, const real *x, const real *bias, int N, int C);
+void bias_gelu_backward(real *dinp, const real *dout, const real *dg, size_t n);
 // out (N,C) = a + (x + bias) (a projection's bias and the residual add), then
 // ln (N,C) = LayerNorm(out) with w, b (C), keeping mean, rstd (N)
 void residual_layernorm_forward(real *out, real *ln, real *mean, real *rstd, const real *a, const real *x,

@@ -237,12 +237,21 @@ static void test_fused_exact(void) {
     real *y2 = malloc(n * sizeof(real));
     for (size_t i = 0; i < n; i++) x[i] = (real)(3 * rng_normal(&rng)), a[i] = (real)rng_normal(&rng);
     for (int c = 0; c < C; c++) b[c] = (real)rng_normal(&rng);
+    // bias + GELU keeping gelu' (in place over its input, as gpt.c calls it), and its backward
+    real *g2 = malloc(n * sizeof(real)), *one = malloc(n * sizeof(real)), *d1 = malloc(n * sizeof(real));
     memcpy(x1, x, n * sizeof(real));
-    bias_gelu_forward(y1, x1, b, N, C);
-    for (size_t i = 0; i < n; i++) x2[i] = x[i] + b[i % C];
+    bias_gelu_forward(y1, x1, x1, b, N, C);
+    for (size_t i = 0; i < n; i++) x2[i] = x[i] + b[i % C], one[i] = 1;
     gelu_forward(y2, x2, n);
-    check(!memcmp(x1, x2, n * sizeof(real)) && !memcmp(y1, y2, n * sizeof(real)), "bias_gelu_forward == bias add then gelu_forward, bit for bit",
-          "differs");
+    gelu_backward(g2, one, x2, n); // gelu'(x + b)
+    check(!memcmp(y1, y2, n * sizeof(real)) && !memcmp(x1, g2, n * sizeof(real)),
+          "bias_gelu_forward == bias add, gelu_forward and gelu_backward's factor, bit for bit", "differs");
+    bias_gelu_forward(y1, NULL, x, b, N, C);
+    check(!memcmp(y1, y2, n * sizeof(real)), "bias_gelu_forward without gelu' (inference) == with it, bit for bit", "differs");
+    bias_gelu_backward(d1, a, x1, n);
+    gelu_backward(g2, a, x2, n);
+    check(!memcmp(d1, g2, n * sizeof(real)), "bias_gelu_backward == gelu_backward, bit for bit", "differs");
+    free(g2), free(one), free(d1);
     real *lw = malloc(C * sizeof(real)), *lb = malloc(C * sizeof(real)), *l1 = malloc(n * sizeof(real)), *l2 = malloc(n * sizeof(real));
     real *st1 = malloc(2 * N * sizeof(real)), *st2 = malloc(2 * N * sizeof(real));
     for (int c = 0; c < C; c++) lw[c] = (real)(1 + 0.1 * rng_normal(&rng)), lb[c] = (real)(0.1 * rng_normal(&rng));

@@ -109,6 +109,26 @@ static void test_gelu(void) {
     check_close("gelu d(inp)", d, ng, 40, ATOL, RTOL);
 }
 
+// ---------------------------------------------------------------- bias + gelu (fused, keeps gelu')
+typedef struct { int N, C; double *x, *bias, *out, *R; } BiasGeluCtx;
+static double bias_gelu_loss(void *p) {
+    BiasGeluCtx *c = p;
+    bias_gelu_forward(c->out, NULL, c->x, c->bias, c->N, c->C);
+    return dot(c->out, c->R, (size_t)c->N * c->C);
+}
+static void test_bias_gelu(void) {
+    int N = 6, C = 9;
+    size_t n = (size_t)N * C;
+    BiasGeluCtx c = {N, C};
+    c.x = randv(n, 2), c.bias = randv(C, 1), c.out = randv(n, 0), c.R = randv(n, 1);
+    double *dg = malloc(n * 8), *dx = malloc(n * 8), *ng = malloc(n * 8);
+    bias_gelu_forward(c.out, dg, c.x, c.bias, N, C);
+    bias_gelu_backward(dx, c.R, dg, n);
+    numgrad(ng, c.x, n, bias_gelu_loss, &c);
+    check_close("bias_gelu d(x) from the kept gelu'", dx, ng, n, ATOL, RTOL);
+    free(dg), free(dx), free(ng);
+}
+
 // ---------------------------------------------------------------- encoder
 typedef struct { int N, C; int *tok; double *wte, *out, *R; } EncCtx;
 static double enc_loss(void *p) {
@@ -320,6 +340,7 @@ int main(void) {
     test_linear();
     test_layernorm();
     test_gelu();
+    test_bias_gelu();
     test_encoder();
     test_crossentropy();
     for (int qb = 0; qb <= 3; qb += 3) {

@@ -7,7 +7,11 @@
 #   forward-only evaluation tokens/s and peak RSS at T = 1024, 4096, 16384 (config S, batch 1);
 #   with TORCH=1 (needs /usr/bin/python3 with torch and ../shared/bench/torch_ref.py), the
 #     PyTorch reference at the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: SCHEMES (default: the seven the PyTorch reference has; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096).
+# Environment: SCHEMES (default: the seven the PyTorch reference has; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
+#   ROUNDS (training runs per scheme and side, alternating posgpt and PyTorch; default 3 with TORCH=1, else 1).
+# Training figures are medians: of the timed steps within a run, then of the rounds; the
+# ratio is the median of the rounds' ratios, each taken between runs made one after the
+# other, so a slow spell of a shared machine hits both sides of a ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/bench
@@ -28,6 +32,9 @@ if [ "${TORCH:-0}" = 1 ]; then
   export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
 fi
 get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -1; }
+# median of the arguments
+med() { printf "%s\n" "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
 sg=$($B sgemm)
 peak=$(echo "$sg" | head -1 | get gflops)
@@ -38,20 +45,32 @@ configs="S M"; evalT="1024 4096 16384"
 [ "${QUICK:-0}" = 1 ] && configs="S" && evalT="1024 4096"
 for cfg in $configs; do
   if [ $cfg = S ]; then targs="--n-layer 4 --d-model 128 --n-head 4 --T 128 --batch 32"; else targs="--n-layer 6 --d-model 256 --n-head 8 --T 256 --batch 16"; fi
-  echo "training, config $cfg (median of $steps steps after 3 warm-up steps)"
+  echo "training, config $cfg (median of $steps steps after 3 warm-up steps; median of $rounds round(s))"
   printf "%-12s %12s %9s %8s" scheme tokens/s GFLOP/s "% peak"
   [ "${TORCH:-0}" = 1 ] && printf " %14s %8s" "torch tok/s" ratio
   printf "\n"
   for s in $schemes; do
-    r=$($B train $cfg $s 3 "$steps")
-    tps=$(echo "$r" | get tokens_per_s); gf=$(echo "$r" | get gflops)
-    printf "%-12s %12.0f %9.1f %7.0f%%" $s "$tps" "$gf" "$(echo "$gf $peak" | awk '{print 100 * $1 / $2}')"
+    ours=""; theirs=""; ratios=""; gfs=""
+    extra=""; [ $s = randomized ] && extra="--rand-base sinusoidal --max-pos $([ $cfg = S ] && echo 2048 || echo 4096)"
+    for round in $(seq "$rounds"); do
+      r=$($B train $cfg $s 3 "$steps")
+      tps=$(echo "$r" | get tokens_per_s); ours="$ours $tps"; gfs="$gfs $(echo "$r" | get gflops)"
+      if [ "${TORCH:-0}" = 1 ] && torch_knows $s; then
+        tt=$(/usr/bin/python3 $torch_ref --bench --pos $s $targs $extra --warmup 3 --steps "$steps" --threads $OMP_NUM_THREADS 2>/dev/null | get tokens_per_s)
+        theirs="$theirs $tt"; ratios="$ratios $(echo "$tps $tt" | awk '{print $1 / $2}')"
+      fi
+    done
+    gf=$(med $gfs)
+    printf "%-12s %12.0f %9.1f %7.0f%%" $s "$(med $ours)" "$gf" "$(echo "$gf $peak" | awk '{print 100 * $1 / $2}')"
     if [ "${TORCH:-0}" = 1 ] && ! torch_knows $s; then printf " %14s" "-"
-    elif [ "${TORCH:-0}" = 1 ]; then
-      tpos=$s; extra=""
-      [ $s = randomized ] && extra="--rand-base sinusoidal --max-pos $([ $cfg = S ] && echo 2048 || echo 4096)"
-      tt=$(/usr/bin/python3 $torch_ref --bench --pos $tpos $targs $extra --warmup 3 --steps "$steps" --threads $OMP_NUM_THREADS 2>/dev/null | get tokens_per_s)
-      printf " %14.0f %7.2fx" "$tt" "$(echo "$tps $tt" | awk '{print $1 / $2}')"
+    elif [ "${TORCH:-0}" = 1 ]; then printf " %14.0f %7.2fx" "$(med $theirs)" "$(med $ratios)"
+    fi
+    if [ "$rounds" -gt 1 ]; then # every round, so the spread is visible
+      printf "   rounds:%s" "$(echo $ours | awk '{for (i = 1; i <= NF; i++) printf " %.0f", $i}')"
+      if [ -n "$ratios" ]; then
+        printf " | torch%s | ratios%s" "$(echo $theirs | awk '{for (i = 1; i <= NF; i++) printf " %.0f", $i}')" \
+          "$(echo $ratios | awk '{for (i = 1; i <= NF; i++) printf " %.2f", $i}')"
+      fi
     fi
     printf "\n"
   done
