@@ -31,10 +31,10 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 // factor, and only its part of B, instead of all of B; e.g. the fc-projection weight
 // gradient (C, 4C)). The split moves no addition: every element of C is the same K-long dot
 // product in the same order, so the floats equal those of one single-threaded call, whatever
-// the thread count (tests/test_core.c checks it bit for bit). OpenBLAS's own threading may cut K into
-// differently sized blocks than its single-threaded driver for some K (e.g. 513), so for
-// those shapes the floats can differ from the old threaded call; for the model's shapes at
-// configs S and M they do not (tools/loss_check.sh).
+// the thread count (tests/test_core.c checks it bit for bit). OpenBLAS's own threading may
+// cut K into differently sized blocks than its single-threaded driver for some K (e.g. 513),
+// so for those shapes the floats can differ from the old threaded call; for the model's
+// shapes at configs S and M they do not (tools/loss_check.sh).
 // It is faster than OpenBLAS's own threading at this model's sizes: no hand-off between
 // threads inside the product, and the zeroing for beta = 0 runs in each band instead of
 // before the product.

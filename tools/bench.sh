@@ -32,6 +32,8 @@ if [ "${TORCH:-0}" = 1 ]; then
   export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
 fi
 get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -1; }
+# the arguments printed with printf format $1 each, space-separated
+list() { local f=$1; shift; printf " $f" "$@"; }
 # median of the arguments
 med() { printf "%s\n" "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
@@ -66,11 +68,8 @@ for cfg in $configs; do
     elif [ "${TORCH:-0}" = 1 ]; then printf " %14.0f %7.2fx" "$(med $theirs)" "$(med $ratios)"
     fi
     if [ "$rounds" -gt 1 ]; then # every round, so the spread is visible
-      printf "   rounds:%s" "$(echo $ours | awk '{for (i = 1; i <= NF; i++) printf " %.0f", $i}')"
-      if [ -n "$ratios" ]; then
-        printf " | torch%s | ratios%s" "$(echo $theirs | awk '{for (i = 1; i <= NF; i++) printf " %.0f", $i}')" \
-          "$(echo $ratios | awk '{for (i = 1; i <= NF; i++) printf " %.2f", $i}')"
-      fi
+      printf "   rounds:%s" "$(list %.0f $ours)"
+      [ -z "$ratios" ] || printf " | torch%s | ratios%s" "$(list %.0f $theirs)" "$(list %.2f $ratios)"
     fi
     printf "\n"
   done
