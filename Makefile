@@ -2,6 +2,7 @@
 #   make              ./posgpt                     make test           the test suite
 #   make demo         the short demo               make data           data/kjv.txt (King James Bible)
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test-kernels   the suite under several OpenBLAS kernels (KERNELS="Haswell SkylakeX")
 #   make fuzz         200,000 damaged checkpoints and 100,000 damaged CSVs (plot), under ASan + UBSan
 #   make bench        training / evaluation speed and memory (tools/bench.sh)
 #   make valgrind     short train + eval + sample + plot under valgrind memcheck
@@ -32,7 +33,7 @@ MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
 HDRS      := $(wildcard model/*.h train/*.h)
 
-.PHONY: all test test-build test-sanitize fuzz valgrind bench demo data deps clean
+.PHONY: all test test-build test-kernels test-sanitize fuzz valgrind bench demo data deps clean
 all: $(BIN)
 
 $(BIN): $(B)/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
@@ -64,6 +65,10 @@ test-build: $(BIN) $(TEST_D) $(TEST_F)
 test: deps
 	@$(MAKE) --no-print-directory test-build
 	@tools/run_tests.sh
+
+test-kernels: deps
+	@$(MAKE) --no-print-directory test-build
+	@tools/test_kernels.sh
 
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SAN=1 test-build

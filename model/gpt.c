@@ -315,10 +315,22 @@ void gpt_backward(GPT *m) {
     encoder_backward(GRAD(m, P_WTE), m->dres, m->tok, N, C);
 }
 
+// sum of squares in fixed chunks, added in chunk order: the same double whatever the thread
+// count (an OpenMP reduction adds the threads' partial sums in whatever order they finish)
+#define NORM_CHUNK 16384
 double gpt_grad_norm(const GPT *m) {
+    size_t nc = (m->num_params + NORM_CHUNK - 1) / NORM_CHUNK;
+    double *part = xmalloc((nc ? nc : 1) * sizeof(double));
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < nc; c++) {
+        size_t i0 = c * NORM_CHUNK, i1 = i0 + NORM_CHUNK < m->num_params ? i0 + NORM_CHUNK : m->num_params;
+        double s = 0.0;
+        for (size_t i = i0; i < i1; i++) s += (double)m->grads[i] * m->grads[i];
+        part[c] = s;
+    }
     double s = 0.0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
-    for (size_t i = 0; i < m->num_params; i++) s += (double)m->grads[i] * m->grads[i];
+    for (size_t c = 0; c < nc; c++) s += part[c];
+    free(part);
     return sqrt(s);
 }
 

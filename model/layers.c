@@ -25,38 +25,58 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 #endif
 }
 
-// Large products are split into one band of C per OpenMP thread, each a single-threaded
-// BLAS call (OpenBLAS runs single-threaded inside a parallel region): bands of rows, or of
-// columns when C has fewer rows than columns (each thread then packs all of A, the smaller
-// factor, and only its part of B, instead of all of B; e.g. the fc-projection weight
-// gradient (C, 4C)). The split moves no addition: every element of C is the same K-long dot
-// product in the same order, so the floats equal those of one single-threaded call, whatever
-// the thread count (tests/test_core.c checks it bit for bit). OpenBLAS's own threading may
-// cut K into differently sized blocks than its single-threaded driver for some K (e.g. 513),
-// so for those shapes the floats can differ from the old threaded call; for the model's
-// shapes at configs S and M they do not (tools/loss_check.sh).
-// It is faster than OpenBLAS's own threading at this model's sizes: no hand-off between
-// threads inside the product, and the zeroing for beta = 0 runs in each band instead of
-// before the product.
-#define GEMM_BAND 16 // rows per band are a multiple of this (the kernels' row tile)
-#define GEMM_SPLIT_FLOPS (1 << 22)
+// Large products are cut into bands of C: bands of rows, or of columns when C has fewer
+// rows than columns (each band then packs all of A, the smaller factor, and only its part of
+// B, e.g. the fc-projection weight gradient (C, 4C)). Each band is one single-threaded BLAS
+// call, and the OpenMP threads share the bands out.
+// Determinism: the cut depends only on the shape (M, N, K), never on the thread count, and
+// every BLAS call is single-threaded (inside a parallel region OpenBLAS does not thread), so
+// each element of C comes from the same call with the same arguments whether 1, 2 or 64
+// threads run, or whether the caller is itself inside a parallel region: the floats do not
+// depend on the thread count. They do depend on the kernel OpenBLAS runs (Haswell, SkylakeX,
+// ...): a kernel may sum an element's K products in a different order, and some kernels
+// (Haswell's) even order them differently for different M within one call, so a band's
+// floats may differ from the same rows of one whole-matrix call; tests/test_core.c checks the
+// product against a double-precision loop within the rounding bound instead.
+// Why bands: faster than OpenBLAS's own threading at this model's sizes (no hand-off between
+// threads inside the product, and the zeroing for beta = 0 runs in each band). The band
+// count is a power of two (so 2, 4, 8 threads divide it), at most GEMM_MAX_BANDS, and a band
+// has at least GEMM_MIN_BAND rows or columns: each band re-packs the other factor, which
+// costs the weight gradients (few rows, K = tokens) a few percent per band.
+#define GEMM_TILE 16       // band edges are multiples of this (the kernels' register tile)
+#define GEMM_MIN_BAND 64   // rows (or columns) per band, at least
+#define GEMM_MAX_BANDS 16  // bands per product, at most
+#define GEMM_SPLIT_FLOPS (1 << 22) // smaller products are one call
+
+// the cut of a product: which dimension (cols), its length D and the number of bands
+typedef struct { int cols, D, bands; } GemmPlan;
+static GemmPlan gemm_plan(int M, int N, int K) {
+    GemmPlan p = {N > M, N > M ? N : M, 1};
+    if (2.0 * M * N * K < GEMM_SPLIT_FLOPS) return p;
+    while (p.bands * 2 <= GEMM_MAX_BANDS && p.D / (p.bands * 2) >= GEMM_MIN_BAND) p.bands *= 2;
+    return p;
+}
+// edges of band i of the plan: whole tiles, the last band takes the remainder
+static void gemm_band(const GemmPlan *p, int i, int *d0, int *d1) {
+    int tiles = p->D / GEMM_TILE;
+    *d0 = (int)((long)tiles * i / p->bands) * GEMM_TILE;
+    *d1 = i == p->bands - 1 ? p->D : (int)((long)tiles * (i + 1) / p->bands) * GEMM_TILE;
+}
+
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc) {
+    GemmPlan p = gemm_plan(M, N, K);
     int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
-    int cols = N > M, D = cols ? N : M; // the dimension split
-    if (nt < 2 || D < 2 * GEMM_BAND * nt || 2.0 * M * N * K < GEMM_SPLIT_FLOPS) {
-        blas_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-    int bands = D / GEMM_BAND; // whole tiles; the last band takes the remainder
-#pragma omp parallel num_threads(nt)
-    {
-        int t = omp_get_thread_num(), n = omp_get_num_threads();
-        int d0 = (int)((long)bands * t / n) * GEMM_BAND;
-        int d1 = t == n - 1 ? D : (int)((long)bands * (t + 1) / n) * GEMM_BAND;
-        if (d1 > d0 && cols)
+    // one thread: the bands in order here (OpenBLAS, seeing one OpenMP thread, does not thread).
+    // Several: a team, even for one band, so that OpenBLAS runs inside a parallel region.
+#pragma omp parallel for schedule(static) num_threads(nt < 2 ? 1 : nt < p.bands ? nt : p.bands < 2 ? 2 : p.bands) if (nt > 1)
+    for (int i = 0; i < p.bands; i++) {
+        int d0, d1;
+        gemm_band(&p, i, &d0, &d1);
+        if (d1 <= d0) continue;
+        if (p.cols)
             blas_gemm(ta, tb, M, d1 - d0, K, alpha, A, lda, tb ? B + (size_t)d0 * ldb : B + d0, ldb, beta, C + d0, ldc);
-        else if (d1 > d0)
+        else
             blas_gemm(ta, tb, d1 - d0, N, K, alpha, ta ? A + d0 : A + (size_t)d0 * lda, lda, B, ldb, beta,
                       C + (size_t)d0 * ldc, ldc);
     }
@@ -434,10 +454,11 @@ void attention_backward(real *dqkv, real *dpos, const real *dout, const real *at
     // Blocks: dS and dQ by query block (keys up to the block's last query); dV and dK, sums
     // over queries, by key block [k0, k0 + nk) over the queries k0..T-1 that can see it. The
     // queries skipped (< k0) contribute exact zeros at the start of each sum, so every product
-    // gives the same floats as the one-block form.
-    // Scheme parameters: each thread accumulates into its own buffer, summed in thread order
-    // afterwards (deterministic for a given thread count), so schemes may share parameters
-    // across heads and rows without locking.
+    // sums the same terms as the one-block form (the same floats where the BLAS kernel orders
+    // a sum the same for every product height: SkylakeX's, not Haswell's).
+    // Scheme parameters: each (sequence, head) accumulates into its own buffer, and the buffers
+    // are summed in (b, h) order afterwards, so schemes may share parameters across heads and
+    // rows without locking, and the sum does not depend on which thread ran which head.
     // dS (T,T) of one head at a time lives in per-thread scratch that stays in cache.
     int HS = C / NH, C3 = 3 * C, QB = att_block(T);
     real scale = (real)(1.0 / sqrt((double)HS));
@@ -445,16 +466,15 @@ void attention_backward(real *dqkv, real *dpos, const real *dout, const real *at
     // a content term always has q/k gradients; parameters only if the scheme has some
     int want_bias = sch && sch->bias_backward && dpos, want_term = sch && sch->score_backward;
     size_t np = (want_bias || want_term) && dpos ? pos_num_params(ps) : 0;
-    int nt = omp_get_max_threads();
-    real *acc = np ? xcalloc((size_t)nt * np, sizeof(real)) : NULL;
+    real *acc = np ? xcalloc((size_t)B * NH * np, sizeof(real)) : NULL;
     if (want_bias) pos_tables(ps, pos, B, T);
 #pragma omp parallel
     {
-        real *mine = acc ? acc + (size_t)omp_get_thread_num() * np : NULL;
         real *dS = xmalloc((size_t)T * T * sizeof(real));
 #pragma omp for schedule(static) collapse(2)
         for (int b = 0; b < B; b++)
             for (int h = 0; h < NH; h++) {
+                real *mine = acc ? acc + ((size_t)b * NH + h) * np : NULL;
                 size_t qoff = (size_t)b * T * C3 + (size_t)h * HS;
                 const real *Q = qkv + qoff, *K = Q + C, *V = Q + 2 * C;
                 real *dQ = dqkv + qoff, *dK = dQ + C, *dV = dQ + 2 * C;
@@ -493,8 +513,8 @@ void attention_backward(real *dqkv, real *dpos, const real *dout, const real *at
             }
         free(dS);
     }
-    for (int t = 0; t < nt && acc; t++)
-        for (size_t k = 0; k < np; k++) dpos[k] += acc[(size_t)t * np + k];
+    for (int bh = 0; bh < B * NH && acc; bh++)
+        for (size_t k = 0; k < np; k++) dpos[k] += acc[(size_t)bh * np + k];
     free(acc);
 }
 

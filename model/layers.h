@@ -10,11 +10,11 @@
 #include "pos.h"
 
 // Row-major C (M,N) = alpha * op(A) (M,K) * op(B) (K,N) + beta * C; ta/tb transpose A/B.
-// Calls cblas_sgemm (cblas_dgemm in the double test build); a large product outside a
-// parallel region is split by rows of C (by columns if C has fewer rows than columns) over
-// the OpenMP threads, one single-threaded call each (same floats as one call). Called from
-// inside an OpenMP loop (attention over (b,h)), OpenBLAS's OpenMP build runs
-// single-threaded, the faster choice for those small products.
+// Calls cblas_sgemm (cblas_dgemm in the double test build); a large product is cut into
+// bands of rows of C (of columns if C has fewer rows than columns) by its shape alone, one
+// single-threaded call each, shared out over the OpenMP threads (run in order by the caller's
+// thread inside a parallel region, e.g. attention over (b,h)): the floats do not depend on
+// the thread count.
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc);
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,

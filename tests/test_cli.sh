@@ -140,7 +140,9 @@ expect_error "hyperparameter of another scheme" "another position scheme" $BIN "
 expect_error "unwritable output dir" "not writable\|cannot create" $BIN train --data "$tmp/text.txt" --out /proc/posgpt-nope --steps 1
 expect_error "unknown command" "unknown command" $BIN fly
 cp "$tmp/run-alibi/model.bin" "$tmp/c.bin"
-printf '\x01' | dd of="$tmp/c.bin" bs=1 seek=5000 conv=notrunc 2>/dev/null
+# flip every bit of byte 5000 (setting it to a fixed value changes nothing when it holds that value already)
+printf "\\$(printf %03o $((255 - $(od -An -tu1 -j5000 -N1 "$tmp/c.bin"))))" | dd of="$tmp/c.bin" bs=1 seek=5000 conv=notrunc 2>/dev/null
+cmp -s "$tmp/c.bin" "$tmp/run-alibi/model.bin" && bad "corrupting a checkpoint" "byte 5000 unchanged"
 expect_error "corrupted checkpoint" "CRC32" $BIN info "$tmp/c.bin"
 head -c 3000 "$tmp/run-alibi/model.bin" > "$tmp/t.bin"
 expect_error "truncated checkpoint" "truncated" $BIN info "$tmp/t.bin"

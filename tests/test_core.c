@@ -1,8 +1,8 @@
 // test_core.c - float-build checks: the fast exp/GELU against libm in double, ALiBi slopes
 // and T5 buckets against the values in the papers, the random position sampler, and the
 // checkpoint round trip (parameters and optimizer state bit-identical, re-save byte-identical);
-// the causal-blocked training attention gives the same floats as the one-block form, and the
-// row-banded gemm the same as one call.
+// the causal-blocked training attention agrees with the one-block form, and the banded gemm's
+// floats do not depend on the thread count.
 #include "check.h"
 #include "ckpt.h"
 #include "layers.h"
@@ -143,10 +143,27 @@ static void test_checkpoint(void) {
 }
 
 // Blocking skips only exact zeros, at the end of a sum over keys or at the start of a sum over
-// queries, so in float the blocked attention (forward and backward, with a bias scheme and a
-// content-term scheme) must equal the one-block form bit for bit: this keeps training losses
-// identical to the unblocked code's (tools/loss_check.sh).
-static void test_attention_blocks_exact(void) {
+// queries: the blocked attention (forward and backward, with a bias scheme and a content-term
+// scheme) computes the same sums as the one-block form. Whether the floats are equal depends
+// on the BLAS kernel: some kernels (Haswell's) order an element's products differently for
+// products of different heights, and blocks make products of different heights. So the test
+// asks for agreement within rounding: every array, as max |blocked - one block| / max |one
+// block|, within ATT_BLOCK_RTOL. The longest sum here has T = 150 products; the worst-case
+// rounding bound of a float sum of n terms is n u (u = 2^-24) relative to the sum of their
+// magnitudes, 9e-6 at n = 150, and the backward chains three products (dP, dS, dQ/dK), so
+// 1e-4 has room for the bound and still catches any wrong term (a missing or repeated key
+// moves a value by about its own size).
+#define ATT_BLOCK_RTOL 1e-4
+static double max_rel_diff(const real *x, const real *y, size_t n) {
+    double d = 0, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs((double)x[i] - (double)y[i]);
+        d = e > d || isnan(e) ? e : d;
+        m = fabs((double)y[i]) > m ? fabs((double)y[i]) : m;
+    }
+    return m > 0 ? d / m : d;
+}
+static void test_attention_blocks(void) {
     const char *schemes[] = {"nope", "alibi", "cope"};
     for (int si = 0; si < 3; si++) {
         int B = 2, T = 150, C = 32, NH = 2; // T: two full blocks of 64 and a partial one
@@ -178,51 +195,92 @@ static void test_attention_blocks_exact(void) {
         }
         att_qblock = ATT_QBLOCK;
         char name[128];
-        snprintf(name, sizeof name, "blocked training attention == one block, bit for bit [%s]", schemes[si]);
-        check(!memcmp(out[0], out[1], no * sizeof(real)) && !memcmp(dqkv[0], dqkv[1], nq * sizeof(real)) &&
-                  !memcmp(dpos[0], dpos[1], np * sizeof(real)),
-              name, "outputs or gradients differ");
+        double eo = max_rel_diff(out[1], out[0], no), eq = max_rel_diff(dqkv[1], dqkv[0], nq),
+               ep = np ? max_rel_diff(dpos[1], dpos[0], np) : 0;
+        printf("# blocked attention [%s]: relative differences out %.3g dqkv %.3g dpos %.3g\n", schemes[si], eo, eq, ep);
+        snprintf(name, sizeof name, "blocked training attention == one block within rounding [%s]", schemes[si]);
+        check(eo <= ATT_BLOCK_RTOL && eq <= ATT_BLOCK_RTOL && ep <= ATT_BLOCK_RTOL, name,
+              "max relative differences out %.3g, dqkv %.3g, dpos %.3g > %g", eo, eq, ep, ATT_BLOCK_RTOL);
         for (int r = 0; r < 2; r++) free(out[r]), free(att[r]), free(dqkv[r]), free(dpos[r]);
         free(qkv), free(dout), free(pos), free(params);
         pos_state_free(&ps);
     }
 }
 
-// Large products are split by rows or columns over the threads (gemm in model/layers.c); every element
-// must be the same dot product as in one single-threaded call, so 1, 2 and 3 threads give the
-// same floats bit for bit: shapes with rows left over after whole bands, all four transposes,
-// beta 0 and 1.
-static void test_gemm_bands_exact(void) {
-    // rows split (M >= N) and columns split (M < N: the last two)
-    int shapes[][3] = {{1031, 67, 300}, {4096, 128, 128}, {67, 1031, 300}, {128, 512, 1024}, {161, 390, 513}};
+// Large products are cut into bands of rows or columns (gemm in model/layers.c) by the shape
+// alone, each band one single-threaded BLAS call, so the floats must not depend on the thread
+// count: 1, 2 and 3 threads, and a call from inside a parallel region, give the same floats
+// bit for bit, on any kernel. And the product must be right: every element within the
+// rounding bound of a float product against a double-precision loop, |c - ref| <= (K + 2) u
+// (|alpha| sum_k |a_ik b_kj| + |beta c_ij|), u = 2^-24 (Higham's bound for a sum of K
+// products in any order, plus the scaling and the beta term).
+// Shapes: cut by rows (M >= N) and by columns (M < N), rows left over after whole tiles, one
+// band above the size where products are cut; all four transposes; beta 0 and 1.
+static void gemm_bound(int ta, int tb, int M, int N, int K, double alpha, const real *A, int lda, const real *B,
+                       int ldb, double beta, const real *C0, double *ref, double *bound) {
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double s = 0, a = 0;
+            for (int k = 0; k < K; k++) {
+                double x = ta ? A[(size_t)k * lda + i] : A[(size_t)i * lda + k];
+                double y = tb ? B[(size_t)j * ldb + k] : B[(size_t)k * ldb + j];
+                s += x * y, a += fabs(x * y);
+            }
+            double c = C0[(size_t)i * N + j];
+            ref[(size_t)i * N + j] = alpha * s + beta * c;
+            bound[(size_t)i * N + j] = (K + 2) * 0x1p-24 * (fabs(alpha) * a + fabs(beta * c));
+        }
+}
+static void test_gemm_bands(void) {
+    int shapes[][3] = {{1031, 67, 300}, {4096, 128, 128}, {67, 1031, 300}, {128, 512, 1024}, {161, 390, 513}, {100, 90, 1000}};
+    int nshape = sizeof shapes / sizeof *shapes;
     int saved = omp_get_max_threads();
-    for (int si = 0; si < 5; si++)
+    for (int si = 0; si < nshape; si++)
         for (int tr = 0; tr < 4; tr++) {
             int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2], ta = tr >> 1, tb = tr & 1;
             int lda = ta ? M : K, ldb = tb ? K : N;
+            size_t nc = (size_t)M * N;
             Rng rng;
             rng_seed(&rng, 5 + si);
             real *A = malloc((size_t)M * K * sizeof(real)), *Bm = malloc((size_t)K * N * sizeof(real));
-            real *C0 = malloc((size_t)M * N * sizeof(real)), *C[3];
+            real *C0 = malloc(nc * sizeof(real)), *C[4];
+            double *ref = malloc(nc * sizeof(double)), *bound = malloc(nc * sizeof(double));
             for (size_t i = 0; i < (size_t)M * K; i++) A[i] = (real)rng_normal(&rng);
             for (size_t i = 0; i < (size_t)K * N; i++) Bm[i] = (real)rng_normal(&rng);
-            for (size_t i = 0; i < (size_t)M * N; i++) C0[i] = (real)rng_normal(&rng);
+            for (size_t i = 0; i < nc; i++) C0[i] = (real)rng_normal(&rng);
             int same = 1;
-            for (int beta = 0; beta < 2; beta++)
-                for (int t = 0; t < 3; t++) {
-                    C[t] = malloc((size_t)M * N * sizeof(real));
-                    memcpy(C[t], C0, (size_t)M * N * sizeof(real));
-                    omp_set_num_threads(t + 1);
-                    gemm(ta, tb, M, N, K, 0.5f, A, lda, Bm, ldb, (real)beta, C[t], N);
-                    if (t && memcmp(C[t], C[0], (size_t)M * N * sizeof(real))) same = 0;
-                    if (t == 2) free(C[0]), free(C[1]), free(C[2]);
+            double worst = 0; // largest |c - ref| / bound
+            for (int beta = 0; beta < 2; beta++) {
+                for (int t = 0; t < 4; t++) {
+                    C[t] = malloc(nc * sizeof(real));
+                    memcpy(C[t], C0, nc * sizeof(real));
+                    if (t < 3) {
+                        omp_set_num_threads(t + 1);
+                        gemm(ta, tb, M, N, K, 0.5f, A, lda, Bm, ldb, (real)beta, C[t], N);
+                    } else { // from inside a parallel region of 2 threads
+                        omp_set_num_threads(2);
+#pragma omp parallel
+#pragma omp single
+                        gemm(ta, tb, M, N, K, 0.5f, A, lda, Bm, ldb, (real)beta, C[t], N);
+                    }
+                    if (t && memcmp(C[t], C[0], nc * sizeof(real))) same = 0;
                 }
+                gemm_bound(ta, tb, M, N, K, 0.5, A, lda, Bm, ldb, beta, C0, ref, bound);
+                for (size_t i = 0; i < nc; i++) {
+                    double e = fabs(C[0][i] - ref[i]) / bound[i];
+                    worst = e > worst || isnan(e) ? e : worst;
+                }
+                for (int t = 0; t < 4; t++) free(C[t]);
+            }
             omp_set_num_threads(saved);
-            char name[128];
-            snprintf(name, sizeof name, "gemm split over 2 and 3 threads == one thread, bit for bit [%dx%dx%d ta=%d tb=%d]", M,
-                     N, K, ta, tb);
-            check(same, name, "the banded product differs from the single call");
-            free(A), free(Bm), free(C0);
+            char name[160];
+            snprintf(name, sizeof name, "gemm on 2 and 3 threads and inside a parallel region == 1 thread, bit for bit [%dx%dx%d ta=%d tb=%d]",
+                     M, N, K, ta, tb);
+            check(same, name, "the floats depend on the thread count");
+            snprintf(name, sizeof name, "gemm within the rounding bound of a double-precision loop [%dx%dx%d ta=%d tb=%d]", M, N, K,
+                     ta, tb);
+            check(worst <= 1, name, "an element is %.3g times the bound away", worst);
+            free(A), free(Bm), free(C0), free(ref), free(bound);
         }
 }
 
@@ -358,8 +416,8 @@ int main(void) {
     test_rotary_batch_exact();
     test_tables_exact();
     test_fused_exact();
-    test_gemm_bands_exact();
-    test_attention_blocks_exact();
+    test_gemm_bands();
+    test_attention_blocks();
     test_alibi_slopes();
     test_t5_buckets();
     test_positions();

@@ -41,6 +41,10 @@ rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 sg=$($B sgemm)
 peak=$(echo "$sg" | head -1 | get gflops)
 echo "$sg" | head -1 | sed 's/^RESULT //'
+core=$(echo "$sg" | head -1 | get core)
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+fam=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1); mod=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "kernel: OpenBLAS $core kernels (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}); CPU: $cpu (family $fam, model $mod)"
 echo "sgemm peak: $peak GFLOP/s ($OMP_NUM_THREADS threads)"
 echo
 configs="S M"; evalT="1024 4096 16384"

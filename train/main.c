@@ -32,8 +32,9 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    if (!strcmp(cmd, "--version")) {
-        printf("posgpt %s\n", POSGPT_VERSION);
+    if (!strcmp(cmd, "--version")) { // after the kernel check: names the kernel posgpt runs with
+        ensure_fast_blas(argv);
+        printf("posgpt %s\nOpenBLAS %s kernels\n", POSGPT_VERSION, openblas_get_corename());
         return 0;
     }
     int (*fn)(int, char **) = !strcmp(cmd, "train")    ? cmd_train
