@@ -132,7 +132,7 @@ O=(--out "$tmp/err.png")
 expect_error "no files" "no input files" "${O[@]}"
 expect_error "no --out" "--out" "$tmp/eval.csv"
 expect_error "missing file" "nosuch.csv" "${O[@]}" "$tmp/nosuch.csv"
-expect_error "a directory" "Is a directory" "${O[@]}" "$tmp"
+expect_error "a directory" "is a directory" "${O[@]}" "$tmp"
 expect_error "empty file" "empty" "${O[@]}" "$tmp/empty.csv"
 expect_error "header only" "no rows" "${O[@]}" "$tmp/header.csv"
 expect_error "missing column" "no column 'ppl'" "${O[@]}" --kind ppl "$tmp/nocol.csv"
@@ -151,8 +151,8 @@ expect_error "--label count" "--label has 1 name" "${O[@]}" --label A "$tmp/r1/l
 expect_error "same run twice" "--label" "${O[@]}" "$tmp/r1/log.csv" "$tmp/r1/log.csv"
 expect_error "size out of range" "--width" "${O[@]}" --width 5 "$tmp/eval.csv"
 expect_error "not a font" "not a TrueType font" "${O[@]}" --font "$tmp/eval.csv" "$tmp/eval.csv"
-expect_error "missing font" "cannot open the font" "${O[@]}" --font "$tmp/nosuch.ttf" "$tmp/eval.csv"
-expect_error "unwritable output" "cannot write the figure" --out "$tmp/no/such/dir/x.png" "$tmp/eval.csv"
+expect_error "missing font" "cannot read font" "${O[@]}" --font "$tmp/nosuch.ttf" "$tmp/eval.csv"
+expect_error "unwritable output" "cannot write figure" --out "$tmp/no/such/dir/x.png" "$tmp/eval.csv"
 
 # ---- help ----
 $BIN plot --help > "$tmp/help.txt" 2>&1 && grep -q -- '--kind' "$tmp/help.txt" && grep -q -- '--ymax' "$tmp/help.txt" \

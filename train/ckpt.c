@@ -1,6 +1,7 @@
 // ckpt.c - checkpoint write/read. The format is little-endian fields at fixed offsets,
 // written one by one (never a C struct), described in docs/checkpoint.md.
 #include "ckpt.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -74,18 +75,20 @@ enum {
     H_STEPS = 220, H_BATCH = 224, H_SEED = 232, H_VAL = 240, H_CRC = 248, H_NTENSORS = 252
 };
 
-// float32 copy of n reals (a no-op cast in the float build)
-static void write_f32(FILE *f, const real *x, size_t n, const char *path, uint32_t *crc) {
+// float32 copy of n reals (a no-op cast in the float build); 0, or -1 with errno set
+static int write_f32(FILE *f, const real *x, size_t n, uint32_t *crc) {
     float buf[4096];
     for (size_t i = 0; i < n; i += 4096) {
         size_t k = n - i < 4096 ? n - i : 4096;
         for (size_t j = 0; j < k; j++) buf[j] = (float)x[i + j];
-        xfwrite(buf, sizeof(float), k, f, path);
+        if (fwrite(buf, sizeof(float), k, f) != k) return -1;
         *crc = crc32_update(*crc, buf, k * sizeof(float));
     }
+    return 0;
 }
 
-void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel) {
+int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel, char *err,
+                  size_t errlen) {
     const GPTConfig *c = &m->cfg;
     unsigned char h[CKPT_HEADER_BYTES];
     memset(h, 0, sizeof h);
@@ -110,24 +113,26 @@ void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real 
     put_f64(h, H_VAL, ts->val_loss);
     put_u32(h, H_NTENSORS, NUM_PARAM_TENSORS);
 
-    size_t plen = strlen(path);
-    char *tmp = xmalloc(plen + 32);
-    snprintf(tmp, plen + 32, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = xfopen(tmp, "wb");
-    xfwrite(h, 1, sizeof h, f, tmp); // rewritten below with the CRC
+    // written under a temporary name, flushed to disk, then renamed over the old file: a
+    // crash or a full disk leaves either the old checkpoint or the new one, never a mix
+    OutFile o;
+    FILE *f = out_open(&o, path, "checkpoint");
     uint32_t crc = crc32_update(0, h, sizeof h); // header (CRC field zero), then payload
-    write_f32(f, m->params, m->num_params, tmp, &crc);
-    if (has_opt) {
-        write_f32(f, mom, m->num_params, tmp, &crc);
-        write_f32(f, vel, m->num_params, tmp, &crc);
-    }
+    int bad = fwrite(h, 1, sizeof h, f) != sizeof h || write_f32(f, m->params, m->num_params, &crc) ||
+              (has_opt && (write_f32(f, mom, m->num_params, &crc) || write_f32(f, vel, m->num_params, &crc)));
     put_u32(h, H_CRC, crc);
-    if (fseek(f, 0, SEEK_SET) != 0) die("cannot seek in '%s': %s", tmp, strerror(errno));
-    xfwrite(h, 1, sizeof h, f, tmp);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) die("cannot flush '%s' to disk: %s", tmp, strerror(errno));
-    if (fclose(f) != 0) die("cannot close '%s': %s", tmp, strerror(errno));
-    if (rename(tmp, path) != 0) die("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-    free(tmp);
+    bad = bad || fseek(f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof h, f) != sizeof h;
+    if (bad || out_try_commit(&o) != 0) {
+        snprintf(err, errlen, "cannot write the checkpoint '%s': %s", path, strerror(errno ? errno : EIO));
+        out_abandon(&o);
+        return -1;
+    }
+    return 0;
+}
+
+void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel) {
+    char err[4400];
+    if (ckpt_try_save(path, m, ts, mom, vel, err, sizeof err)) die("%s", err);
 }
 
 // read n floats; 0 on success, -1 if the file ends first
@@ -230,6 +235,7 @@ fail:
 }
 
 void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel) {
+    require_regular_file(path, "checkpoint");
     FILE *f = fopen(path, "rb");
     if (!f) die("cannot open checkpoint '%s': %s", path, strerror(errno));
     char err[512];

@@ -20,7 +20,11 @@ typedef struct {
     double val_loss; // last validation loss (NaN if none)
 } TrainState;
 
-// Write atomically. mom/vel may be NULL (no optimizer state stored).
+// Write atomically (temporary file, fsync, rename). mom/vel may be NULL (no optimizer
+// state stored). ckpt_try_save returns -1 with a one-line reason in err (the file on disk is
+// then the old one, untouched); ckpt_save dies with it.
+int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel, char *err,
+                  size_t errlen);
 void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel);
 // Read the header, build m (gpt_build) and load its parameters; if mom/vel are non-NULL and
 // the file has optimizer state, allocate and fill them (else set to NULL).

@@ -6,6 +6,9 @@
 #include "cli.h"
 #include "data.h"
 #include "evaluate.h"
+#include "fileio.h"
+
+#include <errno.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,8 +111,9 @@ int cmd_eval(int argc, char **argv) {
             die("length %d needs position %d but this '%s' checkpoint serves positions 0..%d (its table has %d rows); "
                 "evaluate at <= %d or pass --clamp-pos", lens[i], maxp, c->pos, lim - 1, lim, lim);
     }
-    FILE *out = csv ? xfopen(csv, "w") : stdout;
-    FILE *pp = per_pos ? xfopen(per_pos, "w") : NULL;
+    OutFile oc, op;
+    FILE *out = csv ? out_open(&oc, csv, "CSV") : stdout;
+    FILE *pp = per_pos ? out_open(&op, per_pos, "per-position CSV") : NULL;
     char label[64];
     scheme_label(c, label, sizeof label);
     if (method != POS_EXT_NONE) { // e.g. rope+yarn: a series of its own in plots
@@ -131,11 +135,14 @@ int cmd_eval(int argc, char **argv) {
                            .offset = offset, .seed = (uint64_t)seed, .progress = 1};
             EvalResult r;
             evaluate(&m, text, n, &sp, pp != NULL, &r);
+            if (!isfinite(r.loss))
+                die("the loss at length %d is not finite (%g): the model overflows there, so no number is written%s", L,
+                    r.loss, csv ? "" : " for it");
             const char *pname = pr == 0 ? "nonoverlapping" : "sliding";
             fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld,%s,%g\n", label, c->T, L, pname, S, r.tokens, r.loss,
                     exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step, pos_ext_name(method),
                     method == POS_EXT_REROPE ? (double)m.ps.ext.window : pos_ext_scale(&m.ps.ext, L));
-            fflush(out);
+            if (out_flush_check(out)) die("cannot write %s: %s", csv ? csv : "to standard output", strerror(errno));
             fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f\n", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));
             if (pp) {
@@ -144,8 +151,8 @@ int cmd_eval(int argc, char **argv) {
                 free(r.pos_loss), free(r.pos_count);
             }
         }
-    if (csv && fclose(out) != 0) die("cannot write '%s'", csv);
-    if (pp && fclose(pp) != 0) die("cannot write '%s'", per_pos);
+    if (csv) out_commit(&oc);
+    if (pp) out_commit(&op);
     free(whole);
     corpus_free(&corpus);
     gpt_free(&m);

@@ -10,7 +10,9 @@
 // Not here: drawing (plot.c).
 #include "args.h"
 #include "cli.h"
+#include "fileio.h"
 #include "plot.h"
+
 
 #include <errno.h>
 #include <stdarg.h>
@@ -71,21 +73,8 @@ static int split(char *s, char **out, int max) {
 static void csv_read(Csv *t, const char *path) {
     memset(t, 0, sizeof *t);
     t->path = path;
-    FILE *f = fopen(path, "rb");
-    if (!f) die("plot: cannot open '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0, got;
-    t->text = xmalloc(cap + 1);
-    while ((got = fread(t->text + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *p = realloc(t->text, 2 * cap + 1);
-            if (!p) die("plot: out of memory reading '%s'", path);
-            t->text = p, cap *= 2;
-        }
-    }
-    if (ferror(f)) die("plot: cannot read '%s': %s", path, strerror(errno));
-    fclose(f);
-    t->text[n] = 0;
+    size_t n;
+    t->text = (char *)read_regular_file(path, "plot input", (size_t)1 << 30, &n);
     if (memchr(t->text, 0, n)) die("plot: '%s' is not a text CSV file (it contains NUL bytes)", path);
     // lines
     int nlines = 1;

@@ -6,22 +6,91 @@
 #include "cli.h"
 #include "data.h"
 #include "evaluate.h"
+#include "fileio.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+// SIGINT, SIGTERM, SIGHUP: finish the step under way, save it, exit 128 + the signal
 static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) { g_stop = sig; }
+static void catch_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+static const char *signame(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal"; }
+
+// An exclusive lock on the run directory for as long as this process may write it: a second
+// posgpt on the same directory gets an error naming this one's PID. flock is released when
+// the process ends, however it ends, so a killed run leaves no stale lock.
+static void lock_run_dir(const char *dir) {
+    char p[4200];
+    snprintf(p, sizeof p, "%s/.lock", dir);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) die("cannot create the lock file '%s': %s", p, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK) die("cannot lock the run directory '%s': %s", dir, strerror(errno));
+        char buf[32] = {0};
+        long pid = pread(fd, buf, sizeof buf - 1, 0) > 0 ? atol(buf) : 0;
+        char who[64] = "another posgpt process";
+        if (pid > 0) snprintf(who, sizeof who, "another posgpt process (PID %ld)", pid);
+        die("the run directory '%s' is in use by %s; wait for it to finish, stop it, or choose another --out", dir, who);
+    }
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n) die("cannot write the lock file '%s': %s", p, strerror(errno));
+    // fd stays open: the lock lasts until exit
+}
+
+// a new run must not silently replace one that can be resumed
+static void refuse_existing_run(const char *dir, int overwrite) {
+    char ck[4200], lg[4200];
+    snprintf(ck, sizeof ck, "%s/model.bin", dir);
+    snprintf(lg, sizeof lg, "%s/log.csv", dir);
+    struct stat st;
+    int has_ck = stat(ck, &st) == 0, has_log = stat(lg, &st) == 0;
+    if (!has_ck && !has_log) return;
+    if (overwrite) { // the old checkpoint goes first: a crash before the new one is saved leaves no mix
+        if (has_ck && unlink(ck) != 0) die("cannot remove '%s': %s", ck, strerror(errno));
+        return;
+    }
+    char what[160] = "a log.csv";
+    int finished = 0;
+    if (has_ck) {
+        FILE *f = fopen(ck, "rb");
+        GPT m;
+        TrainState ts;
+        char err[512];
+        if (f && ckpt_read(f, ck, &m, &ts, NULL, NULL, err, sizeof err) == 0) {
+            snprintf(what, sizeof what, "a %s run (step %ld of %d)", ts.step >= ts.steps ? "finished" : "resumable", ts.step, ts.steps);
+            finished = ts.step >= ts.steps;
+            gpt_free(&m);
+        } else snprintf(what, sizeof what, "a checkpoint");
+        if (f) fclose(f);
+    }
+    if (finished) die("'%s' already holds %s; choose another --out, or pass --overwrite to replace it", dir, what);
+    die("'%s' already holds %s; continue it with --resume %s, choose another --out, or pass --overwrite to replace it", dir,
+        what, dir);
+}
 
 typedef struct {
     const char *data, *val, *out, *pos, *rand_base, *resume;
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
-    int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite;
+    int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite;
     long val_tokens;
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip;
     long seed;
@@ -56,13 +125,15 @@ static void make_dir(const char *dir) {
     unlink(probe);
 }
 
-// remove temporary checkpoint files a killed run left behind (never read, only clutter)
+// remove temporary files a killed run left behind (never read, only clutter; the directory
+// is locked, so no other process is writing them)
 static void remove_stale_tmp(const char *dir) {
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (!strncmp(e->d_name, "model.bin.tmp.", 14)) {
+        if (strstr(e->d_name, ".tmp.") && (!strncmp(e->d_name, "model.bin.", 10) || !strncmp(e->d_name, "log.csv.", 8) ||
+                                            !strncmp(e->d_name, "config.txt.", 11))) {
             char p[4400];
             snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
             unlink(p);
@@ -70,32 +141,29 @@ static void remove_stale_tmp(const char *dir) {
     closedir(d);
 }
 
-// on resume: drop log rows past the checkpoint's step (a killed run may have logged steps
-// whose checkpoint never landed), so the resumed log has each step once
+// on resume: keep the header and the complete rows up to the checkpoint's step (a killed run
+// may have logged steps whose checkpoint never landed, or half a row), so the resumed log
+// has each step once
 static void truncate_log(const char *path, long step) {
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    char tmp[4300], line[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *o = xfopen(tmp, "w");
+    size_t n;
+    struct stat st;
+    if (stat(path, &st) != 0) return;
+    char *text = (char *)read_regular_file(path, "log", (size_t)1 << 32, &n);
+    OutFile o;
+    FILE *f = out_open(&o, path, "log");
     int first = 1;
-    while (fgets(line, sizeof line, f)) {
-        if (first || atol(line) <= step) fputs(line, o);
+    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) { // a last line with no newline is dropped
+        *nl = 0;
+        if (first || (line[0] >= '0' && line[0] <= '9' && atol(line) <= step)) fprintf(f, "%s\n", line);
         first = 0;
     }
-    fclose(f);
-    if (fclose(o) != 0 || rename(tmp, path) != 0) die("cannot rewrite '%s': %s", path, strerror(errno));
-}
-
-static void fmt_time(double s, char *buf, size_t n) {
-    if (s < 0 || !isfinite(s)) snprintf(buf, n, "?");
-    else if (s < 60) snprintf(buf, n, "%.0fs", s);
-    else if (s < 3600) snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
-    else snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+    free(text);
+    out_commit(&o);
 }
 
 static void write_config(const char *path, const GPT *m, const TrainState *ts, const TrainArgs *a) {
-    FILE *f = xfopen(path, "w");
+    OutFile o;
+    FILE *f = out_open(&o, path, "configuration");
     const GPTConfig *c = &m->cfg;
     const PosScheme *s = m->ps.scheme;
     char label[64];
@@ -103,16 +171,17 @@ static void write_config(const char *path, const GPT *m, const TrainState *ts, c
     fprintf(f, "scheme = %s\npos = %s\n", scheme_label(c, label, sizeof label), c->pos);
     for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) fprintf(f, "%s = %g\n", s->hypers[i].name, c->pos_hp[i]);
     fprintf(f, "pos_rows = %d\nrand_max = %d\n", c->pos_rows, c->rand_max);
-    fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10%% of data)");
+    fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
     fprintf(f, "seq_len = %d\nlayers = %d\nd_model = %d\nheads = %d\nvocab = %d\n", c->T, c->L, c->C, c->NH, c->V);
     fprintf(f, "params = %zu\nbatch = %d\nsteps = %d\nwarmup = %d\n", m->num_params, ts->batch, ts->steps, ts->warmup);
     fprintf(f, "lr = %g\nmin_lr_frac = %g\nweight_decay = %g\nbeta1 = %g\nbeta2 = %g\neps = %g\nclip = %g\nseed = %llu\n",
             ts->lr, ts->min_lr_frac, ts->wd, ts->beta1, ts->beta2, ts->eps, ts->clip, (unsigned long long)ts->seed);
     fprintf(f, "eval_every = %d\nval_tokens = %ld\nckpt_every = %d\n", a->eval_every, a->val_tokens, a->ckpt_every);
-    if (fclose(f) != 0) die("cannot write '%s'", path);
+    out_commit(&o);
 }
 
 int cmd_train(int argc, char **argv) {
+    catch_signals(); // from the start: a signal during set-up is handled like one during training
     TrainArgs a = {.pos = "alibi", .rand_base = "sinusoidal", .seq_len = 128, .layers = 4, .d_model = 128,
                    .heads = 4, .batch = 32, .steps = 2000, .warmup = -1, .eval_every = 200, .ckpt_every = 500,
                    .log_every = 10, .val_tokens = 65536, .lr = 1e-3, .min_lr_frac = 0.1, .wd = 0.1,
@@ -149,6 +218,7 @@ int cmd_train(int argc, char **argv) {
         {"log-every", ARG_INT, &a.log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
         {"threads", ARG_INT, &a.threads, "threads (0 = OpenMP default)", 0, 4096},
         {"skip-nonfinite", ARG_FLAG, &a.skip_nonfinite, "skip a step whose loss or gradient is not finite, instead of stopping"},
+        {"overwrite", ARG_FLAG, &a.overwrite, "start a new run even if --out holds one (its checkpoint and log are replaced)"},
         {"stop-at", ARG_INT, &a.stop_at, "stop after this step with a checkpoint (continue later with --resume); 0 = run to the end", 0, 1 << 30},
         {NULL}};
     HyperArgs hyp = {0};
@@ -161,6 +231,10 @@ int cmd_train(int argc, char **argv) {
     if (a.resume) {
         snprintf(dir, sizeof dir, "%s", a.resume);
         snprintf(path, sizeof path, "%s/model.bin", dir);
+        struct stat st;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) die("--resume %s: no such run directory", dir);
+        lock_run_dir(dir); // before reading: another process may be writing the run
+        if (stat(path, &st) != 0) die("--resume %s: the directory holds no checkpoint (model.bin); nothing to resume", dir);
         ckpt_load(path, &m, &ts, &mom, &vel);
         if (!mom) die("'%s' holds no optimizer state, so the run cannot be resumed exactly", path);
         if (!a.data) die("--resume needs the same --data (and --val) as the original run");
@@ -200,6 +274,8 @@ int cmd_train(int argc, char **argv) {
             snprintf(dir, sizeof dir, "runs/%s-%d", scheme_label(&c, label, sizeof label), a.seq_len);
         }
         make_dir(dir);
+        lock_run_dir(dir);
+        refuse_existing_run(dir, a.overwrite);
     }
     remove_stale_tmp(dir);
     runtime_setup(a.threads);
@@ -222,8 +298,10 @@ int cmd_train(int argc, char **argv) {
         truncate_log(log_path, ts.step);
         fprintf(stderr, "resuming %s at step %ld of %d (configuration from the checkpoint)\n", dir, ts.step, ts.steps);
     }
-    FILE *logf = xfopen(log_path, a.resume ? "a" : "w");
+    FILE *logf = fopen(log_path, a.resume ? "a" : "w");
+    if (!logf) die("cannot write the log '%s': %s", log_path, strerror(errno));
     if (!a.resume) fprintf(logf, "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s\n");
+    if (out_flush_check(logf)) die("cannot write the log '%s': %s", log_path, strerror(errno));
     fprintf(stderr, "train %s: %d layers, d_model %d, %d heads, T %d, batch %d, %zu params (%zu in matmuls) -> %s\n",
             scheme_label(c, label, sizeof label), c->L, c->C, c->NH, T, B, m.num_params, gpt_flop_params(&m), dir);
     fprintf(stderr, "data: %zu training bytes, %zu held-out bytes\n", corpus.ntrain, corpus.nval);
@@ -231,17 +309,19 @@ int cmd_train(int argc, char **argv) {
     gpt_alloc(&m, B, T, 1);
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int));
-    EvalSpec vs = {.len = T, .stride = T, .max_tokens = a.val_tokens, .batch = 8192 / T > 0 ? 8192 / T : 1};
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    int tty = isatty(2);
+    EvalSpec vs = {.len = T, .stride = T, .max_tokens = a.val_tokens, .batch = 8192 / T > 0 ? 8192 / T : 1, .stop = &g_stop};
+    Progress pr;
+    progress_start(&pr, ts.step, ts.steps, (double)B * T);
     // fault injection for the tests: a NaN in the qkv_w gradient at this step
     long nan_step = getenv("POSGPT_INJECT_NAN_STEP") ? atol(getenv("POSGPT_INJECT_NAN_STEP")) : -1;
-    double t_start = now_seconds(), t_train = 0.0, tok_rate = 0.0, ema_loss = NAN;
-    long start_step = ts.step, last_ckpt = a.resume ? ts.step : -1;
-    while (ts.step < ts.steps) {
+    double ema_loss = NAN;
+    long last_ckpt = a.resume ? ts.step : -1, log_step = ts.step;
+    double log_t = now_seconds();
+    int log_err = 0, val_cut = 0;
+    char err[4400];
+    while (ts.step < ts.steps && !g_stop) { // a signal ends the loop between steps, never inside one
         long step = ts.step;
-        double lr = lr_at(&ts, step), t0 = now_seconds();
+        double lr = lr_at(&ts, step);
         for (int b = 0; b < B; b++) {
             size_t off = (size_t)rng_below(&ts.rng, corpus.ntrain - T);
             for (int t = 0; t < T; t++) tok[b * T + t] = corpus.train[off + t], tgt[b * T + t] = corpus.train[off + t + 1];
@@ -258,11 +338,12 @@ int cmd_train(int argc, char **argv) {
             if (!isfinite(loss)) snprintf(what, sizeof what, "loss (%g)", loss);
             else snprintf(what, sizeof what, "gradient of tensor '%s'", bad >= 0 ? PARAM_NAMES[bad] : "?");
             if (a.skip_nonfinite) {
-                fprintf(stderr, "%sstep %ld: non-finite %s; step skipped (--skip-nonfinite)\n", tty ? "\n" : "", step + 1, what);
+                progress_clear(&pr);
+                fprintf(stderr, "step %ld: non-finite %s; step skipped (--skip-nonfinite)\n", step + 1, what);
                 ts.step = step + 1;
                 continue;
             }
-            if (tty) fprintf(stderr, "\n");
+            progress_clear(&pr);
             if (last_ckpt < 0) die("step %ld: non-finite %s; stopping before any checkpoint was written; lower --lr or raise --warmup, "
                                    "or pass --skip-nonfinite", step + 1, what);
             die("step %ld: non-finite %s; stopping. The last good checkpoint is %s (step %ld); lower --lr or raise --warmup, "
@@ -270,60 +351,79 @@ int cmd_train(int argc, char **argv) {
         }
         double scale = (ts.clip > 0 && norm > ts.clip) ? ts.clip / norm : 1.0;
         gpt_adamw(&m, mom, vel, lr, ts.beta1, ts.beta2, ts.eps, ts.wd, step + 1, scale);
-        ts.step = step + 1;
-        double dt = now_seconds() - t0, rate = B * T / dt;
-        t_train += dt;
-        tok_rate = tok_rate > 0 ? 0.9 * tok_rate + 0.1 * rate : rate;
+        ts.step = step + 1; // the step is complete: from here on, a signal saves it
         ema_loss = isnan(ema_loss) ? loss : 0.9 * ema_loss + 0.1 * loss;
 
         int pause = a.stop_at && ts.step == a.stop_at;
-        int last = ts.step == ts.steps || g_stop || pause;
+        int last = ts.step == ts.steps || pause;
         double val = NAN;
         if (ts.step % a.eval_every == 0 || last) {
             EvalResult r;
+            progress_note(&pr, "validating");
             evaluate(&m, corpus.val, corpus.nval, &vs, 0, &r);
-            val = ts.val_loss = r.loss;
+            if (r.stopped) val_cut = 1; // a signal: the partial loss is not logged
+            else val = ts.val_loss = r.loss;
         }
-        double elapsed = now_seconds() - t_start;
+        double now = now_seconds();
         if (ts.step % a.log_every == 0 || last || !isnan(val)) {
+            // tokens/s over the interval since the previous row, validation included
+            double rate = (ts.step - log_step) * (double)B * T / (now - log_t > 1e-9 ? now - log_t : 1e-9);
             fprintf(logf, "%ld,%.6f,", ts.step, loss);
             if (!isnan(val)) fprintf(logf, "%.6f", val);
-            fprintf(logf, ",%.6g,%.4f,%.0f,%.2f\n", lr, norm, rate, elapsed);
-            fflush(logf);
+            fprintf(logf, ",%.6g,%.4f,%.0f,%.2f\n", lr, norm, rate, now - pr.t0);
+            log_step = ts.step, log_t = now;
+            if (out_flush_check(logf)) {
+                log_err = errno;
+                break;
+            }
         }
         if (ts.step % a.ckpt_every == 0 || last) {
-            ckpt_save(ckpt_path, &m, &ts, mom, vel);
+            if (ckpt_try_save(ckpt_path, &m, &ts, mom, vel, err, sizeof err)) {
+                progress_clear(&pr);
+                die("%s; stopping at step %ld. The checkpoint on disk is %s; free space and continue with --resume %s",
+                    err, ts.step, last_ckpt >= 0 ? "the previous one, intact" : "missing (none was saved yet)", dir);
+            }
             last_ckpt = ts.step;
         }
-        // progress: a live bar on a terminal, plain lines otherwise
-        char eta[32];
-        fmt_time((ts.steps - ts.step) * (B * T / tok_rate), eta, sizeof eta);
-        if (tty) {
-            int w = 24, fill = (int)((double)ts.step / ts.steps * w);
-            char bar[32];
-            for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
-            bar[w] = 0;
-            fprintf(stderr, "\r[%s] step %ld/%d loss %.4f lr %.2e %.0f tok/s ETA %s   ", bar, ts.step, ts.steps, ema_loss, lr,
-                    tok_rate, eta);
-            if (!isnan(val)) fprintf(stderr, "\n  step %ld: val loss %.4f (ppl %.2f)\n", ts.step, val, exp(val));
-        } else if (ts.step % a.log_every == 0 || last || !isnan(val)) {
-            fprintf(stderr, "step %ld/%d loss %.4f lr %.2e %.0f tok/s ETA %s", ts.step, ts.steps, loss, lr, tok_rate, eta);
-            if (!isnan(val)) fprintf(stderr, " val %.4f", val);
-            fprintf(stderr, "\n");
-        }
-        if (g_stop || pause) {
-            fprintf(stderr, "\n%s at step %ld: checkpoint saved to %s; continue with --resume %s\n",
-                    g_stop ? "interrupted" : "stopped (--stop-at)", ts.step, ckpt_path, dir);
-            break;
-        }
+        progress_step(&pr, ts.step, ema_loss, lr, val);
+        if (!pr.tty && (ts.step % a.log_every == 0 || last || !isnan(val)))
+            progress_line(&pr, ts.step, loss, lr, val);
+        if (pause) break;
     }
-    double total = now_seconds() - t_start;
-    long done = ts.step - start_step;
-    printf("done: %ld steps in %.1fs wall (training %.0f tokens/s), final val loss %.4f (ppl %.3f) at T=%d; checkpoint %s\n",
-           done, total, done * (double)B * T / t_train, ts.val_loss, exp(ts.val_loss), T, ckpt_path);
-    fclose(logf);
+    progress_clear(&pr);
+    // whatever ended the loop, the last completed step is saved before exit
+    int saved_now = 0;
+    if (last_ckpt != ts.step) {
+        if (ckpt_try_save(ckpt_path, &m, &ts, mom, vel, err, sizeof err)) {
+            if (log_err)
+                die("cannot write the log '%s' at step %ld: %s; and %s. The checkpoint on disk is step %ld; free space and continue "
+                    "with --resume %s", log_path, ts.step, strerror(log_err), err, last_ckpt, dir);
+            die("%s; the checkpoint on disk is %s; continue with --resume %s", err,
+                last_ckpt >= 0 ? "the previous one, intact" : "missing (none was saved yet)", dir);
+        }
+        last_ckpt = ts.step, saved_now = 1;
+    }
+    if (log_err)
+        die("cannot write the log '%s' at step %ld: %s; stopping. The checkpoint of step %ld is saved; free space and continue "
+            "with --resume %s", log_path, ts.step, strerror(log_err), ts.step, dir);
+    if (fclose(logf) != 0) die("cannot write the log '%s': %s", log_path, strerror(errno));
+    int sig = g_stop, paused = a.stop_at && ts.step == a.stop_at && ts.step < ts.steps;
+    if (sig || paused) {
+        char how[64];
+        if (sig) snprintf(how, sizeof how, "received %s: stopped", signame(sig));
+        else snprintf(how, sizeof how, "stopped (--stop-at)");
+        fprintf(stderr, "%s at step %ld of %d; %s %s; continue with: posgpt train --resume %s --data %s%s%s\n", how, ts.step,
+                ts.steps, saved_now ? "its checkpoint is saved to" : "its checkpoint was already on disk:", ckpt_path, dir, a.data,
+                a.val ? " --val " : "", a.val ? a.val : "");
+        if (val_cut) fprintf(stderr, "(the validation under way was cut short and is not logged)\n");
+    }
+    double total = now_seconds() - pr.t0;
+    long done = ts.step - pr.first;
+    printf("%s: %ld steps in %.1fs wall (%.0f tokens/s including validation), last val loss %.4f (ppl %.3f) at T=%d; checkpoint %s\n",
+           sig ? "interrupted" : paused ? "stopped" : "done", done, total, total > 0 ? done * (double)B * T / total : 0.0,
+           ts.val_loss, exp(ts.val_loss), T, ckpt_path);
     free(tok), free(tgt), free(pos), free(mom), free(vel);
     corpus_free(&corpus);
     gpt_free(&m);
-    return g_stop ? 130 : 0;
+    return sig ? 128 + sig : 0;
 }

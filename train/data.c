@@ -2,37 +2,23 @@
 #include "data.h"
 
 #include "common.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
+
+// the most a corpus may take: half the machine's memory (the model and its activations
+// need the rest); a larger file is refused with its size, not read until memory runs out
+static size_t corpus_cap(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 2 : (size_t)1 << 34;
+}
 
 uint8_t *read_file(const char *path, size_t *n) {
-    struct stat st;
-    if (stat(path, &st) != 0) die("cannot read data file '%s': %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) die("data file '%s' is a directory", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) die("cannot open data file '%s': %s", path, strerror(errno));
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size : 1 << 16, len = 0;
-    uint8_t *buf = xmalloc(cap);
-    for (;;) { // read until EOF (the size from stat may be 0 for pipes)
-        if (len == cap) {
-            cap *= 2;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb) die("out of memory reading '%s'", path);
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) die("error reading data file '%s': %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (len == 0) die("data file '%s' is empty", path);
-    *n = len;
+    uint8_t *buf = read_regular_file(path, "data file", corpus_cap(), n);
+    if (*n == 0) die("data file '%s' is empty", path);
     return buf;
 }
 

@@ -36,6 +36,10 @@ void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *sp, i
     double sum = 0.0;
     double t0 = now_seconds(), last = t0;
     for (long k0 = 0; k0 < K; k0 += B) {
+        if (sp->stop && *sp->stop) {
+            r->stopped = 1;
+            break;
+        }
         int nb = (int)(K - k0 < B ? K - k0 : B);
         if (nb != v.B) gpt_alloc(&v, nb, L, 0);
         for (int b = 0; b < nb; b++) {
@@ -63,7 +67,7 @@ void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *sp, i
         }
     }
     if (sp->progress && isatty(2)) fprintf(stderr, "\n");
-    r->loss = sum / (double)r->tokens;
+    r->loss = r->tokens ? sum / (double)r->tokens : NAN;
     if (want_pos)
         for (int t = 0; t < L; t++) r->pos_loss[t] = r->pos_count[t] ? r->pos_loss[t] / r->pos_count[t] : NAN;
     free(tok), free(tgt), free(pos);

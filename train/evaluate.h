@@ -7,6 +7,7 @@
 
 #include "gpt.h"
 
+#include <signal.h>
 #include <stdint.h>
 
 typedef struct {
@@ -18,6 +19,7 @@ typedef struct {
     int offset;     // contiguous positions start here (0: 0..L-1)
     uint64_t seed;  // for random positions
     int progress;   // print a progress line to stderr
+    const volatile sig_atomic_t *stop; // if set and non-zero, stop between batches (r->stopped)
 } EvalSpec;
 
 typedef struct {
@@ -26,6 +28,7 @@ typedef struct {
     long windows;
     double *pos_loss; // (len) mean loss at each index of the window (NULL unless asked)
     long *pos_count;  // (len)
+    int stopped;      // cut short by spec->stop: loss covers only the windows scored
 } EvalResult;
 
 // m: a model whose parameters to use (activations are allocated on a view of it).

@@ -1,8 +1,10 @@
 // main.c - ./posgpt: subcommand dispatch (after the OpenBLAS kernel check in runtime.c).
 #include "cli.h"
+#include "fileio.h"
 
 #include <cblas.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -30,12 +32,12 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
-        return 0;
+        return out_close_stdout(0);
     }
     if (!strcmp(cmd, "--version")) { // after the kernel check: names the kernel posgpt runs with
         ensure_fast_blas(argv);
         printf("posgpt %s\nOpenBLAS %s kernels\n", POSGPT_VERSION, openblas_get_corename());
-        return 0;
+        return out_close_stdout(0);
     }
     int (*fn)(int, char **) = !strcmp(cmd, "train")    ? cmd_train
                               : !strcmp(cmd, "eval")   ? cmd_eval
@@ -48,5 +50,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     ensure_fast_blas(argv);
-    return fn(argc, argv);
+    signal(SIGXFSZ, SIG_IGN); // a file size limit (ulimit -f) fails the write with EFBIG, reported like a full disk
+    if (fn != cmd_train) out_signals(); // train saves its state on a signal instead
+    return out_close_stdout(fn(argc, argv));
 }

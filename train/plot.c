@@ -20,6 +20,7 @@
 #include "plot.h"
 
 #include "common.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -61,16 +62,14 @@ static void png_write_cb(void *ctx, void *data, int size) {
 }
 
 void canvas_write_png(const Canvas *c, const char *path) {
-    FILE *f = fopen(path, "wb");
-    if (!f) die("cannot write the figure '%s': %s", path, strerror(errno));
-    PngSink s = {f, 0};
+    OutFile o;
+    PngSink s = {out_open(&o, path, "figure"), 0};
     errno = 0;
-    int ok = stbi_write_png_to_func(png_write_cb, &s, c->w, c->h, 3, c->px, c->w * 3);
-    if (fclose(f) != 0 && !s.failed) s.failed = errno ? errno : EIO;
-    if (!ok || s.failed) {
-        remove(path);
+    if (!stbi_write_png_to_func(png_write_cb, &s, c->w, c->h, 3, c->px, c->w * 3) || s.failed) {
+        out_abandon(&o);
         die("cannot write the figure '%s': %s", path, s.failed ? strerror(s.failed) : "PNG encoder failed");
     }
+    out_commit(&o);
 }
 
 long canvas_count_other(const Canvas *c, Rgb bg) {
@@ -292,16 +291,10 @@ Font *font_load(const char *path) {
             die("plot: no TrueType font found (looked for DejaVuSans.ttf in /usr/share/fonts); install the Debian package "
                 "fonts-dejavu-core (apt-get install fonts-dejavu-core) or pass --font FILE.ttf");
     }
-    FILE *f = fopen(use, "rb");
-    if (!f) die("plot: cannot open the font '%s': %s", use, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0) die("plot: cannot read the font '%s'", use);
-    long n = ftell(f);
-    if (n < 12 || n > (64L << 20)) die("plot: '%s' is not a TrueType font (%ld bytes)", use, n);
-    rewind(f);
     Font *ft = xcalloc(1, sizeof *ft);
-    ft->data = xmalloc((size_t)n);
-    if (fread(ft->data, 1, (size_t)n, f) != (size_t)n) die("plot: cannot read the font '%s'", use);
-    fclose(f);
+    size_t n;
+    ft->data = read_regular_file(use, "font", (size_t)64 << 20, &n);
+    if (n < 12) die("plot: '%s' is not a TrueType font (%zu bytes)", use, n);
     uint32_t tag = (uint32_t)ft->data[0] << 24 | ft->data[1] << 16 | ft->data[2] << 8 | ft->data[3];
     int off = stbtt_GetFontOffsetForIndex(ft->data, 0);
     // TrueType 1.0, 'true', OpenType 'OTTO' or a collection 'ttcf'; anything else is refused

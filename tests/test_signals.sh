@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# test_signals.sh - nothing is lost on SIGINT, SIGTERM or SIGHUP: training gets one of them
+# at a random moment (15 trials, five of each; validation runs every 3 steps and takes about
+# half the time, so signals land during validation, during steps and around checkpoints;
+# the checkpoint interval is far longer than the run, so only the signal path saves). Each
+# time: the exit status is 128 + the signal, the message names the step, the checkpoint on
+# disk holds that step, log.csv's last row is that step (every completed step is logged and
+# saved), and the run resumes from it.
+. "$(dirname "$0")/lib.sh" signals
+awk 'BEGIN { srand(4); for (i = 0; i < 6000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
+  (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$tmp/text.txt"
+ARGS=(--data "$tmp/text.txt" --pos t5 --layers 2 --d-model 32 --heads 2 --seq-len 32 --batch 8 --steps 100000
+      --ckpt-every 100000 --log-every 1 --eval-every 3 --val-tokens 16384 --threads 1)
+RANDOM=11
+good=0 during_val=0 at_zero=0
+sigs=(INT TERM HUP)
+for trial in $(seq 1 15); do
+  sig=${sigs[$((trial % 3))]}
+  d=$tmp/run$trial
+  "$BIN" train "${ARGS[@]}" --out "$d" > /dev/null 2> "$d.err" &
+  pid=$!
+  # the first trials signal at once (before or during set-up); later ones 0.05-1 s in
+  if [ "$trial" -gt 2 ]; then sleep "0.$((RANDOM % 10))$((RANDOM % 10 + 5))"; else sleep 0.0$((trial * 3)); fi
+  kill -s "$sig" $pid
+  wait $pid; rc=$?
+  want=$((128 + $(kill -l "$sig")))
+  step=$(sed -n 's/.*received SIG[A-Z]*: stopped at step \([0-9]*\) of.*/\1/p' "$d.err")
+  disk=$("$BIN" info "$d/model.bin" 2>/dev/null | sed -n 's/^training *step \([0-9]*\) of.*/\1/p')
+  logged=$(tail -n +2 "$d/log.csv" 2>/dev/null | tail -1 | cut -d, -f1)
+  grep -q "cut short" "$d.err" && during_val=$((during_val + 1))
+  [ "$step" = 0 ] && at_zero=$((at_zero + 1))
+  if [ $rc -ne "$want" ]; then bad "trial $trial ($sig)" "exit status $rc, expected $want; $(tail -1 "$d.err")"; continue; fi
+  if [ -z "$step" ] || [ "$disk" != "$step" ]; then bad "trial $trial ($sig)" "message says step '$step', checkpoint holds '$disk'"; continue; fi
+  if [ "$step" -gt 0 ] && [ "$logged" != "$step" ]; then bad "trial $trial ($sig)" "log.csv ends at step '$logged', checkpoint at $step"; continue; fi
+  if ! "$BIN" train --resume "$d" --data "$tmp/text.txt" --threads 1 --stop-at $((step + 2)) > /dev/null 2> "$d.err2" \
+     || ! "$BIN" info "$d/model.bin" 2>/dev/null | grep -q "step $((step + 2)) of"; then
+    bad "trial $trial ($sig): resume from step $step" "$(tail -1 "$d.err2")"; continue
+  fi
+  good=$((good + 1))
+  echo "# trial $trial: SIG$sig at step $step, checkpoint and log agree, resumed"
+done
+echo "# $during_val of 15 signals landed during validation, $at_zero before the first step"
+[ $good -eq 15 ] && ok "SIGINT/SIGTERM/SIGHUP x15: exit 128+signal, checkpoint of the last completed step, log agrees, resume works" \
+  || bad "signals" "$good of 15 trials passed"
+[ $during_val -ge 1 ] && ok "at least one signal landed during validation ($during_val)" || bad "signals during validation" "none landed there"
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,47 @@
+// fileio.h - how posgpt reads input files and writes outputs, so that nothing it writes is
+// ever half-written or silently short, and no input can hang it or exhaust memory.
+//
+// Reading: only regular files (a FIFO would block forever, /dev/zero never ends), up to a
+// stated size cap; anything else is a one-line error.
+// Writing: every output file is written under a temporary name beside it, checked (each
+// write, fflush, fsync, fclose), then renamed over the target: a reader never sees a
+// partial file, and a failure (a full disk) leaves the earlier file intact and is a one-line
+// error with exit status 1. A target that exists and is not a regular file (/dev/stdout, a
+// FIFO) is written directly, still checked. Temporary files of an unfinished write are
+// removed at exit and on SIGINT, SIGTERM and SIGHUP.
+#ifndef POSGPT_FILEIO_H
+#define POSGPT_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+// the whole of a regular file, NUL-terminated (not counted in *n); `what` names it in errors
+// ("data file", "plot CSV", "font"); dies if it is not a regular file or exceeds max bytes
+uint8_t *read_regular_file(const char *path, const char *what, size_t max, size_t *n);
+// dies with a one-line error unless path names a regular file (or does not exist, if may_miss)
+void require_regular_file(const char *path, const char *what);
+
+typedef struct {
+    FILE *f;
+    char *path, *tmp; // tmp NULL: written in place (not a regular file)
+} OutFile;
+// open path for writing (binary); `what` names it in errors
+FILE *out_open(OutFile *o, const char *path, const char *what);
+// flush, check, fsync, close and rename into place; dies on any failure (tmp removed)
+void out_commit(OutFile *o);
+// the same, returning -1 with errno set instead of dying
+int out_try_commit(OutFile *o);
+// drop an unfinished output (tmp removed, target untouched)
+void out_abandon(OutFile *o);
+
+// install handlers for SIGINT, SIGTERM and SIGHUP that remove unfinished outputs and end the
+// process with the signal (for commands with no state of their own to save)
+void out_signals(void);
+// for a long-lived stream (log.csv): 0 if everything written so far reached the file
+// (fflush and the error flag checked), else -1 with errno set
+int out_flush_check(FILE *f);
+// at the end of main: stdout flushed and closed; a write error (a full disk, /dev/full) is a
+// one-line error and makes the exit status 1
+int out_close_stdout(int rc);
+#endif

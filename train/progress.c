@@ -1,0 +1,92 @@
+// progress.c - see progress.h.
+#include "progress.h"
+
+#include "common.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+void progress_start(Progress *p, long first, long total, double tok_per_step) {
+    memset(p, 0, sizeof *p);
+    p->t0 = now_seconds();
+    p->first = p->step = first, p->total = total, p->tok_per_step = tok_per_step;
+    p->tty = isatty(2);
+}
+
+double progress_rate(const Progress *p, long step) {
+    double el = now_seconds() - p->t0;
+    return step > p->first && el > 0 ? (step - p->first) * p->tok_per_step / el : 0.0;
+}
+
+double progress_eta(const Progress *p, long step) {
+    double el = now_seconds() - p->t0;
+    return step > p->first ? (p->total - step) * el / (step - p->first) : -1.0;
+}
+
+static void fmt_time(double s, char *buf, size_t n) {
+    if (s < 0 || !isfinite(s)) snprintf(buf, n, "?");
+    else if (s < 60) snprintf(buf, n, "%.0fs", s);
+    else if (s < 3600) snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+static int term_cols(void) {
+    struct winsize ws;
+    return ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+// the live line: the longest form that fits in cols - 1 characters (the last column is left
+// free: writing it makes some terminals wrap)
+static void draw(Progress *p, long step, double loss, double lr, const char *note) {
+    char eta[32], rate[32], tail[160], line[256];
+    fmt_time(progress_eta(p, step), eta, sizeof eta);
+    double r = progress_rate(p, step);
+    if (r >= 1e4) snprintf(rate, sizeof rate, "%.1fk", r / 1e3);
+    else snprintf(rate, sizeof rate, "%.0f", r);
+    int cols = term_cols() - 1;
+    if (note) snprintf(tail, sizeof tail, "step %ld/%ld %s", step, p->total, note);
+    else snprintf(tail, sizeof tail, "step %ld/%ld loss %.4f lr %.1e %s tok/s ETA %s", step, p->total, loss, lr, rate, eta);
+    int room = cols - (int)strlen(tail) - 3; // "[bar] "
+    if (room >= 10) {
+        int w = room < 30 ? room : 30, fill = (int)((double)step / p->total * w);
+        char bar[40];
+        for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
+        bar[w] = 0;
+        snprintf(line, sizeof line, "[%s] %s", bar, tail);
+    } else snprintf(line, sizeof line, "%s", tail);
+    if (cols > 0 && (int)strlen(line) > cols) line[cols] = 0;
+    fprintf(stderr, "\r%s\033[K", line);
+    p->live = 1;
+}
+
+void progress_note(Progress *p, const char *what) {
+    if (p->tty) draw(p, p->step, 0, 0, what), p->last_draw = 0;
+}
+
+void progress_step(Progress *p, long step, double loss, double lr, double val) {
+    p->step = step;
+    if (!p->tty) return;
+    double now = now_seconds();
+    if (!isnan(val)) {
+        progress_clear(p);
+        fprintf(stderr, "step %ld: val loss %.4f (ppl %.2f)\n", step, val, exp(val));
+    }
+    if (now - p->last_draw < 0.1 && step < p->total && isnan(val)) return; // at most 10 redraws a second
+    p->last_draw = now;
+    draw(p, step, loss, lr, NULL);
+}
+
+void progress_line(Progress *p, long step, double loss, double lr, double val) {
+    char eta[32];
+    fmt_time(progress_eta(p, step), eta, sizeof eta);
+    fprintf(stderr, "step %ld/%ld loss %.4f lr %.2e %.0f tok/s ETA %s", step, p->total, loss, lr, progress_rate(p, step), eta);
+    if (!isnan(val)) fprintf(stderr, " val %.4f", val);
+    fprintf(stderr, "\n");
+}
+
+void progress_clear(Progress *p) {
+    if (p->live) fprintf(stderr, "\r\033[K");
+    p->live = 0;
+}
