@@ -116,7 +116,7 @@ static void test_checkpoint(void) {
         Rng r;
         rng_seed(&r, 5);
         for (size_t k = 0; k < m.num_params; k++) mo[k] = (real)rng_normal(&r), ve[k] = (real)rng_uniform(&r);
-        TrainState ts = {.lr = 1e-3, .steps = 100, .batch = 4, .step = 42, .val_loss = 1.5, .seed = 9};
+        TrainState ts = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 100, .batch = 4, .step = 42, .val_loss = 1.5, .seed = 9};
         rng_seed(&ts.rng, 77);
         char p1[64], p2[64];
         snprintf(p1, sizeof p1, "/tmp/posgpt-test-%d-a.bin", (int)getpid());
@@ -411,8 +411,45 @@ static void test_rotary_batch_exact(void) {
     }
 }
 
+// A checkpoint whose CRC is consistent but whose trainer state is impossible (written by a
+// buggy tool, or edited and re-checksummed) is refused, naming the field.
+static void test_checkpoint_ranges(void) {
+    GPTConfig c = {.V = 256, .C = 8, .L = 1, .NH = 2, .T = 8, .pos_rows = 8};
+    snprintf(c.pos, sizeof c.pos, "alibi");
+    pos_default_hypers(pos_find("alibi"), c.pos_hp);
+    GPT m;
+    gpt_build(&m, &c);
+    gpt_init(&m, 1);
+    struct { const char *field; TrainState ts; } cases[] = {
+        {"lr", {.lr = -1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN}},
+        {"beta2", {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 1.0, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN}},
+        {"step", {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 1L << 40, .val_loss = NAN}},
+        {"eps", {.lr = 1e-3, .eps = 0, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN}},
+        {"warmup", {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .warmup = 11, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN}},
+        {"val_loss", {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = -2}},
+    };
+    char path[64], err[512], name[128];
+    snprintf(path, sizeof path, "/tmp/posgpt-test-%d-r.bin", (int)getpid());
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ckpt_save(path, &m, &cases[i].ts, NULL, NULL);
+        FILE *f = fopen(path, "rb");
+        GPT m2;
+        TrainState ts;
+        int rc = ckpt_read(f, path, &m2, &ts, NULL, NULL, err, sizeof err);
+        fclose(f);
+        if (rc == 0) gpt_free(&m2);
+        char want[64];
+        snprintf(want, sizeof want, "impossible trainer state: %s ", cases[i].field);
+        snprintf(name, sizeof name, "checkpoint with an impossible %s (CRC consistent) is refused, naming it", cases[i].field);
+        check(rc != 0 && strstr(err, want), name, "rc %d, message: %s", rc, rc ? err : "(none)");
+    }
+    remove(path);
+    gpt_free(&m);
+}
+
 int main(void) {
     test_fast_math();
+    test_checkpoint_ranges();
     test_rotary_batch_exact();
     test_tables_exact();
     test_fused_exact();

@@ -21,7 +21,7 @@ static Buf make_seed(const PosScheme *s, int with_opt) {
     gpt_build(&m, &c);
     gpt_init(&m, 3);
     real *mo = calloc(m.num_params, sizeof(real)), *ve = calloc(m.num_params, sizeof(real));
-    TrainState ts = {.lr = 1e-3, .steps = 10, .batch = 2, .step = 5, .val_loss = 2.0};
+    TrainState ts = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = 2.0};
     char path[64];
     snprintf(path, sizeof path, "/tmp/posgpt-fuzz-%d.bin", (int)getpid());
     ckpt_save(path, &m, &ts, with_opt ? mo : NULL, with_opt ? ve : NULL);

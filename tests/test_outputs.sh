@@ -9,7 +9,8 @@
 #  - a FIFO or /dev/zero as --data, --ckpt, a plot CSV or --font gets an error at once;
 #  - a new run refuses a directory that holds one (unless --overwrite); a second process on a
 #    locked run directory gets an error naming the holder's PID;
-#  - a log row cut in half by a crash is dropped on resume.
+#  - a log row cut in half by a crash is dropped on resume;
+#  - sampling at a tiny temperature equals greedy sampling.
 . "$(dirname "$0")/lib.sh" outputs
 awk 'BEGIN { srand(6); for (i = 0; i < 3000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
   (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$tmp/text.txt"
@@ -106,5 +107,12 @@ $BIN train --resume "$tmp/cut" --data "$tmp/text.txt" > /dev/null 2>&1
 if awk -F, 'NR > 1 && NF != 7 { bad = 1 } END { exit bad }' "$tmp/cut/log.csv" && [ "$(tail -1 "$tmp/cut/log.csv" | cut -d, -f1)" = 20 ] \
    && [ "$(cut -d, -f1 "$tmp/cut/log.csv" | sort | uniq -d)" = "" ]; then ok "half a log row is dropped on resume; every row complete, once"
 else bad "log after resume" "$(grep -v '^[0-9]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*$' "$tmp/cut/log.csv" | head -2)"; fi
+# sampling at a tiny temperature is the greedy choice, never a run of byte 0xFF
+$BIN sample --ckpt "$CK" --prompt "and the " --tokens 60 --temperature 0 > "$tmp/greedy.txt" 2>/dev/null
+for t in 0.001 1e-20; do
+  $BIN sample --ckpt "$CK" --prompt "and the " --tokens 60 --temperature $t > "$tmp/cold.txt" 2>/dev/null
+  cmp -s "$tmp/cold.txt" "$tmp/greedy.txt" && ! grep -q $'\xff' "$tmp/cold.txt" \
+    && ok "sample --temperature $t equals greedy sampling (no underflow to byte 0xFF)" || bad "sample --temperature $t" "$(head -c 80 "$tmp/cold.txt" | od -c | head -2)"
+done
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -66,8 +66,11 @@ for s in $schemes; do
   [ "$s" = learned ] && extra=(--max-pos "$longest")
   if [ -s "$d/model.bin" ] && "$bin" info "$d/model.bin" 2>/dev/null | grep -q "step $STEPS of $STEPS,"; then
     echo "    $d/model.bin finished training earlier: kept" >&2
+  elif [ -s "$d/model.bin" ] && "$bin" info "$d/model.bin" 2>/dev/null | grep -q "step [0-9]* of $STEPS,"; then
+    echo "    $d/model.bin was interrupted: resuming it" >&2
+    "$bin" train --resume "$d" --data data/kjv.txt --eval-every $((STEPS / 10)) >> "$d/train.txt"
   else
-    "$bin" train --data data/kjv.txt --pos "$s" --out "$d" --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
+    "$bin" train --data data/kjv.txt --pos "$s" --out "$d" --overwrite --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
       --lr $LR --wd 0 --seed 1 --eval-every $((STEPS / 10)) "${extra[@]}" > "$d/train.txt"
   fi
   [ "$keep" = 1 ] || : > "$d/eval.log"

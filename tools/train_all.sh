@@ -26,7 +26,7 @@ for s in $schemes; do
   d=$out/$s
   echo "=== $s" >&2
   mkdir -p "$d"
-  "$bin" train --data "$data" --pos "$s" --out "$d" "$@" | tee "$d/train.txt"
+  "$bin" train --data "$data" --pos "$s" --out "$d" --overwrite "$@" | tee "$d/train.txt" # retrains on purpose
   extra=()
   # a learned table has no rows past its training length: evaluate it with the documented clamp
   [ "$s" = learned ] && extra=(--clamp-pos)
@@ -51,7 +51,7 @@ done > "$out/eval.csv"
   for s in $schemes; do
     for f in "$out/$s/eval.csv" "$out/$s/eval_random.csv"; do
       [ -f "$f" ] || continue
-      tps=$(grep -o 'training [0-9]* tokens/s' "$out/$s/train.txt" | awk '{print $2}' || true)
+      tps=$(grep -o '([0-9]* tokens/s' "$out/$s/train.txt" | tr -d '(' | awk '{print $1}' || true)
       awk -F, -v tps="$tps" 'NR>1 { name=$1; p=$10; ppl[NR]=$8; if (!l1) l1=$7; n=NR }
         END { printf "%-24s %-11s %9s", name, p, tps; for (i=2;i<=n;i++) printf " %9.3f", ppl[i]; printf "   %.4f\n", l1 }' "$f"
     done

@@ -213,6 +213,23 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
         FAIL("checkpoint '%s' is corrupted: CRC32 %08x does not match the stored %08x", name, crc, want_crc);
     for (size_t i = 0; i < m->num_params; i++)
         if (!isfinite(m->params[i])) FAIL("checkpoint '%s' holds a non-finite parameter (index %zu)", name, i);
+    // the trainer state, field by field, in the ranges `posgpt train` accepts: a consistent CRC
+    // over a hand-edited or buggy header must not resume with, say, a negative learning rate
+    {
+        double lr = get_f64(h, H_LR), mlr = get_f64(h, H_MINLR), wd = get_f64(h, H_WD), b1 = get_f64(h, H_B1),
+               b2 = get_f64(h, H_B2), eps = get_f64(h, H_EPS), clip = get_f64(h, H_CLIP), val = get_f64(h, H_VAL);
+        uint32_t warm = get_u32(h, H_WARMUP), steps = get_u32(h, H_STEPS), batch = get_u32(h, H_BATCH);
+        uint64_t step = get_u64(h, H_STEP);
+        const char *bad = !(lr >= 0 && lr <= 10) ? "lr" : !(mlr >= 0 && mlr <= 1) ? "min_lr_frac" : !(wd >= 0 && wd <= 10) ? "weight decay"
+                          : !(b1 >= 0 && b1 < 1) ? "beta1" : !(b2 >= 0 && b2 < 1) ? "beta2" : !(eps > 0 && eps <= 1) ? "eps"
+                          : !(clip >= 0 && clip <= 1e9) ? "clip" : !(isnan(val) || (val >= 0 && isfinite(val))) ? "val_loss"
+                          : steps < 1 || steps > (1u << 30) ? "steps" : warm > steps ? "warmup" : batch < 1 || batch > (1u << 20) ? "batch"
+                          : step > steps ? "step" : NULL;
+        if (bad)
+            FAIL("checkpoint '%s' holds an impossible trainer state: %s (lr %g, min_lr_frac %g, wd %g, betas %g/%g, eps %g, clip %g, "
+                 "step %llu of %u, warmup %u, batch %u, val_loss %g)", name, bad, lr, mlr, wd, b1, b2, eps, clip,
+                 (unsigned long long)step, steps, warm, batch, val);
+    }
     if (mom && vel) *mom = mo, *vel = ve;
     else free(mo), free(ve);
     if (ts) {

@@ -4,6 +4,8 @@
 #include "ckpt.h"
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,7 @@ int cmd_sample(int argc, char **argv) {
     ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "checkpoint to sample from"},
                      {"prompt", ARG_STR, &prompt, "text to continue"},
                      {"tokens", ARG_INT, &tokens, "bytes to generate", 1, 1 << 24},
-                     {"temperature", ARG_FLOAT, &temperature, "softmax temperature (0 = greedy)", 0, 100},
+                     {"temperature", ARG_FLOAT, &temperature, "softmax temperature (0 = greedy: always the most likely byte)", 0, 100},
                      {"top-k", ARG_INT, &top_k, "sample among the k most likely bytes (0 = all)", 0, 256},
                      {"context", ARG_INT, &context, "bytes of context fed to the model; 0 = training length", 0, 1 << 20},
                      {"seed", ARG_LONG, &seed, "sampling seed", 0, 9e18},
@@ -49,9 +51,15 @@ int cmd_sample(int argc, char **argv) {
             for (int v = 1; v < V; v++)
                 if (logits[v] > logits[next]) next = v;
         } else {
-            // p ~ probs^(1/temperature), restricted to the top k
-            double sum = 0;
-            for (int v = 0; v < V; v++) p[v] = pow((double)logits[v] + 1e-30, 1.0 / temperature);
+            // p ~ probs^(1/temperature), restricted to the top k, formed in log space relative to
+            // the most likely byte (which gets exp(0) = 1), so no temperature > 0 can make every
+            // weight underflow: as the temperature falls, sampling tends to the greedy choice
+            double sum = 0, lmax = -INFINITY;
+            for (int v = 0; v < V; v++) {
+                p[v] = logits[v] > 0 ? log((double)logits[v]) / temperature : -INFINITY;
+                lmax = p[v] > lmax ? p[v] : lmax;
+            }
+            for (int v = 0; v < V; v++) p[v] = exp(p[v] - lmax);
             if (top_k > 0) {
                 for (int v = 0; v < V; v++) { // keep p[v] if fewer than top_k entries beat it
                     int better = 0;
@@ -69,7 +77,7 @@ int cmd_sample(int argc, char **argv) {
         }
         buf[n++] = next;
         putchar(next);
-        fflush(stdout);
+        if (fflush(stdout) != 0 || ferror(stdout)) die("cannot write to standard output: %s", strerror(errno));
     }
     putchar('\n');
     free(p), free(buf);
