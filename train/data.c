@@ -18,7 +18,10 @@ static size_t corpus_cap(void) {
 
 uint8_t *read_file(const char *path, size_t *n) {
     uint8_t *buf = read_regular_file(path, "data file", corpus_cap(), n);
-    if (*n == 0) die("data file '%s' is empty", path);
+    if (*n == 0) {
+        free(buf);
+        die("data file '%s' is empty", path);
+    }
     return buf;
 }
 

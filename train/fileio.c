@@ -38,6 +38,7 @@ uint8_t *read_regular_file(const char *path, const char *what, size_t max, size_
     while (len < size) {
         ssize_t got = read(fd, buf + len, size - len);
         if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) free(buf);
         if (got < 0) die("error reading %s '%s': %s", what, path, strerror(errno));
         if (got == 0) die("%s '%s' shrank while being read (%zu of %zu bytes); is another program writing it?", what, path, len, size);
         len += (size_t)got;
