@@ -1,7 +1,8 @@
 # lib.sh - shared set-up for the shell tests, sourced as: . "$(dirname "$0")/lib.sh" NAME
 # Moves to the repo root, sets BIN (the posgpt binary, $POSGPT to override), makes a
 # temporary directory $tmp removed at exit, and defines ok/bad, which print PASS/FAIL lines
-# and count them in $pass/$fail (the script ends with: echo "# $pass passed, $fail failed").
+# and count them in $pass/$fail (the script ends with: echo "# $pass passed, $fail failed"),
+# and phrase_text, a small generated corpus.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BIN=${POSGPT:-./posgpt}
@@ -9,4 +10,9 @@ tmp=$(mktemp -d "/tmp/posgpt-$1.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 ok()  { echo "PASS $1"; pass=$((pass + 1)); }
+# phrase_text SEED LINES: lines like "behold the word of israel.", drawn from awk's rand
+phrase_text() {
+  awk -v seed="$1" -v n="$2" 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
+    (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }'
+}
 bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }

@@ -5,8 +5,7 @@
 # checkpoint on disk must load, resuming from it must continue the run, and the log must
 # hold every step once.
 . "$(dirname "$0")/lib.sh" kill
-awk 'BEGIN { srand(3); for (i = 0; i < 4000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
-  (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$tmp/text.txt"
+phrase_text 3 4000 > "$tmp/text.txt"
 # a run far longer than the test, killed after 0.05-1 s
 ARGS=(--data "$tmp/text.txt" --pos rope --layers 2 --d-model 32 --heads 2 --seq-len 32 --batch 8 --steps 100000
       --ckpt-every 3 --log-every 1 --eval-every 100000 --val-tokens 1024 --threads 1)

@@ -12,8 +12,7 @@
 #  - a log row cut in half by a crash is dropped on resume;
 #  - sampling at a tiny temperature equals greedy sampling.
 . "$(dirname "$0")/lib.sh" outputs
-awk 'BEGIN { srand(6); for (i = 0; i < 3000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
-  (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$tmp/text.txt"
+phrase_text 6 3000 > "$tmp/text.txt"
 S=(--data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 10 --val-tokens 512 --threads 1)
 $BIN train "${S[@]}" --steps 10 --out "$tmp/run" > /dev/null 2>&1 || bad "train" "the small run failed"
 CK=$tmp/run/model.bin

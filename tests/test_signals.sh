@@ -7,8 +7,7 @@
 # disk holds that step, log.csv's last row is that step (every completed step is logged and
 # saved), and the run resumes from it.
 . "$(dirname "$0")/lib.sh" signals
-awk 'BEGIN { srand(4); for (i = 0; i < 6000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
-  (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$tmp/text.txt"
+phrase_text 4 6000 > "$tmp/text.txt"
 ARGS=(--data "$tmp/text.txt" --pos t5 --layers 2 --d-model 32 --heads 2 --seq-len 32 --batch 8 --steps 100000
       --ckpt-every 100000 --log-every 1 --eval-every 3 --val-tokens 16384 --threads 1)
 RANDOM=11
