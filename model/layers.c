@@ -68,8 +68,10 @@ void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int ld
     GemmPlan p = gemm_plan(M, N, K);
     int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
     // one thread: the bands in order here (OpenBLAS, seeing one OpenMP thread, does not thread).
-    // Several: a team, even for one band, so that OpenBLAS runs inside a parallel region.
-#pragma omp parallel for schedule(static) num_threads(nt < 2 ? 1 : nt < p.bands ? nt : p.bands < 2 ? 2 : p.bands) if (nt > 1)
+    // Several: a team of at most one thread per band, and of two for a single band, so that
+    // OpenBLAS always runs inside an active parallel region and never threads a call itself.
+    int team = nt < p.bands ? nt : p.bands < 2 ? 2 : p.bands;
+#pragma omp parallel for schedule(static) num_threads(team) if (nt > 1)
     for (int i = 0; i < p.bands; i++) {
         int d0, d1;
         gemm_band(&p, i, &d0, &d1);

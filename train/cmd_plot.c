@@ -13,7 +13,6 @@
 #include "fileio.h"
 #include "plot.h"
 
-
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>

@@ -22,16 +22,6 @@
 // SIGINT, SIGTERM, SIGHUP: finish the step under way, save it, exit 128 + the signal
 static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) { g_stop = sig; }
-static void catch_signals(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
 static const char *signame(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal"; }
 
 // An exclusive lock on the run directory for as long as this process may write it: a second
@@ -181,7 +171,7 @@ static void write_config(const char *path, const GPT *m, const TrainState *ts, c
 }
 
 int cmd_train(int argc, char **argv) {
-    catch_signals(); // from the start: a signal during set-up is handled like one during training
+    on_stop_signals(on_signal); // from the start: a signal during set-up is handled like one during training
     TrainArgs a = {.pos = "alibi", .rand_base = "sinusoidal", .seq_len = 128, .layers = 4, .d_model = 128,
                    .heads = 4, .batch = 32, .steps = 2000, .warmup = -1, .eval_every = 200, .ckpt_every = 500,
                    .log_every = 10, .val_tokens = 65536, .lr = 1e-3, .min_lr_frac = 0.1, .wd = 0.1,

@@ -4,7 +4,6 @@
 #include "common.h"
 #include "fileio.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -63,15 +63,17 @@ static void on_fatal_signal(int sig) {
     signal(sig, SIG_DFL);
     raise(sig);
 }
-void out_signals(void) {
+void on_stop_signals(void (*handler)(int)) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
+    sa.sa_handler = handler;
     sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 }
+void out_signals(void) { on_stop_signals(on_fatal_signal); }
 static void track(char *tmp) {
     static int registered;
     if (!registered) atexit(remove_pending), registered = 1;
@@ -94,8 +96,9 @@ FILE *out_open(OutFile *o, const char *path, const char *what) {
     o->path = strdup(path);
     if (!o->path) die("out of memory");
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) die("cannot write %s '%s': it is a directory", what, path);
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { // /dev/stdout, a FIFO, /dev/full: in place
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) die("cannot write %s '%s': it is a directory", what, path);
+    if (exists && !S_ISREG(st.st_mode)) { // /dev/stdout, a FIFO, /dev/full: in place
         o->f = fopen(path, "wb");
         if (!o->f) die("cannot write %s '%s': %s", what, path, strerror(errno));
         return o->f;

@@ -35,8 +35,10 @@ int out_try_commit(OutFile *o);
 // drop an unfinished output (tmp removed, target untouched)
 void out_abandon(OutFile *o);
 
-// install handlers for SIGINT, SIGTERM and SIGHUP that remove unfinished outputs and end the
-// process with the signal (for commands with no state of their own to save)
+// handler for SIGINT, SIGTERM and SIGHUP (the signals that ask a process to stop)
+void on_stop_signals(void (*handler)(int));
+// stop signals remove unfinished outputs and then end the process with the signal (for
+// commands with no state of their own to save)
 void out_signals(void);
 // for a long-lived stream (log.csv): 0 if everything written so far reached the file
 // (fflush and the error flag checked), else -1 with errno set
