@@ -235,6 +235,10 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
             s->qk_forward(&m->ps, qkv, m->pos, B, T, 3 * C, 0);
             s->qk_forward(&m->ps, qkv + C, m->pos, B, T, 3 * C, 1);
         }
+        if (s->qk_decay && m->train) { // in inference the attention decays each block of queries itself
+            pos_decay_apply(&m->ps, qkv, m->pos, B, T, 3 * C, 0);
+            pos_decay_apply(&m->ps, qkv + C, m->pos, B, T, 3 * C, 1);
+        }
         if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
         else attention_forward_infer(atty, qkv, m->pos, &m->ps, B, T, C, NH);
         linear_forward(m->proj, atty, PARAM(m, P_ATTPW) + (size_t)l * C * C, NULL, N, C, C);
@@ -301,6 +305,10 @@ void gpt_backward(GPT *m) {
         linear_backward(m->datty, GRAD(m, P_ATTPW) + (size_t)l * C * C, GRAD(m, P_ATTPB) + l * C, m->dres, atty,
                         PARAM(m, P_ATTPW) + (size_t)l * C * C, N, C, C);
         attention_backward(m->dqkv, dpos, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
+        if (s->qk_decay) { // a diagonal scale: its backward is the same scale
+            pos_decay_apply(&m->ps, m->dqkv, m->pos, B, T, 3 * C, 0);
+            pos_decay_apply(&m->ps, m->dqkv + C, m->pos, B, T, 3 * C, 1);
+        }
         if (s->qk_backward) {
             s->qk_backward(&m->ps, m->dqkv, m->pos, B, T, 3 * C, 0);
             s->qk_backward(&m->ps, m->dqkv + C, m->pos, B, T, 3 * C, 1);

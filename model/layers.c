@@ -520,6 +520,22 @@ void attention_backward(real *dqkv, real *dpos, const real *dout, const real *at
     free(acc);
 }
 
+// q/k decay (pos.h, qk_decay) centred on the block of queries [q0, q0 + nq): the block's queries
+// into Qs (nq, HS) and keys 0..nk-1 into Ks (nk, HS). Factors of the block's own rows stay
+// within exp(|rate| (block spread) / 2); earlier keys only shrink (towards zero, as their
+// true weight does), so no length can overflow.
+static void decay_block(const double *rate, const real *Q, const real *K, int C3, const int *pos_b, int q0, int nq,
+                        int HS, real *Qs, real *Ks) {
+    int nk = q0 + nq;
+    double c = 0.5 * ((double)pos_b[q0] + (double)pos_b[nk - 1]);
+    for (int i = 0; i < nq; i++)
+        for (int d = 0; d < HS; d++)
+            Qs[(size_t)i * HS + d] = Q[(size_t)(q0 + i) * C3 + d] * (real)exp(rate[d] * ((double)pos_b[q0 + i] - c));
+    for (int j = 0; j < nk; j++)
+        for (int d = 0; d < HS; d++)
+            Ks[(size_t)j * HS + d] = K[(size_t)j * C3 + d] * (real)exp(-rate[d] * ((double)pos_b[j] - c));
+}
+
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
                              int B, int T, int C, int NH) {
     // same as attention_forward, one block of QB queries at a time against keys
@@ -530,10 +546,27 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
     void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
     void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
         ps ? ps->scheme->score_forward : NULL;
+    double *rate = NULL;
+    if (ps && ps->scheme->qk_decay) {
+        rate = xmalloc((size_t)HS * sizeof(double));
+        ps->scheme->qk_decay(ps, T, rate);
+        // a block's own spread must fit, as a training window's does (contiguous positions
+        // give QB - 1: any --xpos-base >= 1 fits blocks of 64)
+        int lim = pos_decay_max_span(ps, T);
+        for (int b = 0; b < B; b++)
+            for (int q0 = 0; q0 < T; q0 += QB) {
+                const int *p = pos + (size_t)b * T;
+                int last = q0 + block_len(q0, QB, T) - 1;
+                if ((double)p[last] - p[q0] > lim)
+                    die("q/k decay: a block of queries spreads over %.0f positions, more than the %d this decay's float "
+                        "range allows", (double)p[last] - p[q0], lim);
+            }
+    }
     pos_tables(ps, pos, B, T);
 #pragma omp parallel
     {
         real *S = xmalloc((size_t)QB * T * sizeof(real));
+        real *Qs = rate ? xmalloc(((size_t)QB + T) * HS * sizeof(real)) : NULL, *Ks = rate ? Qs + (size_t)QB * HS : NULL;
 #pragma omp for schedule(dynamic) collapse(3)
         for (int b = 0; b < B; b++)
             for (int h = 0; h < NH; h++)
@@ -543,7 +576,10 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
                     int nq = block_len(q0, QB, T), nk = q0 + nq;
                     const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
                     const int *pos_b = pos + (size_t)b * T;
-                    gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, S, nk);
+                    if (rate) {
+                        decay_block(rate, Q, K, C3, pos_b, q0, nq, HS, Qs, Ks);
+                        gemm(0, 1, nq, nk, HS, scale, Qs, HS, Ks, HS, 0, S, nk);
+                    } else gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, S, nk);
                     for (int r = 0; r < nq; r++) {
                         real *row = S + (size_t)r * nk;
                         if (bias) bias(ps, h, pos_b[q0 + r], pos_b, q0 + r + 1, row);
@@ -552,8 +588,9 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
                     }
                     gemm(0, 0, nq, HS, nk, 1, S, nk, V, C3, 0, out + ((size_t)b * T + q0) * C + (size_t)h * HS, C);
                 }
-        free(S);
+        free(S), free(Qs);
     }
+    free(rate);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 // line to REGISTRY below. Nothing else in the model, trainer or tests names a scheme.
 #include "pos.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,45 @@ void pos_state_init(PosState *ps, const PosScheme *s, int C, int NH, int rows, c
 void pos_state_free(PosState *ps) {
     if (ps->scheme && ps->scheme->release) ps->scheme->release(ps);
     ps->cache = NULL;
+}
+
+// the fastest decay rate of a scheme at window length T (0: no decay)
+static double decay_max_rate(const PosState *ps, int T) {
+    if (!ps->scheme->qk_decay) return 0.0;
+    double *rate = xmalloc((size_t)ps->HS * sizeof(double)), m = 0.0;
+    ps->scheme->qk_decay(ps, T, rate);
+    for (int d = 0; d < ps->HS; d++) m = fabs(rate[d]) > m ? fabs(rate[d]) : m;
+    free(rate);
+    return m;
+}
+
+int pos_decay_max_span(const PosState *ps, int T) {
+    double m = decay_max_rate(ps, T), span = m > 0 ? floor(2.0 * POS_DECAY_EXP_MAX / m) : INT_MAX;
+    return span >= INT_MAX ? INT_MAX : (int)span;
+}
+
+void pos_decay_apply(const PosState *ps, real *v, const int *pos, int B, int T, int stride, int is_key) {
+    int NH = ps->NH, HS = ps->HS, lim = pos_decay_max_span(ps, T);
+    double *rate = xmalloc(((size_t)HS + B) * sizeof(double)), *centre = rate + HS, sign = is_key ? -1.0 : 1.0;
+    ps->scheme->qk_decay(ps, T, rate);
+    for (int b = 0; b < B; b++) {
+        const int *p = pos + (size_t)b * T;
+        int lo = p[0], hi = p[0];
+        for (int t = 1; t < T; t++) lo = p[t] < lo ? p[t] : lo, hi = p[t] > hi ? p[t] : hi;
+        if ((double)hi - lo > lim) die("internal: q/k decay over a spread of %.0f positions overflows float (limit %d)", (double)hi - lo, lim);
+        centre[b] = 0.5 * ((double)lo + (double)hi);
+    }
+#pragma omp parallel for schedule(static) collapse(2)
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) {
+            double x = sign * ((double)pos[(size_t)b * T + t] - centre[b]);
+            real *row = v + ((size_t)b * T + t) * stride;
+            for (int d = 0; d < HS; d++) {
+                real f = (real)exp(rate[d] * x);
+                for (int h = 0; h < NH; h++) row[(size_t)h * HS + d] *= f;
+            }
+        }
+    free(rate);
 }
 
 size_t pos_num_params(const PosState *ps) { return ps->scheme->num_params ? ps->scheme->num_params(ps) : 0; }

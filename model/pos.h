@@ -44,7 +44,8 @@ typedef struct {
 typedef struct {
     const struct PosScheme *scheme;
     int C, NH, HS;           // model width, heads, head size
-    int rows;                // rows of an absolute table (learned): max position + 1 it can serve
+    int rows;                // positions 0..rows-1 are those training uses (--seq-len, --rand-max or
+                             // --max-pos); an absolute table (learned) has this many rows
     float hp[POS_MAX_HYPER]; // hyperparameters, in the order of scheme->hypers
     real *params;            // this scheme's slice of the model parameters (NULL if none)
     void *cache;             // scheme-owned precomputed data (built by prepare, freed by release)
@@ -84,6 +85,13 @@ typedef struct PosScheme {
     // from k (1). Backward applies the transpose to the gradient.
     void (*qk_forward)(const PosState *ps, real *v, const int *pos, int B, int T, int stride, int is_key);
     void (*qk_backward)(const PosState *ps, real *dv, const int *pos, int B, int T, int stride, int is_key);
+    // q/k decay (xPos), applied by the model after qk_forward: rate[0..HS) <= 0 per channel of a
+    // head for windows of length T; channel d of a query at position p is scaled by
+    // exp(rate[d] (p - c)) and of a key by exp(-rate[d] (p - c)), so q_i . k_j carries
+    // exp(rate[d] (p_i - p_j)) and the centre c cancels. The model picks c: the middle of the
+    // window in training (pos_decay_apply), of each block of queries in evaluation (inside
+    // the attention), so that no factor overflows float at any evaluation length.
+    void (*qk_decay)(const PosState *ps, int T, double *rate);
 
     // refresh what depends on the parameters, e.g. a bias table per head and distance (the
     // attention calls it at its start, outside any parallel region, with ndist = 1 + the
@@ -138,12 +146,23 @@ void pos_fill(int *pos, int B, int T, int offset, int lmax, Rng *rng);
 
 // rotary transform shared by rope and xpos: rotate the channel pairs of v (B, T, NH, HS), row
 // stride `stride`, by sign * pos * theta_k, theta_k = base^(-2k/HS) as modified by ps->ext
-// (context extension); pairs (x_2k, x_2k+1) if interleaved, else (x_k, x_k+HS/2). If
-// xpos_base > 0, also scale pair k by zeta_k^(+-(pos - c)/xpos_base) (xPos, Sun et al. 2022;
-// + for queries, - for keys, c = the sequence's middle position). sign = -1 with the same
-// scales is the backward (the transform is a rotation times a per-pair scalar).
+// (context extension); pairs (x_2k, x_2k+1) if interleaved, else (x_k, x_k+HS/2). sign = -1
+// is the backward (the transform is a rotation times YaRN's constant scale).
 void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int stride, double base, int interleaved,
-                  double xpos_base, int is_key, double sign);
+                  double sign);
+// the factor position interpolation applies to positions at window length T (1: none)
+double rotary_pos_scale(const PosState *ps, int T);
+
+// q/k decay (the scheme's qk_decay hook; pos.c). The largest exponent |rate (p - c)| the
+// model lets a factor reach: e^60 ~ 1e26 leaves float room for the vectors' own sizes.
+#define POS_DECAY_EXP_MAX 60.0
+// the largest spread of positions within one sequence that window-centred decay supports
+// (INT_MAX for a scheme without decay): training refuses windows that spread further
+int pos_decay_max_span(const PosState *ps, int T);
+// window-centred decay of v (B, T, NH, HS), row stride `stride`, centre = the middle of each
+// sequence's positions; the same call is its own backward (a diagonal scale). Dies if a
+// factor would exceed POS_DECAY_EXP_MAX (callers check pos_decay_max_span first).
+void pos_decay_apply(const PosState *ps, real *v, const int *pos, int B, int T, int stride, int is_key);
 const char *pos_ext_name(int method);   // "none", "pi", "ntk", "dynamic-ntk", "yarn", "rerope"
 int pos_ext_parse(const char *name);    // -1 if unknown
 // the scale factor s a context extension uses for windows of length T (1 = none)

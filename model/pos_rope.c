@@ -56,13 +56,15 @@ static void rotary_plan(const PosState *ps, int T, double base, double *freq, do
     }
 }
 
+double rotary_pos_scale(const PosState *ps, int T) {
+    return ps->ext.method == POS_EXT_PI ? 1.0 / pos_ext_scale(&ps->ext, T) : 1.0;
+}
+
 void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int stride, double base, int interleaved,
-                  double xpos_base, int is_key, double sign) {
+                  double sign) {
     int NH = ps->NH, HS = ps->HS, K = HS / 2;
-    double *freq = xmalloc((size_t)K * 2 * sizeof(double)), *lzeta = freq + K, pscale, mscale;
+    double *freq = xmalloc((size_t)K * sizeof(double)), pscale, mscale;
     rotary_plan(ps, T, base, freq, &pscale, &mscale);
-    for (int k = 0; k < K; k++) lzeta[k] = log((2.0 * k + 0.4 * HS) / (1.4 * HS));
-    double xsign = is_key ? -1.0 : 1.0;
     // one table of cos and sin (times the scale) per distinct row of positions: a sequence
     // whose positions equal the previous one's shares its table (in training, all of them)
     int *tab = xmalloc((size_t)B * sizeof(int)), *first = xmalloc((size_t)B * sizeof(int)), ntab = 0;
@@ -74,18 +76,12 @@ void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int
 #pragma omp parallel for schedule(static) collapse(2)
     for (int i = 0; i < ntab; i++)
         for (int t = 0; t < T; t++) {
-            const int *pb = pos + (size_t)first[i] * T;
-            // xPos: zeta_k = (2k + 0.4 HS) / (1.4 HS); exponents centred on the sequence's middle
-            // position so that long or shifted windows neither overflow nor change the scores
-            // (only differences of positions reach q.k)
-            double centre = 0.5 * ((double)pb[0] + (double)pb[T - 1]), p = (double)pb[t] * pscale;
+            double p = (double)pos[(size_t)first[i] * T + t] * pscale;
             real *row = cs + ((size_t)i * T + t) * 2 * K;
             for (int k = 0; k < K; k++) {
                 double a = sign * p * freq[k];
-                double sc = mscale;
-                if (xpos_base > 0) sc *= exp(xsign * lzeta[k] * ((double)pb[t] - centre) * pscale / xpos_base);
-                row[k] = (real)(sc * cos(a));
-                row[K + k] = (real)(sc * sin(a));
+                row[k] = (real)(mscale * cos(a));
+                row[K + k] = (real)(mscale * sin(a));
             }
         }
 #pragma omp parallel for schedule(static) collapse(2)
@@ -107,13 +103,13 @@ void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int
 
 static void rope_qk_forward(const PosState *ps, real *v, const int *pos, int B, int T, int stride, int is_key) {
     if (ps->ext.method == POS_EXT_REROPE) return; // scores built from distances by rope_term
-    rotary_apply(ps, v, pos, B, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, 1.0);
+    rotary_apply(ps, v, pos, B, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 1.0);
 }
 
 static void rope_qk_backward(const PosState *ps, real *dv, const int *pos, int B, int T, int stride, int is_key) {
     // forward: x' = m R(pos*theta) x  =>  dx = m R(pos*theta)^T dx' = m R(-pos*theta) dx'
     if (ps->ext.method == POS_EXT_REROPE) return;
-    rotary_apply(ps, dv, pos, B, T, stride, ps->hp[0], ps->hp[1] != 0.0f, 0.0, is_key, -1.0);
+    rotary_apply(ps, dv, pos, B, T, stride, ps->hp[0], ps->hp[1] != 0.0f, -1.0);
 }
 
 // ReRoPE (Su 2023), evaluation only: the rotation between q_i and k_j uses the distance

@@ -158,6 +158,17 @@ expect_error "rope-window without rerope" "needs --rope-scaling rerope" $BIN eva
 expect_error "rerope on an xpos checkpoint" "rerope applies to rope checkpoints" $BIN eval --ckpt "$tmp/run-xpos/model.bin" --data "$tmp/text.txt" --rope-scaling rerope
 expect_error "bad --pos-offset list" "comma-separated" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --pos-offset 0,x
 expect_error "eval length longer than the text" "needs at least" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --val "$tmp/short.txt" --lengths 64
+expect_error "xpos decay that cannot train at this length" "xpos-base >= 3" $BIN "${T[@]}" --data "$tmp/text.txt" --pos xpos --xpos-base 1 --seq-len 256 --d-model 16 --heads 2
+expect_error "xpos-base below 1" "xpos-base must be >= 1" $BIN "${T[@]}" --data "$tmp/text.txt" --pos xpos --xpos-base 0.5
+
+# xPos at an evaluation length one centre could not span in float (--xpos-base 1: one centre
+# would need zeta^(+-2048)): evaluation centres each block of queries, so the loss is finite
+$BIN train --data "$tmp/text.txt" --pos xpos --xpos-base 1 --out "$tmp/xb1" --layers 1 --d-model 16 --heads 2 --seq-len 32 \
+  --batch 4 --steps 20 --eval-every 20 --val-tokens 2048 > /dev/null 2>&1
+if $BIN eval --ckpt "$tmp/xb1/model.bin" --data "$tmp/text.txt" --lengths 4096 --csv "$tmp/xb1.csv" 2> "$tmp/xb1.err"; then
+  awk -F, 'NR == 2 { exit !($7 + 0 > 0 && $7 + 0 < 6) }' "$tmp/xb1.csv" && ok "xpos --xpos-base 1 evaluates at 4096 (128x): loss $(tail -1 "$tmp/xb1.csv" | cut -d, -f7)" \
+    || bad "xpos long eval" "$(cat "$tmp/xb1.csv")"
+else bad "xpos long eval" "$(tail -1 "$tmp/xb1.err")"; fi
 
 # --help on every command lists its flags with defaults
 for c in train eval sample info; do

@@ -411,6 +411,59 @@ static void test_rotary_batch_exact(void) {
     }
 }
 
+// xPos's decay in evaluation (attention_forward_infer) is centred per block of queries, so a
+// window far longer than a float can span with one centre still gives the exact attention.
+// Here --xpos-base 1 at T = 1000: one centre would need factors up to zeta_0^(-500) = e^626.
+// Reference: softmax_j<=i(scale sum_d q_id k_jd exp(rate_d (p_i - p_j))) in double, positions
+// shifted by 10^6 (only distances may matter). Rounding: the float scores are sums of HS = 8
+// products, the softmax and output sums over up to 1000 terms, so n u ~ 6e-5 relative to
+// the terms' magnitudes; 2e-4 of the largest output allows that and catches a wrong factor.
+static void test_xpos_long_infer(void) {
+    const PosScheme *s = pos_find("xpos");
+    int C = 16, NH = 2, HS = C / NH, B = 2, T = 1000, C3 = 3 * C;
+    float hp[POS_MAX_HYPER] = {0};
+    pos_default_hypers(s, hp);
+    hp[pos_hyper_index(s, "xpos-base")] = 1.0f;
+    PosState ps;
+    pos_state_init(&ps, s, C, NH, 64, hp);
+    size_t nq = (size_t)B * T * C3, no = (size_t)B * T * C;
+    real *qkv = malloc(nq * sizeof(real)), *out = malloc(no * sizeof(real));
+    double *ref = malloc(no * sizeof(double)), *w = malloc((size_t)T * sizeof(double)), rate[8];
+    int *pos = malloc((size_t)B * T * sizeof(int));
+    Rng rng;
+    rng_seed(&rng, 21);
+    for (size_t i = 0; i < nq; i++) qkv[i] = (real)rng_normal(&rng);
+    for (int i = 0; i < B * T; i++) pos[i] = 1000000 * (i / T) + i % T;
+    s->qk_decay(&ps, T, rate);
+    attention_forward_infer(out, qkv, pos, &ps, B, T, C, NH);
+    double scale = 1.0 / sqrt((double)HS), err = 0, big = 0;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++)
+            for (int i = 0; i < T; i++) {
+                const real *q = qkv + ((size_t)b * T + i) * C3 + h * HS;
+                double mx = -INFINITY, z = 0;
+                for (int j = 0; j <= i; j++) {
+                    const real *k = qkv + ((size_t)b * T + j) * C3 + C + h * HS;
+                    double sc = 0;
+                    for (int d = 0; d < HS; d++) sc += (double)q[d] * k[d] * exp(rate[d] * (pos[b * T + i] - pos[b * T + j]));
+                    w[j] = sc * scale, mx = w[j] > mx ? w[j] : mx;
+                }
+                for (int j = 0; j <= i; j++) w[j] = exp(w[j] - mx), z += w[j];
+                for (int d = 0; d < HS; d++) {
+                    double o = 0;
+                    for (int j = 0; j <= i; j++) o += w[j] / z * qkv[((size_t)b * T + j) * C3 + 2 * C + h * HS + d];
+                    size_t at = ((size_t)b * T + i) * C + h * HS + d;
+                    ref[at] = o, big = fabs(o) > big ? fabs(o) : big;
+                    double e = fabs(o - out[at]);
+                    err = e > err || isnan(e) ? e : err;
+                }
+            }
+    check(err <= 2e-4 * big, "xpos --xpos-base 1: inference attention at T = 1000 (far beyond one centre's float range) == double reference",
+          "max |difference| %.3g, largest output %.3g", err, big);
+    free(qkv), free(out), free(ref), free(w), free(pos);
+    pos_state_free(&ps);
+}
+
 // A checkpoint whose CRC is consistent but whose trainer state is impossible (written by a
 // buggy tool, or edited and re-checksummed) is refused, naming the field.
 static void test_checkpoint_ranges(void) {
@@ -451,6 +504,7 @@ int main(void) {
     test_fast_math();
     test_checkpoint_ranges();
     test_rotary_batch_exact();
+    test_xpos_long_infer();
     test_tables_exact();
     test_fused_exact();
     test_gemm_bands();
