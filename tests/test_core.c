@@ -496,6 +496,68 @@ static void test_checkpoint_ranges(void) {
         snprintf(name, sizeof name, "checkpoint with an impossible %s (CRC consistent) is refused, naming it", cases[i].field);
         check(rc != 0 && strstr(err, want), name, "rc %d, message: %s", rc, rc ? err : "(none)");
     }
+    // the run record (format v2): an impossible one is refused too
+    TrainState rs = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN};
+    rs.run.data_bytes = 100, rs.run.eval_every = 0, rs.run.ckpt_every = 1, rs.run.log_every = 1;
+    ckpt_save(path, &m, &rs, NULL, NULL);
+    FILE *f = fopen(path, "rb");
+    GPT m2;
+    TrainState ts;
+    int rc = ckpt_read(f, path, &m2, &ts, NULL, NULL, err, sizeof err);
+    fclose(f);
+    if (rc == 0) gpt_free(&m2);
+    check(rc != 0 && strstr(err, "impossible run record: eval_every"), "checkpoint with eval_every 0 in its run record is refused, naming it",
+          "rc %d, message: %s", rc, rc ? err : "(none)");
+    remove(path);
+    gpt_free(&m);
+}
+
+// Format v2 adds the run record (data identity, validation and logging settings) in bytes
+// 256..1023 of the header, which v1 left zero: the record loads back as saved, and a v1 file
+// (version 1, those bytes zero, CRC recomputed) still loads, with no record.
+static void test_checkpoint_v1(void) {
+    GPTConfig c = {.V = 256, .C = 8, .L = 1, .NH = 2, .T = 8, .pos_rows = 8};
+    snprintf(c.pos, sizeof c.pos, "alibi");
+    pos_default_hypers(pos_find("alibi"), c.pos_hp);
+    GPT m, m2;
+    gpt_build(&m, &c);
+    gpt_init(&m, 1);
+    TrainState ts = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN}, t2;
+    RunRecord *r = &ts.run;
+    snprintf(r->data, sizeof r->data, "/data/corpus.txt"), snprintf(r->val, sizeof r->val, "/data/held.txt");
+    r->data_bytes = 123456, r->val_bytes = 789, r->data_crc = 0xdeadbeef, r->val_crc = 0x12345678;
+    r->eval_every = 7, r->ckpt_every = 9, r->log_every = 3, r->skip_nonfinite = 1, r->val_tokens = 4096;
+    char path[64], err[512];
+    snprintf(path, sizeof path, "/tmp/posgpt-test-%d-v.bin", (int)getpid());
+    ckpt_save(path, &m, &ts, NULL, NULL);
+    FILE *f = fopen(path, "rb");
+    int rc = ckpt_read(f, path, &m2, &t2, NULL, NULL, err, sizeof err);
+    fclose(f);
+    check(rc == 0 && t2.version == CKPT_VERSION && !memcmp(&t2.run, &ts.run, sizeof ts.run), "checkpoint v2: the run record loads back as saved",
+          "rc %d %s", rc, rc ? err : "(record differs)");
+    if (rc == 0) gpt_free(&m2);
+    // rewrite as version 1
+    f = fopen(path, "r+b");
+    unsigned char h[CKPT_HEADER_BYTES];
+    size_t got = fread(h, 1, sizeof h, f);
+    memset(h + 256, 0, CKPT_HEADER_BYTES - 256);
+    h[8] = 1, h[9] = h[10] = h[11] = 0;
+    memset(h + 248, 0, 4);
+    uint32_t crc = crc32_update(0, h, sizeof h);
+    float buf[256];
+    size_t k;
+    while ((k = fread(buf, sizeof(float), 256, f)) > 0) crc = crc32_update(crc, buf, k * sizeof(float));
+    for (int i = 0; i < 4; i++) h[248 + i] = (unsigned char)(crc >> (8 * i));
+    fseek(f, 0, SEEK_SET);
+    fwrite(h, 1, sizeof h, f);
+    fclose(f);
+    f = fopen(path, "rb");
+    rc = ckpt_read(f, path, &m2, &t2, NULL, NULL, err, sizeof err);
+    fclose(f);
+    check(got == sizeof h && rc == 0 && t2.version == 1 && t2.run.data_bytes == 0 && t2.step == 5 &&
+              !memcmp(m.params, m2.params, m.num_params * sizeof(real)),
+          "checkpoint v1 (no run record) still loads, parameters intact, no record", "rc %d %s", rc, rc ? err : "");
+    if (rc == 0) gpt_free(&m2);
     remove(path);
     gpt_free(&m);
 }
@@ -503,6 +565,7 @@ static void test_checkpoint_ranges(void) {
 int main(void) {
     test_fast_math();
     test_checkpoint_ranges();
+    test_checkpoint_v1();
     test_rotary_batch_exact();
     test_xpos_long_infer();
     test_tables_exact();

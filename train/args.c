@@ -50,6 +50,16 @@ static double parse_number(const char *flag, const char *v, int integer) {
     return x;
 }
 
+// the flags of the last args_parse that were on the command line (for args_given)
+static const ArgDef *g_given[256];
+static int g_ngiven;
+
+int args_given(const char *name) {
+    for (int i = 0; i < g_ngiven; i++)
+        if (!strcmp(g_given[i]->name, name)) return 1;
+    return 0;
+}
+
 static int find_hyper(const char *name) {
     for (int i = 0; i < pos_count(); i++)
         if (pos_hyper_index(pos_at(i), name) >= 0) return 1;
@@ -59,6 +69,7 @@ static int find_hyper(const char *name) {
 int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *hyp, const char *cmd,
                const char *usage, const char **pos_args, int max_pos) {
     int npos = 0;
+    g_ngiven = 0;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -79,6 +90,7 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
         const ArgDef *d = defs;
         while (d->name && strcmp(d->name, name)) d++;
         const char *val = NULL;
+        if (d->name && g_ngiven < 256) g_given[g_ngiven++] = d;
         if (d->name && d->type == ARG_FLAG) {
             if (eq) die("%s: --%s takes no value", cmd, name);
             *(int *)d->ptr = 1;

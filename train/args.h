@@ -29,6 +29,8 @@ typedef struct {
 int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *hyp, const char *cmd,
                const char *usage, const char **pos_args, int max_pos);
 void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_hypers);
+// 1 if the last args_parse saw --name on the command line (not a scheme hyperparameter)
+int args_given(const char *name);
 // Apply hyperparameter flags to the scheme's slots; a flag that belongs to another scheme is an error.
 void args_apply_hypers(const HyperArgs *hyp, const PosScheme *s, float *hp);
 #endif

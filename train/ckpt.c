@@ -9,24 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-uint32_t crc32_update(uint32_t crc, const void *data, size_t n) {
-    // CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), as zlib's crc32()
-    static uint32_t table[256];
-    static int ready;
-    if (!ready) {
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            table[i] = c;
-        }
-        ready = 1;
-    }
-    const unsigned char *p = data;
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++) crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-    return ~crc;
-}
-
 // ---- little-endian field access in the header buffer ----
 static void put_u32(unsigned char *h, int off, uint32_t v) {
     for (int i = 0; i < 4; i++) h[off + i] = (unsigned char)(v >> (8 * i));
@@ -72,8 +54,12 @@ enum {
     H_MAGIC = 0, H_VERSION = 8, H_HBYTES = 12, H_V = 16, H_C = 20, H_L = 24, H_NH = 28, H_T = 32, H_ROWS = 36,
     H_RANDMAX = 40, H_HASOPT = 44, H_POS = 48, H_HP = 80, H_NPARAMS = 112, H_STEP = 120, H_RNG = 128,
     H_LR = 160, H_MINLR = 168, H_WD = 176, H_B1 = 184, H_B2 = 192, H_EPS = 200, H_CLIP = 208, H_WARMUP = 216,
-    H_STEPS = 220, H_BATCH = 224, H_SEED = 232, H_VAL = 240, H_CRC = 248, H_NTENSORS = 252
+    H_STEPS = 220, H_BATCH = 224, H_SEED = 232, H_VAL = 240, H_CRC = 248, H_NTENSORS = 252,
+    // version 2: the run record (zero in version 1)
+    H_DBYTES = 256, H_VBYTES = 264, H_DCRC = 272, H_VCRC = 276, H_EVALEVERY = 280, H_CKPTEVERY = 284, H_LOGEVERY = 288,
+    H_RUNFLAGS = 292, H_VALTOKENS = 296, H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
+_Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
 
 // float32 copy of n reals (a no-op cast in the float build); 0, or -1 with errno set
 static int write_f32(FILE *f, const real *x, size_t n, uint32_t *crc) {
@@ -112,6 +98,14 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const re
     put_u64(h, H_SEED, ts->seed);
     put_f64(h, H_VAL, ts->val_loss);
     put_u32(h, H_NTENSORS, NUM_PARAM_TENSORS);
+    const RunRecord *r = &ts->run;
+    put_u64(h, H_DBYTES, r->data_bytes), put_u64(h, H_VBYTES, r->val_bytes);
+    put_u32(h, H_DCRC, r->data_crc), put_u32(h, H_VCRC, r->val_crc);
+    put_u32(h, H_EVALEVERY, (uint32_t)r->eval_every), put_u32(h, H_CKPTEVERY, (uint32_t)r->ckpt_every);
+    put_u32(h, H_LOGEVERY, (uint32_t)r->log_every), put_u32(h, H_RUNFLAGS, (uint32_t)(r->skip_nonfinite != 0));
+    put_u64(h, H_VALTOKENS, (uint64_t)r->val_tokens);
+    memcpy(h + H_DPATH, r->data, strnlen(r->data, CKPT_PATH_BYTES - 1));
+    memcpy(h + H_VPATH, r->val, strnlen(r->val, CKPT_PATH_BYTES - 1));
 
     // written under a temporary name, flushed to disk, then renamed over the old file: a
     // crash or a full disk leaves either the old checkpoint or the new one, never a mix
@@ -162,7 +156,8 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
         FAIL("'%s' is not a posgpt checkpoint (bad magic: expected \"%s\" at offset 0)", name, CKPT_MAGIC);
     if (got < 12) FAIL("checkpoint '%s' is truncated: %zu bytes, the header alone is %d", name, got, CKPT_HEADER_BYTES);
     uint32_t ver = get_u32(h, H_VERSION);
-    if (ver != CKPT_VERSION) FAIL("checkpoint '%s' has format version %u; this posgpt reads version %d", name, ver, CKPT_VERSION);
+    if (ver != 1 && ver != CKPT_VERSION)
+        FAIL("checkpoint '%s' has format version %u; this posgpt reads versions 1 to %d", name, ver, CKPT_VERSION);
     if (got != sizeof h) FAIL("checkpoint '%s' is truncated: %zu bytes, the header alone is %d", name, got, CKPT_HEADER_BYTES);
     if (get_u32(h, H_HBYTES) != CKPT_HEADER_BYTES)
         FAIL("checkpoint '%s' is corrupted: header size field %u, expected %d", name, get_u32(h, H_HBYTES), CKPT_HEADER_BYTES);
@@ -230,6 +225,28 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
                  "step %llu of %u, warmup %u, batch %u, val_loss %g)", name, bad, lr, mlr, wd, b1, b2, eps, clip,
                  (unsigned long long)step, steps, warm, batch, val);
     }
+    // the run record (version 2): all zero when not recorded, else every field in range
+    RunRecord run;
+    memset(&run, 0, sizeof run);
+    if (ver >= 2) {
+        run.data_bytes = get_u64(h, H_DBYTES), run.val_bytes = get_u64(h, H_VBYTES);
+        run.data_crc = get_u32(h, H_DCRC), run.val_crc = get_u32(h, H_VCRC);
+        uint32_t ev = get_u32(h, H_EVALEVERY), ce = get_u32(h, H_CKPTEVERY), le = get_u32(h, H_LOGEVERY), fl = get_u32(h, H_RUNFLAGS);
+        uint64_t vt = get_u64(h, H_VALTOKENS);
+        int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt;
+        const char *bad = none ? NULL : !run.data_bytes ? "data size" : ev < 1 || ev > (1u << 30) ? "eval_every"
+                        : ce < 1 || ce > (1u << 30) ? "ckpt_every" : le < 1 || le > (1u << 30) ? "log_every"
+                        : fl > 1 ? "flags" : vt > (uint64_t)1e15 ? "val_tokens" : NULL;
+        for (int k = 0; k < 2 && !bad; k++) {
+            const unsigned char *pth = h + (k ? H_VPATH : H_DPATH);
+            if (pth[CKPT_PATH_BYTES - 1]) bad = k ? "val path" : "data path";
+        }
+        if (bad) FAIL("checkpoint '%s' holds an impossible run record: %s", name, bad);
+        run.eval_every = (int)ev, run.ckpt_every = (int)ce, run.log_every = (int)le, run.skip_nonfinite = (int)fl;
+        run.val_tokens = (long)vt;
+        memcpy(run.data, h + H_DPATH, CKPT_PATH_BYTES);
+        memcpy(run.val, h + H_VPATH, CKPT_PATH_BYTES);
+    }
     if (mom && vel) *mom = mo, *vel = ve;
     else free(mo), free(ve);
     if (ts) {
@@ -242,6 +259,8 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
         ts->warmup = (int)get_u32(h, H_WARMUP), ts->steps = (int)get_u32(h, H_STEPS), ts->batch = (int)get_u32(h, H_BATCH);
         ts->seed = get_u64(h, H_SEED);
         ts->val_loss = get_f64(h, H_VAL);
+        ts->run = run;
+        ts->version = (int)ver;
     }
     return 0;
 fail:

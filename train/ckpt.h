@@ -5,11 +5,23 @@
 #ifndef POSGPT_CKPT_H
 #define POSGPT_CKPT_H
 
+#include "fileio.h"
 #include "gpt.h"
 
 #define CKPT_MAGIC "POSGPTCK"
-#define CKPT_VERSION 1
+#define CKPT_VERSION 2 // reads 1 too (no run record)
+#define CKPT_PATH_BYTES 320
 #define CKPT_HEADER_BYTES 1024
+
+// What a run trains on and how it validates and logs, so that `train --resume DIR` alone
+// continues it as it was (format v2; a v1 checkpoint has none: data_bytes == 0).
+typedef struct {
+    char data[CKPT_PATH_BYTES], val[CKPT_PATH_BYTES]; // absolute paths; "" = too long to record / no --val
+    uint64_t data_bytes, val_bytes; // file sizes; val_bytes 0 = held out from --data
+    uint32_t data_crc, val_crc;     // CRC-32 of the contents
+    int eval_every, ckpt_every, log_every, skip_nonfinite;
+    long val_tokens;
+} RunRecord;
 
 typedef struct {
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip;
@@ -18,6 +30,8 @@ typedef struct {
     long step;      // optimizer steps done
     Rng rng;        // trainer RNG (data order, random positions) after `step` steps
     double val_loss; // last validation loss (NaN if none)
+    RunRecord run;
+    int version;     // format of the file it was read from (set by ckpt_read)
 } TrainState;
 
 // Write atomically (temporary file, fsync, rename). mom/vel may be NULL (no optimizer
@@ -33,5 +47,4 @@ void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel)
 // The same from an open stream, returning -1 with a one-line reason in err instead of exiting
 // (everything allocated is freed); `name` is used in messages. For tools and the fuzz test.
 int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, real **vel, char *err, size_t errlen);
-uint32_t crc32_update(uint32_t crc, const void *data, size_t n);
 #endif

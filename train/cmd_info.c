@@ -17,7 +17,7 @@ int cmd_info(int argc, char **argv) {
     const GPTConfig *c = &m.cfg;
     const PosScheme *s = m.ps.scheme;
     char label[64];
-    printf("checkpoint      %s (format v%d, checksum ok)\n", files[0], CKPT_VERSION);
+    printf("checkpoint      %s (format v%d, checksum ok)\n", files[0], ts.version);
     printf("scheme          %s  [%s]\n", scheme_label(c, label, sizeof label), s->cite);
     for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) printf("  %-14s%g\n", s->hypers[i].name, c->pos_hp[i]);
     if (s->max_pos) printf("  table rows    %d (positions 0..%d)\n", c->pos_rows, c->pos_rows - 1);
@@ -29,6 +29,17 @@ int cmd_info(int argc, char **argv) {
            ts.step, ts.steps, ts.batch, ts.lr, ts.warmup, ts.min_lr_frac, ts.wd, ts.beta1, ts.beta2, ts.clip,
            (unsigned long long)ts.seed);
     printf("val loss        %.4f (ppl %.3f)\n", ts.val_loss, exp(ts.val_loss));
+    const RunRecord *r = &ts.run;
+    if (r->data_bytes) {
+        printf("data            %s (%llu bytes, CRC-32 %08x)\n", r->data[0] ? r->data : "(path not recorded)",
+               (unsigned long long)r->data_bytes, r->data_crc);
+        if (r->val_bytes)
+            printf("val             %s (%llu bytes, CRC-32 %08x)\n", r->val[0] ? r->val : "(path not recorded)",
+                   (unsigned long long)r->val_bytes, r->val_crc);
+        else printf("val             the last 10%% of the data\n");
+        printf("schedule        validation every %d steps on %ld tokens (0 = all), checkpoint every %d, log every %d%s\n",
+               r->eval_every, r->val_tokens, r->ckpt_every, r->log_every, r->skip_nonfinite ? ", skip non-finite steps" : "");
+    } else printf("data            not recorded (format v1, or not written by posgpt train)\n");
     printf("optimizer state %s\n", mom ? "yes (resumable)" : "no");
     printf("tensors:\n");
     for (int i = 0; i < NUM_PARAM_TENSORS; i++)

@@ -170,6 +170,93 @@ static void write_config(const char *path, const GPT *m, const TrainState *ts, c
     out_commit(&o);
 }
 
+// ---- resuming: the run's settings, and flags that would change them ----
+static const char *g_dir; // the run directory being resumed, for messages
+
+static void conflict(const char *flag, const char *given, const char *run) {
+    die("--%s %s conflicts with the run in '%s', which has --%s %s; a resumed run keeps its settings (drop the flag to "
+        "continue it as it was, or start a new run with another --out)", flag, given, g_dir, flag, run);
+}
+static void same_int(const char *flag, long given, long run) {
+    char a[32], b[32];
+    if (!args_given(flag) || given == run) return;
+    snprintf(a, sizeof a, "%ld", given), snprintf(b, sizeof b, "%ld", run);
+    conflict(flag, a, b);
+}
+static void same_num(const char *flag, double given, double run) {
+    char a[40], b[40];
+    if (!args_given(flag) || given == run) return;
+    snprintf(a, sizeof a, "%g", given), snprintf(b, sizeof b, "%g", run);
+    if (!strcmp(a, b)) snprintf(a, sizeof a, "%.17g", given), snprintf(b, sizeof b, "%.17g", run); // 0.1 vs 0.1000001
+    conflict(flag, a, b);
+}
+static void same_str(const char *flag, const char *given, const char *run) {
+    if (args_given(flag) && strcmp(given, run)) conflict(flag, given, run);
+}
+
+// every flag given on resume that names a setting of the run must agree with it
+static void check_resume_flags(const TrainArgs *a, const HyperArgs *hyp, const GPT *m, const TrainState *ts) {
+    const GPTConfig *c = &m->cfg;
+    same_str("pos", a->pos, c->rand_max ? "randomized" : c->pos);
+    same_str("rand-base", a->rand_base, c->rand_max ? c->pos : "(none: the run is not randomized)");
+    same_int("rand-max", a->rand_max, c->rand_max);
+    if (a->max_pos) same_int("max-pos", a->max_pos, c->pos_rows);
+    same_int("seq-len", a->seq_len, c->T), same_int("layers", a->layers, c->L);
+    same_int("d-model", a->d_model, c->C), same_int("heads", a->heads, c->NH);
+    for (int i = 0; i < hyp->n; i++) {
+        char name[128];
+        size_t len = strcspn(hyp->name[i], "=");
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), hyp->name[i]);
+        int k = pos_hyper_index(m->ps.scheme, name);
+        if (k < 0) die("--%s is not a hyperparameter of the run's scheme '%s' (in '%s')", name, m->ps.scheme->name, g_dir);
+        if (hyp->value[i] != c->pos_hp[k]) {
+            char x[40], y[40];
+            snprintf(x, sizeof x, "%g", hyp->value[i]), snprintf(y, sizeof y, "%g", c->pos_hp[k]);
+            conflict(name, x, y);
+        }
+    }
+    same_int("batch", a->batch, ts->batch), same_int("steps", a->steps, ts->steps);
+    same_int("warmup", a->warmup >= 0 ? a->warmup : a->steps / 20, ts->warmup);
+    same_num("lr", a->lr, ts->lr), same_num("min-lr-frac", a->min_lr_frac, ts->min_lr_frac), same_num("wd", a->wd, ts->wd);
+    same_num("beta1", a->beta1, ts->beta1), same_num("beta2", a->beta2, ts->beta2), same_num("eps", a->eps, ts->eps);
+    same_num("clip", a->clip, ts->clip);
+    if (args_given("seed") && (uint64_t)a->seed != ts->seed) {
+        char x[32], y[32];
+        snprintf(x, sizeof x, "%ld", a->seed), snprintf(y, sizeof y, "%llu", (unsigned long long)ts->seed);
+        conflict("seed", x, y);
+    }
+    const RunRecord *r = &ts->run;
+    if (r->data_bytes) { // recorded (format v2); a v1 checkpoint takes these from the flags
+        same_int("eval-every", a->eval_every, r->eval_every), same_int("val-tokens", a->val_tokens, r->val_tokens);
+        same_int("ckpt-every", a->ckpt_every, r->ckpt_every), same_int("log-every", a->log_every, r->log_every);
+    }
+    if (args_given("overwrite")) die("--overwrite and --resume contradict each other: --resume continues the run in '%s'", g_dir);
+}
+
+// the run record of a new run (or of a v1 run being resumed): absolute paths where they fit
+static void record_run(RunRecord *r, const TrainArgs *a, const Corpus *corpus) {
+    memset(r, 0, sizeof *r);
+    for (int k = 0; k < 2; k++) {
+        const char *p = k ? a->val : a->data;
+        char *dst = k ? r->val : r->data, *abs = p ? realpath(p, NULL) : NULL;
+        if (abs && strlen(abs) < CKPT_PATH_BYTES) snprintf(dst, CKPT_PATH_BYTES, "%s", abs);
+        free(abs);
+    }
+    r->data_bytes = corpus->data_bytes, r->data_crc = corpus->data_crc;
+    r->val_bytes = corpus->val_bytes, r->val_crc = corpus->val_crc;
+    r->eval_every = a->eval_every, r->ckpt_every = a->ckpt_every, r->log_every = a->log_every;
+    r->skip_nonfinite = a->skip_nonfinite, r->val_tokens = a->val_tokens;
+}
+
+// a resumed run reads the text it trained on: same size and CRC-32 as recorded
+static void check_same_text(const char *what, const char *path, uint64_t bytes, uint32_t crc, uint64_t rbytes, uint32_t rcrc,
+                            const char *rpath) {
+    if (bytes == rbytes && crc == rcrc) return;
+    die("%s '%s' (%llu bytes, CRC-32 %08x) is not the text the run in '%s' trained on ('%s', %llu bytes, CRC-32 %08x); "
+        "a resumed run must read the same text", what, path, (unsigned long long)bytes, crc, g_dir, rpath[0] ? rpath : "?",
+        (unsigned long long)rbytes, rcrc);
+}
+
 int cmd_train(int argc, char **argv) {
     on_stop_signals(on_signal); // from the start: a signal during set-up is handled like one during training
     TrainArgs a = {.pos = "alibi", .rand_base = "sinusoidal", .seq_len = 128, .layers = 4, .d_model = 128,
@@ -227,8 +314,30 @@ int cmd_train(int argc, char **argv) {
         if (stat(path, &st) != 0) die("--resume %s: the directory holds no checkpoint (model.bin); nothing to resume", dir);
         ckpt_load(path, &m, &ts, &mom, &vel);
         if (!mom) die("'%s' holds no optimizer state, so the run cannot be resumed exactly", path);
-        if (!a.data) die("--resume needs the same --data (and --val) as the original run");
+        g_dir = dir;
+        check_resume_flags(&a, &hyp, &m, &ts);
+        if (a.out) {
+            char *x = realpath(a.out, NULL), *y = realpath(dir, NULL);
+            int same = x && y && !strcmp(x, y);
+            free(x), free(y);
+            if (!same) die("--out %s: a resumed run writes into its own directory ('%s'); drop --out", a.out, dir);
+        }
         if (ts.step >= ts.steps) die("the run in '%s' already finished (%ld of %d steps)", dir, ts.step, ts.steps);
+        if (a.stop_at && a.stop_at <= ts.step)
+            die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a.stop_at, dir, ts.step, ts.steps);
+        RunRecord *r = &ts.run;
+        if (r->data_bytes) { // the run's own text and settings, unless the flags name the same ones
+            if (!a.data && !r->data[0]) die("--resume %s: the run's data path was too long to record; pass its --data", dir);
+            if (!a.data) a.data = r->data;
+            if (r->val_bytes && !a.val && !r->val[0]) die("--resume %s: the run's --val path was too long to record; pass its --val", dir);
+            if (r->val_bytes && !a.val) a.val = r->val;
+            if (!r->val_bytes && a.val)
+                die("--val %s conflicts with the run in '%s', which held out the last 10%% of its --data", a.val, dir);
+            a.eval_every = r->eval_every, a.val_tokens = r->val_tokens, a.ckpt_every = r->ckpt_every, a.log_every = r->log_every;
+            a.skip_nonfinite = a.skip_nonfinite || r->skip_nonfinite;
+        } else if (!a.data)
+            die("--resume %s: this checkpoint (format v1) does not record its training text; pass the same --data (and --val, "
+                "--eval-every, --val-tokens) as the original run", dir);
         make_dir(dir);
     } else {
         if (!a.data) die("train: --data FILE is required (see posgpt train --help)");
@@ -267,12 +376,18 @@ int cmd_train(int argc, char **argv) {
         lock_run_dir(dir);
         refuse_existing_run(dir, a.overwrite);
     }
+    if (a.stop_at && a.stop_at > ts.steps) die("--stop-at %d is beyond the run's last step (%d)", a.stop_at, ts.steps);
     remove_stale_tmp(dir);
     runtime_setup(a.threads);
     const GPTConfig *c = &m.cfg;
     int B = ts.batch, T = c->T;
     Corpus corpus;
     corpus_load(&corpus, a.data, a.val);
+    if (a.resume && ts.run.data_bytes) {
+        const RunRecord *r = &ts.run;
+        check_same_text("--data", a.data, corpus.data_bytes, corpus.data_crc, r->data_bytes, r->data_crc, r->data);
+        if (a.val) check_same_text("--val", a.val, corpus.val_bytes, corpus.val_crc, r->val_bytes, r->val_crc, r->val);
+    } else record_run(&ts.run, &a, &corpus); // a new run, or a v1 run: recorded from now on
     if (corpus.ntrain < (size_t)T + 1)
         die("training text is too short: %zu bytes, a window of --seq-len %d needs at least %d", corpus.ntrain, T, T + 1);
     if (corpus.nval < (size_t)T + 1)
@@ -402,9 +517,11 @@ int cmd_train(int argc, char **argv) {
         char how[64];
         if (sig) snprintf(how, sizeof how, "received %s: stopped", signame(sig));
         else snprintf(how, sizeof how, "stopped (--stop-at)");
-        fprintf(stderr, "%s at step %ld of %d; %s %s; continue with: posgpt train --resume %s --data %s%s%s\n", how, ts.step,
-                ts.steps, saved_now ? "its checkpoint is saved to" : "its checkpoint was already on disk:", ckpt_path, dir, a.data,
-                a.val ? " --val " : "", a.val ? a.val : "");
+        // the run record holds the data paths unless they were too long to record
+        int need_data = !ts.run.data[0], need_val = a.val && !ts.run.val[0];
+        fprintf(stderr, "%s at step %ld of %d; %s %s; continue with: posgpt train --resume %s%s%s%s%s\n", how, ts.step,
+                ts.steps, saved_now ? "its checkpoint is saved to" : "its checkpoint was already on disk:", ckpt_path, dir,
+                need_data ? " --data " : "", need_data ? a.data : "", need_val ? " --val " : "", need_val ? a.val : "");
         if (val_cut) fprintf(stderr, "(the validation under way was cut short and is not logged)\n");
     }
     double total = now_seconds() - pr.t0;

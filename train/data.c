@@ -28,9 +28,11 @@ void corpus_load(Corpus *c, const char *path, const char *val_path) {
     memset(c, 0, sizeof *c);
     size_t n;
     uint8_t *all = read_file(path, &n);
+    c->data_bytes = n, c->data_crc = crc32_update(0, all, n);
     if (val_path) {
         size_t nv;
         uint8_t *v = read_file(val_path, &nv);
+        c->val_bytes = nv, c->val_crc = crc32_update(0, v, nv);
         uint8_t *both = xmalloc(n + nv);
         memcpy(both, all, n);
         memcpy(both + n, v, nv);

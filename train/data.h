@@ -9,6 +9,9 @@ typedef struct {
     uint8_t *bytes; // owned buffer holding the whole file
     const uint8_t *train, *val;
     size_t ntrain, nval;
+    // what identifies the files: sizes and CRC-32s (val_bytes 0: no --val, held out from data)
+    uint64_t data_bytes, val_bytes;
+    uint32_t data_crc, val_crc;
 } Corpus;
 
 // Read `path`; the last 10% is validation unless val_path is given (then all of `path` trains).

@@ -46,4 +46,6 @@ int out_flush_check(FILE *f);
 // at the end of main: stdout flushed and closed; a write error (a full disk, /dev/full) is a
 // one-line error and makes the exit status 1
 int out_close_stdout(int rc);
+// CRC-32 (IEEE 802.3, as zlib's crc32()) of n bytes, continuing from crc (0 to start)
+uint32_t crc32_update(uint32_t crc, const void *data, size_t n);
 #endif

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# test_resume.sh - a resumed run continues the run it names, as it was:
+#  - the checkpoint records the data (absolute path, size, CRC-32) and the validation and
+#    logging settings, so `train --resume DIR` alone continues a stopped run, and the result
+#    equals the uninterrupted run bit for bit (same losses, validation losses, checkpoint);
+#  - another text under --data, or the same path with changed contents, is refused naming
+#    both texts' sizes;
+#  - a flag that names a setting of the run with another value is refused naming the run's
+#    value (model, optimizer, scheme hyperparameter, validation, logging); the same value is
+#    accepted; --stop-at behind the run, --val on a run without one, --out elsewhere and
+#    --overwrite are refused.
+. "$(dirname "$0")/lib.sh" resume
+
+phrase_text 5 4000 > "$tmp/text.txt"
+phrase_text 6 4000 > "$tmp/other.txt"
+R=(--data "$tmp/text.txt" --pos rope --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 24 --eval-every 6
+   --ckpt-every 100 --log-every 2 --val-tokens 1024 --threads 2)
+$BIN train "${R[@]}" --out "$tmp/full" > /dev/null 2>&1
+$BIN train "${R[@]}" --out "$tmp/split" --stop-at 12 > /dev/null 2> "$tmp/stop.err"
+grep -q "continue with: posgpt train --resume $tmp/split$" "$tmp/stop.err" \
+  && ok "the stop message's hint is 'posgpt train --resume DIR' alone" || bad "stop hint" "$(tail -1 "$tmp/stop.err")"
+# from another directory, with none of the original flags
+(cd / && "$OLDPWD/$BIN" train --resume "$tmp/split" > /dev/null 2> "$tmp/res.err")
+if cmp -s "$tmp/full/model.bin" "$tmp/split/model.bin" && cmp -s <(cut -d, -f1-5 "$tmp/full/log.csv") <(cut -d, -f1-5 "$tmp/split/log.csv"); then
+  ok "train --resume DIR alone (from another directory) == the uninterrupted run: log (incl. validation) and checkpoint bit-identical"
+else bad "resume alone" "$(tail -1 "$tmp/res.err"; diff <(cut -d, -f1-5 "$tmp/full/log.csv") <(cut -d, -f1-5 "$tmp/split/log.csv") | head -4)"; fi
+
+refused() { # name pattern command...
+  local name=$1 pat=$2; shift 2
+  "$@" > /dev/null 2> "$tmp/e"; local rc=$?
+  if [ $rc -ne 0 ] && [ $rc -lt 128 ] && [ "$(grep -c . "$tmp/e")" -le 2 ] && grep -q -- "$pat" "$tmp/e"; then ok "$name -> $(grep error "$tmp/e")"
+  else bad "$name" "rc=$rc: $(head -2 "$tmp/e")"; fi
+}
+$BIN train "${R[@]}" --out "$tmp/r" --stop-at 6 > /dev/null 2>&1
+cp -r "$tmp/r" "$tmp/r0" # the stopped state, to compare after each refusal
+same_as_before() { cmp -s "$tmp/r/model.bin" "$tmp/r0/model.bin" && cmp -s "$tmp/r/log.csv" "$tmp/r0/log.csv"; }
+refused "another text under --data" "is not the text the run.*trained on" $BIN train --resume "$tmp/r" --data "$tmp/other.txt"
+cp "$tmp/text.txt" "$tmp/text.bak"; printf 'x' >> "$tmp/text.txt"
+refused "the run's text changed in place" "text.txt' ($(wc -c < "$tmp/text.txt") bytes.*$(wc -c < "$tmp/text.bak") bytes" $BIN train --resume "$tmp/r"
+mv "$tmp/text.bak" "$tmp/text.txt"
+mv "$tmp/text.txt" "$tmp/moved.txt"
+refused "the run's text is gone" "cannot read\|no such file" $BIN train --resume "$tmp/r"
+$BIN train --resume "$tmp/r" --data "$tmp/moved.txt" --stop-at 8 > /dev/null 2>&1 \
+  && ok "the same text under another path is accepted (--data moved.txt)" || bad "moved text" "refused"
+mv "$tmp/moved.txt" "$tmp/text.txt"
+rm -rf "$tmp/r"; cp -r "$tmp/r0" "$tmp/r"
+refused "--steps on resume" "has --steps 24" $BIN train --resume "$tmp/r" --steps 50
+refused "--lr on resume" "has --lr 0.001" $BIN train --resume "$tmp/r" --lr 2e-3
+refused "--d-model on resume" "has --d-model 16" $BIN train --resume "$tmp/r" --d-model 32
+refused "--pos on resume" "has --pos rope" $BIN train --resume "$tmp/r" --pos alibi
+refused "a scheme hyperparameter on resume" "has --rope-base 10000" $BIN train --resume "$tmp/r" --rope-base 500
+refused "another scheme's hyperparameter on resume" "not a hyperparameter of the run's scheme 'rope'" $BIN train --resume "$tmp/r" --t5-buckets 8
+refused "--eval-every on resume" "has --eval-every 6" $BIN train --resume "$tmp/r" --eval-every 5
+refused "--val-tokens on resume" "has --val-tokens 1024" $BIN train --resume "$tmp/r" --val-tokens 0
+refused "--seed on resume" "has --seed 1" $BIN train --resume "$tmp/r" --seed 2
+refused "--stop-at behind the run" "not ahead of the run.*step 6 of 24" $BIN train --resume "$tmp/r" --stop-at 4
+refused "--stop-at beyond the run" "beyond the run's last step (24)" $BIN train --resume "$tmp/r" --stop-at 99
+refused "--val on a run that held out part of --data" "held out the last 10%" $BIN train --resume "$tmp/r" --val "$tmp/other.txt"
+refused "--out elsewhere" "writes into its own directory" $BIN train --resume "$tmp/r" --out "$tmp/elsewhere"
+refused "--overwrite with --resume" "contradict" $BIN train --resume "$tmp/r" --overwrite
+same_as_before && ok "every refusal left the run untouched" || bad "refusals" "the run changed"
+$BIN train --resume "$tmp/r" "${R[@]}" --stop-at 12 > /dev/null 2> "$tmp/e" \
+  && $BIN info "$tmp/r/model.bin" | grep -q "step 12 of 24" && ok "all the original flags again, same values: accepted" \
+  || bad "same flags" "$(tail -1 "$tmp/e")"
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]
