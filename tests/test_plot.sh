@@ -105,6 +105,16 @@ $BIN plot --out "$tmp/again.png" "$tmp/eval.csv" 2>/dev/null && cmp -s "$tmp/aga
 cp "$tmp/eval_tame.csv" "$tmp/eval_copy.csv"
 render merged 800 500 "$tmp/eval_tame.csv" "$tmp/eval_copy.csv"
 [ "$(stat_of "$tmp/merged.stats" series)" = 2 ] && ok "identical rows in two files merge" || bad "merge" "$(stat_of "$tmp/merged.stats" series) series"
+# a CSV as a spreadsheet saves it (UTF-8 byte-order mark, CRLF, spaces around fields,
+# quoted fields), or with old-Mac CR line endings: the same figure, byte for byte
+{ printf '\xef\xbb\xbf'; sed 's/,/ , /g; s/^\([a-z-]*\) /"\1" /; s/$/\r/' "$tmp/eval_tame.csv"; } > "$tmp/sheet.csv"
+tr '\n' '\r' < "$tmp/eval_tame.csv" > "$tmp/mac.csv"
+$BIN plot --out "$tmp/plain.png" "$tmp/eval_tame.csv" 2>/dev/null
+for v in sheet mac; do
+  $BIN plot --out "$tmp/$v.png" "$tmp/$v.csv" 2> "$tmp/$v.err" && cmp -s "$tmp/$v.png" "$tmp/plain.png" \
+    && ok "a $v CSV ($([ $v = sheet ] && echo "BOM, CRLF, spaces, quotes" || echo "CR line endings")) gives the same PNG as the plain one" \
+    || bad "$v CSV" "$(cat "$tmp/$v.err")"
+done
 
 # ---- bad input: one line on stderr with "error", non-zero exit, no PNG ----
 expect_error() { # name, text the message must contain, args...
@@ -128,6 +138,8 @@ printf '%s\nflat,64,64,sliding,7\n' $H5 > "$tmp/sliding.csv"
 printf '%s\nflat,64,64,nonoverlapping,8\n' $H5 > "$tmp/conflict.csv"
 printf 'step,train_loss,val_loss\n10,,\n' > "$tmp/noloss.csv"
 printf 'a,b\n1,2\n' > "$tmp/unknown.csv"
+tr ',' ';' < "$tmp/eval_tame.csv" > "$tmp/semi.csv"
+{ printf '\xff\xfe'; sed 's/./&\x00/g' "$tmp/eval_tame.csv"; } > "$tmp/u16.csv"
 O=(--out "$tmp/err.png")
 expect_error "no files" "no input files" "${O[@]}"
 expect_error "no --out" "--out" "$tmp/eval.csv"
@@ -144,6 +156,8 @@ expect_error "non-numeric" "word.csv line 3: column 'ppl' is 'seven'" "${O[@]}" 
 expect_error "short row" "short.csv line 2" "${O[@]}" "$tmp/short.csv"
 expect_error "empty train_loss" "column 'train_loss' is empty" "${O[@]}" "$tmp/noloss.csv"
 expect_error "nothing left after filtering" "no rows left" "${O[@]}" --protocol nonoverlapping "$tmp/sliding.csv"
+expect_error "semicolon-separated" "separates its fields with ';'" "${O[@]}" "$tmp/semi.csv"
+expect_error "UTF-16" "is UTF-16 text; save it as UTF-8" "${O[@]}" "$tmp/u16.csv"
 expect_error "conflicting rows" "different values" "${O[@]}" "$tmp/eval_tame.csv" "$tmp/conflict.csv"
 expect_error "unknown --kind" "--kind must be" "${O[@]}" --kind pie "$tmp/eval.csv"
 expect_error "bad --protocol" "--protocol must be" "${O[@]}" --protocol diagonal "$tmp/eval.csv"

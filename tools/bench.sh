@@ -100,3 +100,23 @@ for s in $schemes; do
     printf "\n"
   done
 done
+
+# plot --kind position reads a row per position: its time must grow as n log n, not n^2
+# (ratio 200k/50k rows: ~4.4 for n log n, 16 for n^2). Median of 3 runs per size.
+echo
+echo "plot --kind position (median of 3 runs; n log n gives a ratio near 4.4, n^2 gives 16)"
+ptmp=$(mktemp -d)
+pt=()
+for n in 50000 200000; do
+  awk -v n=$n 'BEGIN { print "scheme,train_len,eval_len,protocol,stride,position,loss,count"
+    for (i = 0; i < n; i++) printf "rope,%d,%d,nonoverlapping,%d,%d,%.4f,3\n", n, n, n, i, 2 + sin(i / 100.0) }' > "$ptmp/p$n.csv"
+  ts=()
+  for r in 1 2 3; do
+    t0=$(date +%s.%N); ./posgpt plot "$ptmp/p$n.csv" --out "$ptmp/p.png" > /dev/null 2>&1; t1=$(date +%s.%N)
+    ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+  done
+  pt+=("$(med "${ts[@]}")")
+  printf "%8d rows  %8.3f s\n" $n "${pt[-1]}"
+done
+awk -v a="${pt[0]}" -v b="${pt[1]}" 'BEGIN { printf "ratio 200k / 50k: %.2f\n", b / a }'
+rm -rf "$ptmp"

@@ -57,14 +57,31 @@ static char *trim(char *s) {
     return s;
 }
 
+// a field in double quotes loses them ("" inside stands for "); commas inside quotes are
+// not special here: posgpt's own CSVs never quote, and a quoted comma splits the field (the
+// field count then disagrees with the header, which is an error naming the line)
+static char *unquote(char *f) {
+    size_t len = strlen(f);
+    if (len < 2 || f[0] != '"' || f[len - 1] != '"') return f;
+    f[len - 1] = 0, f++;
+    char *w = f;
+    for (char *r = f; *r; r++) {
+        *w++ = *r;
+        if (r[0] == '"' && r[1] == '"') r++;
+    }
+    *w = 0;
+    return trim(f);
+}
+
 static int split(char *s, char **out, int max) {
     int n = 0;
     for (;;) {
         char *comma = strchr(s, ',');
-        if (n < max) out[n] = trim(s);
+        if (comma) *comma = 0;
+        if (n < max) out[n] = unquote(trim(s));
         n++;
         if (!comma) break;
-        *comma = 0, s = comma + 1;
+        s = comma + 1;
     }
     return n;
 }
@@ -74,7 +91,16 @@ static void csv_read(Csv *t, const char *path) {
     t->path = path;
     size_t n;
     t->text = (char *)read_regular_file(path, "plot input", (size_t)1 << 30, &n);
+    // what spreadsheets write: a UTF-8 byte-order mark (skipped), CRLF line endings and
+    // spaces around fields (trimmed), quoted fields (unquoted in split); UTF-16, old Mac CR
+    // line endings and ';' separators get an error that names them
+    const unsigned char *u = (const unsigned char *)t->text;
+    if (n >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF)))
+        die("plot: '%s' is UTF-16 text; save it as UTF-8 (or plain) CSV", path);
     if (memchr(t->text, 0, n)) die("plot: '%s' is not a text CSV file (it contains NUL bytes)", path);
+    if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) memmove(t->text, t->text + 3, n - 2), n -= 3;
+    if (!memchr(t->text, '\n', n) && memchr(t->text, '\r', n)) // CR only: one line to us
+        for (size_t i = 0; i < n; i++) t->text[i] = t->text[i] == '\r' ? '\n' : t->text[i];
     // lines
     int nlines = 1;
     for (size_t i = 0; i < n; i++) nlines += t->text[i] == '\n';
@@ -90,6 +116,8 @@ static void csv_read(Csv *t, const char *path) {
     while (h < nl && !*trim(lines[h])) h++;
     if (h == nl) die("plot: '%s' is empty (no header row)", path);
     snprintf(t->header, sizeof t->header, "%s", trim(lines[h]));
+    if (!strchr(t->header, ',') && strchr(t->header, ';'))
+        die("plot: '%s' separates its fields with ';'; posgpt reads comma-separated files (the header is: %s)", path, t->header);
     t->ncol = split(lines[h], t->col, 64);
     if (t->ncol > 64) die("plot: '%s' has %d columns; at most 64", path, t->ncol);
     t->cell = xmalloc((size_t)nl * t->ncol * sizeof(char *) + 1);
@@ -173,15 +201,16 @@ static int cmp_row(const void *a, const void *b) {
     return p->x < q->x ? -1 : p->x > q->x ? 1 : p->order - q->order;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static double median(const double *v, int n) {
     if (n <= 0) return NAN;
     double *t = xmalloc((size_t)n * sizeof(double));
     memcpy(t, v, (size_t)n * sizeof(double));
-    for (int i = 1; i < n; i++) // insertion sort: n is a few thousand at most
-        for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
-            double u = t[j];
-            t[j] = t[j - 1], t[j - 1] = u;
-        }
+    qsort(t, (size_t)n, sizeof(double), cmp_double); // n log n: a per-position file has a row per position
     double m = t[(n - 1) / 2]; // the lower median: with two series, the better one
     free(t);
     return m;
@@ -460,16 +489,22 @@ int cmd_plot(int argc, char **argv) {
     if (kind == KIND_POSITION && smooth > 1)
         for (int i = 0; i < ns; i++) {
             Series *s = &se[i];
-            double *y = xmalloc((size_t)s->n * sizeof(double));
+            // prefix sums of the counts and of count * y: each window's sums in O(1), so the
+            // whole smoothing is O(n) at any width (a loop per window was O(n * smooth))
+            double *y = xmalloc((size_t)s->n * sizeof(double)), *cw = xmalloc(2 * ((size_t)s->n + 1) * sizeof(double));
+            double *cy = cw + s->n + 1;
+            cw[0] = cy[0] = 0;
+            for (int k = 0; k < s->n; k++) cw[k + 1] = cw[k] + s->count[k], cy[k + 1] = cy[k] + s->count[k] * s->y[k];
             for (int k = 0; k < s->n; k++) {
                 // 2h+1 positions around k; narrower at the start, where the loss falls fast
                 // (a wide window there would lift the curve); cut off at the end of the window
-                int h = smooth / 2, hk = (int)(s->x[k] - s->x[0]) / 8;
+                int h = smooth / 2, hk = (int)((s->x[k] - s->x[0]) / 8 < h ? (s->x[k] - s->x[0]) / 8 : h);
                 h = h < hk ? h : hk, h = h < k ? h : k;
-                double sw = 0, sy = 0;
-                for (int q = k - h; q <= k + h && q < s->n; q++) sw += s->count[q], sy += s->count[q] * s->y[q];
+                int hi = k + h + 1 < s->n ? k + h + 1 : s->n;
+                double sw = cw[hi] - cw[k - h], sy = cy[hi] - cy[k - h];
                 y[k] = sw > 0 ? sy / sw : s->y[k];
             }
+            free(cw);
             s->raw = s->y, s->y = y;
         }
 
