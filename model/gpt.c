@@ -186,6 +186,18 @@ void gpt_alloc(GPT *m, int B, int T, int train) {
     }
 }
 
+double gpt_alloc_bytes(const GPTConfig *c, int B, int T, int train, int threads) {
+    // the arrays of gpt_alloc, in reals per row of N = B T
+    double C = c->C, L = c->L, V = c->V, NH = c->NH, N = (double)B * T, HS = C / NH, nl = train ? L : 1;
+    double per_row = (train ? L + 1 : 1) * C + nl * (C + 2 + 3 * C + C + C + C + 2 + 8 * C) + C + C + 2 + V + 1;
+    if (train) per_row += C + C + 3 * C + C + 4 * C + 1;
+    double reals = N * per_row;
+    double qb = ATT_QBLOCK < T ? ATT_QBLOCK : T;
+    if (train) reals += L * B * NH * (double)T * T + threads * (double)T * T; // att, and dS per thread
+    else reals += threads * (qb * T + (qb + T) * HS);                        // scores and decay scratch per thread
+    return reals * sizeof(real) + N * 3 * sizeof(int);
+}
+
 #define PARAM(m, i) ((m)->params + (m)->offsets[i])
 #define GRAD(m, i) ((m)->grads + (m)->offsets[i])
 

@@ -76,6 +76,10 @@ void gpt_free(GPT *m);
 void gpt_view(GPT *v, const GPT *m);
 // Allocate activations for batches of (B, T); train = 1 keeps what backward needs.
 void gpt_alloc(GPT *m, int B, int T, int train);
+// Bytes gpt_alloc would take for (B, T), plus the attention's per-thread scratch for
+// `threads` threads (in double: no overflow at any size the flags accept). Parameters,
+// gradients and optimizer moments are not included (4 bytes x num_params each).
+double gpt_alloc_bytes(const GPTConfig *c, int B, int T, int train, int threads);
 // Forward on tok (B,T) at positions pos (B,T) (NULL: 0..T-1). With targets, returns the mean
 // loss and fills m->losses; without, returns 0. Logits/probabilities are left in m->probs.
 double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos);

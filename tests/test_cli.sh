@@ -160,6 +160,12 @@ expect_error "bad --pos-offset list" "comma-separated" $BIN eval --ckpt "$tmp/ru
 expect_error "eval length longer than the text" "needs at least" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --val "$tmp/short.txt" --lengths 64
 expect_error "xpos decay that cannot train at this length" "xpos-base >= 3" $BIN "${T[@]}" --data "$tmp/text.txt" --pos xpos --xpos-base 1 --seq-len 256 --d-model 16 --heads 2
 expect_error "xpos-base below 1" "xpos-base must be >= 1" $BIN "${T[@]}" --data "$tmp/text.txt" --pos xpos --xpos-base 0.5
+# memory: refused with the estimate before anything is allocated or written
+expect_error "training that cannot fit in memory" "needs about [0-9.]* GiB of memory, but" $BIN train --data "$tmp/text.txt" --out "$tmp/huge" --seq-len 8192 --batch 32 --steps 1
+[ ! -e "$tmp/huge" ] && ok "... and no run directory was made" || bad "memory refusal" "$tmp/huge was created"
+POSGPT_MEMORY_LIMIT=10000000 expect_error "evaluation beyond the memory available (limit set to 10 MB)" "evaluation at length 4096 (2 windows per pass) needs about" \
+  $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 4096 --csv "$tmp/mem.csv"
+[ ! -e "$tmp/mem.csv" ] && ok "... and no CSV was written" || bad "memory refusal" "$tmp/mem.csv was written"
 
 # xPos at an evaluation length one centre could not span in float (--xpos-base 1: one centre
 # would need zeta^(+-2048)): evaluation centres each block of queries, so the loss is finite

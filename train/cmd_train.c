@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <omp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,21 @@ static void check_same_text(const char *what, const char *path, uint64_t bytes, 
         (unsigned long long)rbytes, rcrc);
 }
 
+// windows per validation pass at length T
+static int val_batch(int T) { return 8192 / T > 0 ? 8192 / T : 1; }
+
+// training's activations (the attention maps grow as batch x layers x heads x T^2) and
+// validation's, on top of the parameters, gradients and moments: refused with the estimate
+// before anything is allocated or written, rather than killed part-way
+static void check_train_memory(const GPT *m, int B) {
+    const GPTConfig *c = &m->cfg;
+    int nt = omp_get_max_threads(), T = c->T;
+    double need = gpt_alloc_bytes(c, B, T, 1, nt) + gpt_alloc_bytes(c, val_batch(T), T, 0, nt) + 4.0 * sizeof(real) * m->num_params;
+    char what[96];
+    snprintf(what, sizeof what, "training at --batch %d --seq-len %d", B, T);
+    require_memory(need, what, "lower --batch or --seq-len (or the model's size)");
+}
+
 int cmd_train(int argc, char **argv) {
     on_stop_signals(on_signal); // from the start: a signal during set-up is handled like one during training
     TrainArgs a = {.pos = "alibi", .rand_base = "sinusoidal", .seq_len = 128, .layers = 4, .d_model = 128,
@@ -323,6 +339,7 @@ int cmd_train(int argc, char **argv) {
             if (!same) die("--out %s: a resumed run writes into its own directory ('%s'); drop --out", a.out, dir);
         }
         if (ts.step >= ts.steps) die("the run in '%s' already finished (%ld of %d steps)", dir, ts.step, ts.steps);
+        check_train_memory(&m, ts.batch);
         if (a.stop_at && a.stop_at <= ts.step)
             die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a.stop_at, dir, ts.step, ts.steps);
         RunRecord *r = &ts.run;
@@ -357,6 +374,7 @@ int cmd_train(int argc, char **argv) {
         if (c.pos_rows < (c.rand_max ? c.rand_max : a.seq_len))
             die("--max-pos %d is smaller than the positions training uses (%d)", a.max_pos, c.rand_max ? c.rand_max : a.seq_len);
         gpt_build(&m, &c);
+        check_train_memory(&m, a.batch);
         gpt_init(&m, (uint64_t)a.seed);
         memset(&ts, 0, sizeof ts);
         ts.lr = a.lr, ts.min_lr_frac = a.min_lr_frac, ts.wd = a.wd, ts.beta1 = a.beta1, ts.beta2 = a.beta2;
@@ -411,10 +429,10 @@ int cmd_train(int argc, char **argv) {
             scheme_label(c, label, sizeof label), c->L, c->C, c->NH, T, B, m.num_params, gpt_flop_params(&m), dir);
     fprintf(stderr, "data: %zu training bytes, %zu held-out bytes\n", corpus.ntrain, corpus.nval);
 
+    EvalSpec vs = {.len = T, .stride = T, .max_tokens = a.val_tokens, .batch = val_batch(T), .stop = &g_stop};
     gpt_alloc(&m, B, T, 1);
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int));
-    EvalSpec vs = {.len = T, .stride = T, .max_tokens = a.val_tokens, .batch = 8192 / T > 0 ? 8192 / T : 1, .stop = &g_stop};
     Progress pr;
     progress_start(&pr, ts.step, ts.steps, (double)B * T);
     // fault injection for the tests: a NaN in the qkv_w gradient at this step

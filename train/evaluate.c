@@ -4,6 +4,9 @@
 // App. B), so every target in the span is scored exactly once. Only whole windows are used.
 #include "evaluate.h"
 
+#include "cli.h"
+
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +24,10 @@ void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *sp, i
     int B = sp->batch < 1 ? 1 : sp->batch;
     if (B > K) B = (int)K;
 
+    char what[96];
+    snprintf(what, sizeof what, "evaluation at length %d (%d window%s per pass)", L, B, B == 1 ? "" : "s");
+    require_memory(gpt_alloc_bytes(&m->cfg, B, L, 0, omp_get_max_threads()) + (want_pos ? 16.0 * L : 0), what,
+                   "evaluate shorter lengths, or lower --batch-tokens");
     GPT v;
     gpt_view(&v, m);
     gpt_alloc(&v, B, L, 0);

@@ -51,6 +51,29 @@ void runtime_setup(int threads) {
             omp_get_max_threads());
 }
 
+// memory a new allocation may take: MemAvailable (Linux), else half the physical memory.
+// POSGPT_MEMORY_LIMIT (bytes) overrides it, for the tests.
+static double memory_available(void) {
+    const char *e = getenv("POSGPT_MEMORY_LIMIT");
+    if (e && *e) return atof(e);
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+    if (f) fclose(f);
+    if (kb >= 0) return kb * 1024.0;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && psz > 0 ? 0.5 * (double)pages * (double)psz : -1;
+}
+
+void require_memory(double need, const char *what, const char *advice) {
+    double have = memory_available();
+    if (have >= 0 && need > have)
+        die("%s needs about %.2f GiB of memory, but %.2f GiB is available; %s", what, need / 1073741824.0, have / 1073741824.0,
+            advice);
+}
+
 const char *scheme_label(const GPTConfig *c, char *buf, size_t n) {
     if (c->rand_max > 0) snprintf(buf, n, "randomized-%s", c->pos);
     else snprintf(buf, n, "%s", c->pos);
