@@ -19,7 +19,7 @@ static const char *rope_validate(const PosState *ps, char *err, size_t n) {
     return err;
 }
 
-// Context extension (eval --rope-scaling; ../shared/docs/POSITION_SCHEMES.md), s = ext.factor
+// Context extension (eval --rope-scaling; docs/schemes.md), s = ext.factor
 // or max(1, T / train_len):
 //   pi          positions pos / s (Chen et al. 2023)
 //   ntk         base * s^(HS/(HS-2)), positions unchanged ("NTK-aware" scaling)

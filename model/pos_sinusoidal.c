@@ -3,7 +3,7 @@
 //   p[pos][2i] = sin(pos / 10000^(2i/C)),  p[pos][2i+1] = cos(pos / 10000^(2i/C))
 // (sin on even channels, cos on odd: the interleaved layout).
 // Amplitude: the table's entries are O(1) while token embeddings start at N(0, 0.02), so an
-// unscaled table drowns the tokens (see docs/POSITION_SCHEMES notes). posgpt multiplies the
+// unscaled table drowns the tokens (docs/schemes.md). posgpt multiplies the
 // table by --sin-scale; the default 0 means C^-0.5 (the scale x-transformers initialises its
 // learned scalar to). --sin-scale 1 gives the unscaled original. Defined at every position.
 #include "pos.h"

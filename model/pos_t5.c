@@ -66,7 +66,7 @@ const PosScheme pos_t5 = {
     .summary = "learned bucketed relative bias per head, shared by layers",
     .cite = "Raffel et al. 2020, Sec. 2.1",
     .hypers = {{"t5-buckets", 32.0f, "number of distance buckets"},
-               {"t5-max-dist", 128.0f, "distance where the last bucket starts"},
+               {"t5-max-dist", 128.0f, "distances from buckets/2 up to this are log-spaced; all longer ones share the last bucket"},
                {NULL, 0, NULL}},
     .relative = 1,
     .num_params = t5_num_params,

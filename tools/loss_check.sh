@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # loss_check.sh - no regression in loss: train the same fixed-seed 200-step run (config S on
-# tiny Shakespeare) with the posgpt of a base commit and with the working tree, for every
+# data/kjv.txt, `make data`; DATA=FILE for another corpus) with the posgpt of a base commit and with the working tree, for every
 # scheme both know, and compare the training and validation losses step by step.
 #
 #   tools/loss_check.sh [BASE]     BASE: a commit (default: the one before the speed work)
@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-124b54b}
 threads=${THREADS:-2}
-data=${DATA:-../shared/data/tinyshakespeare.txt}
-[ -s "$data" ] || { echo "loss_check: no corpus at $data (set DATA=FILE)" >&2; exit 1; }
+data=${DATA:-data/kjv.txt}
+[ -s "$data" ] || { echo "loss_check: no corpus at $data (run make data, or set DATA=FILE)" >&2; exit 1; }
 make --no-print-directory posgpt > /dev/null
 wt=build/loss-base
 if [ ! -x $wt/posgpt ] || [ "$(git -C $wt rev-parse HEAD 2>/dev/null)" != "$(git rev-parse "$base^{commit}")" ]; then

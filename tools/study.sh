@@ -27,7 +27,7 @@ if [ $quick = 1 ]; then
   T=64; MODEL=(--layers 2 --d-model 64 --heads 4); STEPS=300; BATCH=16; LR=2e-3; TOKENS=16384
 else
   out=${OUT:-runs/study}
-  # the reference run's settings (../shared/docs/POSITION_SCHEMES.md): config S, 1200 steps,
+  # the reference run's settings (docs/schemes.md, "Reference numbers"): config S, 1200 steps,
   # lr 1e-3, no weight decay, 5% warmup, cosine to 10%, clip 1, 65,536 validation tokens
   T=128; MODEL=(--layers 4 --d-model 128 --heads 4); STEPS=1200; BATCH=32; LR=1e-3; TOKENS=65536
 fi

@@ -3,7 +3,7 @@
 # checkpoint at the given multiples of the training length, and print a table.
 #
 #   tools/train_all.sh OUTDIR DATA "MULTIPLES" [train flags...]
-#   e.g. tools/train_all.sh runs/shakespeare-s ../shared/data/tinyshakespeare.txt "1 4" --steps 2000
+#   e.g. tools/train_all.sh runs/kjv-s data/kjv.txt "1 4" --steps 2000
 #
 # Writes OUTDIR/<scheme>/{config.txt,log.csv,model.bin,eval.csv}, OUTDIR/eval.csv (all rows),
 # OUTDIR/summary.txt (the table) and OUTDIR/command.txt (this command line).
