@@ -23,7 +23,7 @@ BIN     := posgpt
 endif
 CFLAGS  ?= $(OPT)
 ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp -fno-math-errno $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Itrain
-LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lm
+LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lz -lm
 , := ,
 
 MODEL_SRC := $(wildcard model/*.c)

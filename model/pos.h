@@ -26,6 +26,7 @@ typedef struct {
     const char *name; // CLI flag without the dashes, e.g. "rope-base"
     float def;        // default value
     const char *help;
+    int integer;      // 1: an integer (still stored as float32); --help shows N, not X
 } PosHyper;
 
 struct PosScheme;
@@ -62,6 +63,9 @@ typedef struct PosScheme {
 
     // parameters (NULL: none). weight_decay: AdamW decays them (matrices only by convention).
     size_t (*num_params)(const PosState *ps);
+    // the parameters' shape for named export (posgpt export): fills dims (at most 4), returns
+    // their count; their product is num_params. NULL: one dimension of num_params.
+    int (*param_shape)(const PosState *ps, size_t *dims);
     void (*init)(const PosState *ps, real *params, Rng *rng); // NULL: zeros
     int weight_decay;
     // project parameters back into their allowed set (e.g. KERPLE's r > 0); the trainer

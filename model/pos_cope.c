@@ -14,6 +14,7 @@
 static int cope_npos(const PosState *ps) { return (int)ps->hp[0]; }
 
 static size_t cope_num_params(const PosState *ps) { return (size_t)cope_npos(ps) * ps->HS; }
+static int cope_shape(const PosState *ps, size_t *d) { return d[0] = (size_t)cope_npos(ps), d[1] = (size_t)ps->HS, 2; }
 
 static const char *cope_validate(const PosState *ps, char *err, size_t n) {
     float v = ps->hp[0];
@@ -113,10 +114,11 @@ const PosScheme pos_cope = {
     .name = "cope",
     .summary = "contextual positions: sigmoid gates counted back from the query, interpolated embeddings",
     .cite = "Golovneva et al. 2024 (CoPE), Sec. 3",
-    .hypers = {{"cope-npos", 128.0f, "number of position embeddings (positions are clamped to npos - 1)"},
+    .hypers = {{"cope-npos", 128.0f, "number of position embeddings (positions are clamped to npos - 1)", 1},
                {NULL, 0, NULL}},
     .relative = 1, // depends on contents only
     .num_params = cope_num_params,
+    .param_shape = cope_shape,
     .weight_decay = 0,
     .validate = cope_validate,
     .score_forward = cope_forward,

@@ -166,7 +166,7 @@ const PosScheme pos_fire = {
     .name = "fire",
     .summary = "learned MLP of the log distance normalised by the query position (progressive interpolation)",
     .cite = "Li et al. 2023 (FIRE), Sec. 3",
-    .hypers = {{"fire-hidden", 32.0f, "hidden units of the MLP"},
+    .hypers = {{"fire-hidden", 32.0f, "hidden units of the MLP", 1},
                {"fire-threshold", 32.0f, "initial threshold L of the normaliser psi(max(L, i)) (learned)"},
                {NULL, 0, NULL}},
     .relative = 0, // the normaliser depends on the query position itself

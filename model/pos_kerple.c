@@ -19,6 +19,7 @@
 #define KERPLE_EPS 0.01
 
 static size_t kerple_num_params(const PosState *ps) { return 2 * (size_t)ps->NH; }
+static int kerple_shape(const PosState *ps, size_t *d) { return d[0] = 2, d[1] = (size_t)ps->NH, 2; } // rows r1, r2
 
 static void kerple_init(const PosState *ps, real *P, Rng *rng) {
     for (int h = 0; h < ps->NH; h++) {
@@ -129,6 +130,7 @@ const PosScheme pos_kerple_log = {
     .hypers = {{NULL, 0, NULL}},
     .relative = 1,
     .num_params = kerple_num_params,
+    .param_shape = kerple_shape,
     .init = kerple_init,
     .constrain = kerple_log_constrain,
     .prepare = kerple_prepare,
@@ -145,6 +147,7 @@ const PosScheme pos_kerple_power = {
     .hypers = {{NULL, 0, NULL}},
     .relative = 1,
     .num_params = kerple_num_params,
+    .param_shape = kerple_shape,
     .init = kerple_init,
     .constrain = kerple_power_constrain,
     .prepare = kerple_prepare,

@@ -6,6 +6,7 @@
 #include "pos.h"
 
 static size_t learned_num_params(const PosState *ps) { return (size_t)ps->rows * ps->C; }
+static int learned_shape(const PosState *ps, size_t *d) { return d[0] = (size_t)ps->rows, d[1] = (size_t)ps->C, 2; }
 
 static void learned_init(const PosState *ps, real *P, Rng *rng) {
     size_t n = learned_num_params(ps);
@@ -42,6 +43,7 @@ const PosScheme pos_learned = {
     .hypers = {{NULL, 0, NULL}},
     .relative = 0,
     .num_params = learned_num_params,
+    .param_shape = learned_shape,
     .init = learned_init,
     .weight_decay = 1,
     .max_pos = learned_max_pos,

@@ -184,7 +184,7 @@ const PosScheme pos_rope = {
     .summary = "rotary embedding of q and k in every layer",
     .cite = "Su et al. 2021 (RoFormer), Sec. 3.4",
     .hypers = {{"rope-base", 10000.0f, "base of the rotation frequencies"},
-               {"rope-interleaved", 0.0f, "1 = pair (x2k, x2k+1) (RoFormer); 0 = rotate-half (x_k, x_k+HS/2)"},
+               {"rope-interleaved", 0.0f, "1 = pair (x2k, x2k+1) (RoFormer); 0 = rotate-half (x_k, x_k+HS/2)", 1},
                {NULL, 0, NULL}},
     .relative = 1,
     .ext_methods = (1u << POS_EXT_COUNT) - 2, // every method but none

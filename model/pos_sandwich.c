@@ -50,7 +50,7 @@ const PosScheme pos_sandwich = {
     .name = "sandwich",
     .summary = "parameter-free bias: sinusoid inner product of the distance, per-head compression",
     .cite = "Chi et al. 2023 (Sandwich), Sec. 5",
-    .hypers = {{"sandwich-dim", 128.0f, "dimension d' of the sinusoids whose inner product is the bias"},
+    .hypers = {{"sandwich-dim", 128.0f, "dimension d' of the sinusoids whose inner product is the bias", 1},
                {NULL, 0, NULL}},
     .relative = 1,
     .validate = sandwich_validate,

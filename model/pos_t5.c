@@ -15,6 +15,7 @@ typedef struct {
 static int t5_nb(const PosState *ps) { return (int)ps->hp[0]; }
 
 static size_t t5_num_params(const PosState *ps) { return (size_t)t5_nb(ps) * ps->NH; }
+static int t5_shape(const PosState *ps, size_t *d) { return d[0] = (size_t)t5_nb(ps), d[1] = (size_t)ps->NH, 2; } // (bucket, head)
 
 static const char *t5_validate(const PosState *ps, char *err, size_t n) {
     float b = ps->hp[0], d = ps->hp[1];
@@ -65,11 +66,12 @@ const PosScheme pos_t5 = {
     .name = "t5",
     .summary = "learned bucketed relative bias per head, shared by layers",
     .cite = "Raffel et al. 2020, Sec. 2.1",
-    .hypers = {{"t5-buckets", 32.0f, "number of distance buckets"},
-               {"t5-max-dist", 128.0f, "distances from buckets/2 up to this are log-spaced; all longer ones share the last bucket"},
+    .hypers = {{"t5-buckets", 32.0f, "number of distance buckets", 1},
+               {"t5-max-dist", 128.0f, "distances from buckets/2 up to this are log-spaced; all longer ones share the last bucket", 1},
                {NULL, 0, NULL}},
     .relative = 1,
     .num_params = t5_num_params,
+    .param_shape = t5_shape,
     .weight_decay = 0,
     .validate = t5_validate,
     .prepare = t5_prepare,

@@ -181,5 +181,35 @@ for c in train eval sample info; do
   $BIN $c --help > "$tmp/h" 2>&1 && grep -q "^usage: posgpt $c" "$tmp/h" && { [ $c = info ] || grep -q "default" "$tmp/h"; } \
     && ok "posgpt $c --help" || bad "$c --help" "$(head -2 "$tmp/h")"
 done
+# export: a safetensors file whose data is exactly the checkpoint's parameters (float32,
+# in tensor order), after an 8-byte little-endian header length and a JSON header padded to 8
+$BIN export --ckpt "$tmp/run-t5/model.bin" --out "$tmp/t5.safetensors" 2> "$tmp/exp.err"
+if [ -s "$tmp/t5.safetensors" ]; then
+  hn=$(od -An -tu8 -N8 "$tmp/t5.safetensors" | tr -d ' ')
+  np=$($BIN info "$tmp/run-t5/model.bin" | sed -n 's/^parameters *\([0-9]*\).*/\1/p')
+  size=$(wc -c < "$tmp/t5.safetensors")
+  if [ $((hn % 8)) = 0 ] && [ "$size" = $((8 + hn + 4 * np)) ] && [ "$(dd if="$tmp/t5.safetensors" bs=1 skip=8 count=1 2>/dev/null)" = "{" ] \
+     && cmp -s <(tail -c $((4 * np)) "$tmp/t5.safetensors") <(tail -c +1025 "$tmp/run-t5/model.bin" | head -c $((4 * np))) \
+     && grep -q '"pos":{"dtype":"F32","shape":\[32,2\]' "$tmp/t5.safetensors" && grep -q '"t5-buckets":"32"' "$tmp/t5.safetensors"; then
+    ok "export --format safetensors: header $hn bytes (a multiple of 8), data = the checkpoint's $np parameters, t5 table (32,2), config in the metadata"
+  else bad "export" "header $hn, size $size, params $np"; fi
+else bad "export" "$(cat "$tmp/exp.err")"; fi
+expect_error "export without --out" "--out FILE is required" $BIN export --ckpt "$tmp/run-t5/model.bin"
+expect_error "export to another format" "--format must be safetensors" $BIN export --ckpt "$tmp/run-t5/model.bin" --out "$tmp/x.onnx" --format onnx
+
+# help text: no flag states its default twice, defaults are printed escaped (sample's
+# --prompt default is a newline), internal flags are not listed, integer scheme flags show N
+for c in train eval sample info plot export; do
+  $BIN $c --help > "$tmp/h" 2>&1
+  dup=$(grep -c 'default.*(default:' "$tmp/h"); ctl=$(grep -c $'\r' "$tmp/h")
+  [ "$dup" = 0 ] && [ "$ctl" = 0 ] && [ "$(grep -c '^ *--prompt S .*(default: \\n)' "$tmp/h")" = "$([ $c = sample ] && echo 1 || echo 0)" ] \
+    && ok "posgpt $c --help: each default once, printable" || bad "$c --help" "$(grep 'default.*(default:' "$tmp/h" | head -2)"
+done
+$BIN plot --help | grep -q -- '--stats' && bad "plot --help" "lists the internal --stats" || ok "plot --help does not list the internal --stats"
+$BIN train --help | grep -q -- '--t5-buckets N ' && $BIN train --help | grep -q -- '--rope-base X ' \
+  && ok "train --help: integer hyperparameters show N, real ones X" || bad "hyper metavars" "$($BIN train --help | grep t5-buckets)"
+$BIN info --ckpt "$tmp/run-alibi/model.bin" | grep -q "checksum ok" && $BIN info "$tmp/run-alibi/model.bin" | grep -q "format v2" \
+  && ok "info takes --ckpt FILE as well as FILE; new checkpoints are format v2" || bad "info --ckpt" "$($BIN info --ckpt "$tmp/run-alibi/model.bin" 2>&1 | head -2)"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -512,6 +512,15 @@ static void test_checkpoint_ranges(void) {
     gpt_free(&m);
 }
 
+// The checkpoint CRC is zlib's CRC-32 (IEEE 802.3): the standard check value of "123456789"
+// is 0xCBF43926, and a CRC continued over pieces equals the CRC of the whole.
+static void test_crc32(void) {
+    const char *s = "123456789";
+    uint32_t whole = crc32_update(0, s, 9), parts = crc32_update(crc32_update(0, s, 4), s + 4, 5);
+    check(whole == 0xCBF43926u && parts == whole, "CRC-32 check value of \"123456789\" is cbf43926, also in two pieces",
+          "%08x, pieces %08x", whole, parts);
+}
+
 // Format v2 adds the run record (data identity, validation and logging settings) in bytes
 // 256..1023 of the header, which v1 left zero: the record loads back as saved, and a v1 file
 // (version 1, those bytes zero, CRC recomputed) still loads, with no record.
@@ -566,6 +575,7 @@ int main(void) {
     test_fast_math();
     test_checkpoint_ranges();
     test_checkpoint_v1();
+    test_crc32();
     test_rotary_batch_exact();
     test_xpos_long_infer();
     test_tables_exact();

@@ -8,6 +8,7 @@ need=()
 [ -f /usr/include/x86_64-linux-gnu/openblas-openmp/cblas.h ] || need+=(libopenblas-openmp-dev)
 [ -f /usr/include/stb/stb_image_write.h ] || need+=(libstb-dev)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 command -v gcc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
 if [ "${1:-}" = kjv ]; then

@@ -22,9 +22,10 @@ mkdir -p "$out"
 echo "tools/train_all.sh $out $data \"$mults\" $*" > "$out/command.txt"
 lens=""
 for m in $mults; do lens="${lens:+$lens,}$((m * seqlen))"; done
+n=$(echo $schemes | wc -w) k=0
 for s in $schemes; do
-  d=$out/$s
-  echo "=== $s" >&2
+  d=$out/$s k=$((k + 1))
+  echo "=== [$k/$n] $s: training, then evaluating at ${lens//,/, }" >&2
   mkdir -p "$d"
   "$bin" train --data "$data" --pos "$s" --out "$d" --overwrite "$@" | tee "$d/train.txt" # retrains on purpose
   extra=()

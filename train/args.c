@@ -11,7 +11,14 @@ static void print_default(const ArgDef *d) {
     case ARG_INT: printf("%d", *(int *)d->ptr); break;
     case ARG_LONG: printf("%ld", *(long *)d->ptr); break;
     case ARG_FLOAT: printf("%g", *(double *)d->ptr); break;
-    case ARG_STR: printf("%s", *(const char **)d->ptr ? *(const char **)d->ptr : "(none)"); break;
+    case ARG_STR:
+        if (!*(const char **)d->ptr) printf("(none)");
+        else
+            for (const char *c = *(const char **)d->ptr; *c; c++) // control characters escaped: "\n", not a line break
+                if (*c == '\n') printf("\\n");
+                else if ((unsigned char)*c < 0x20) printf("\\x%02x", (unsigned char)*c);
+                else putchar(*c);
+        break;
     case ARG_FLAG: printf("off"); break;
     }
 }
@@ -19,12 +26,17 @@ static void print_default(const ArgDef *d) {
 void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_hypers) {
     printf("usage: posgpt %s %s\n\n", cmd, usage);
     for (const ArgDef *d = defs; d->name; d++) {
+        if (!strncmp(d->help, "(internal)", 10)) continue; // for the tests; not a user's flag
         const char *meta = d->type == ARG_FLAG ? "" : d->type == ARG_STR ? " S" : d->type == ARG_FLOAT ? " X" : " N";
         printf("  --%s%s", d->name, meta);
         int w = (int)(strlen(d->name) + strlen(meta) + 4);
-        printf("%*s%s (default: ", w < 26 ? 26 - w : 1, "", d->help);
-        print_default(d);
-        printf(")\n");
+        printf("%*s%s", w < 26 ? 26 - w : 1, "", d->help);
+        if (!strstr(d->help, "default")) { // a help that states its default already is not followed by a second one
+            printf(" (default: ");
+            print_default(d);
+            printf(")");
+        }
+        printf("\n");
     }
     printf("  --help                  print this help\n");
     if (with_hypers) {
@@ -33,7 +45,7 @@ void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_
             const PosScheme *s = pos_at(i);
             for (int k = 0; k < POS_MAX_HYPER && s->hypers[k].name; k++) {
                 int w = (int)strlen(s->hypers[k].name) + 6;
-                printf("  --%s X%*s[%s] %s (default: %g)\n", s->hypers[k].name, w < 26 ? 26 - w : 1, "", s->name,
+                printf("  --%s %c%*s[%s] %s (default: %g)\n", s->hypers[k].name, s->hypers[k].integer ? 'N' : 'X', w < 26 ? 26 - w : 1, "", s->name,
                        s->hypers[k].help, s->hypers[k].def);
             }
         }

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 
 int cmd_info(int argc, char **argv) {
-    ArgDef defs[] = {{NULL}};
-    const char *files[1];
-    int n = args_parse(argc, argv, 2, defs, NULL, "info", "CHECKPOINT", files, 1);
-    if (n != 1) die("info: give one checkpoint file (posgpt info runs/NAME/model.bin)");
+    const char *ckpt = NULL, *files[1];
+    ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "the checkpoint (or give it as the only argument)"}, {NULL}};
+    int n = args_parse(argc, argv, 2, defs, NULL, "info", "[--ckpt] CHECKPOINT", files, 1);
+    if (ckpt && n) die("info: give the checkpoint once, as --ckpt FILE or as the argument, not both");
+    if (ckpt) files[0] = ckpt, n = 1;
+    if (n != 1) die("info: give one checkpoint file (posgpt info --ckpt runs/NAME/model.bin)");
     GPT m;
     TrainState ts;
     real *mom = NULL, *vel = NULL;
@@ -19,7 +21,7 @@ int cmd_info(int argc, char **argv) {
     char label[64];
     printf("checkpoint      %s (format v%d, checksum ok)\n", files[0], ts.version);
     printf("scheme          %s  [%s]\n", scheme_label(c, label, sizeof label), s->cite);
-    for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) printf("  %-14s%g\n", s->hypers[i].name, c->pos_hp[i]);
+    for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) printf("  %-14s %g\n", s->hypers[i].name, c->pos_hp[i]);
     if (s->max_pos) printf("  table rows    %d (positions 0..%d)\n", c->pos_rows, c->pos_rows - 1);
     if (c->rand_max) printf("  rand_max      %d (training positions: sorted random draws from [0, %d))\n", c->rand_max, c->rand_max);
     printf("model           vocab %d, d_model %d, layers %d, heads %d (head size %d), seq_len %d\n", c->V, c->C, c->L, c->NH,

@@ -272,7 +272,7 @@ int cmd_plot(int argc, char **argv) {
         {"no-clip", ARG_FLAG, &no_clip, "linear y axis up to the largest value (no robust clip)"},
         {"smooth", ARG_INT, &smooth, "kind position: moving average over N positions, raw values light beneath; 0: auto, 1: raw only", 0, 100000},
         {"font", ARG_STR, &font_file, "TrueType font file; none: DejaVu Sans (Debian fonts-dejavu-core)"},
-        {"stats", ARG_FLAG, &stats, "print the y range, clip, legend place, labels and inked pixels (tests)"},
+        {"stats", ARG_FLAG, &stats, "(internal) print the y range, clip, legend place, labels and inked pixels, for the tests"},
         {NULL}};
     const char *files[256];
     int nf = args_parse(argc, argv, 2, defs, NULL, "plot", "--out FILE.png [flags] FILE.csv...", files, 256);

@@ -284,7 +284,7 @@ int cmd_train(int argc, char **argv) {
     ArgDef defs[] = {
         {"data", ARG_STR, &a.data, "training text (any file; tokens are bytes)"},
         {"val", ARG_STR, &a.val, "held-out text (default: the last 10% of --data)"},
-        {"out", ARG_STR, &a.out, "run directory (default runs/<scheme>-<seq-len>)"},
+        {"out", ARG_STR, &a.out, "run directory (default: runs/<scheme>-<seq-len>)"},
         {"resume", ARG_STR, &a.resume, "continue the run in this directory from its model.bin"},
         {"pos", ARG_STR, &a.pos, pos_help},
         {"rand-base", ARG_STR, &a.rand_base, "base scheme for --pos randomized"},

@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include <errno.h>
+#include <zlib.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -170,19 +171,5 @@ int out_close_stdout(int rc) {
 }
 
 uint32_t crc32_update(uint32_t crc, const void *data, size_t n) {
-    // CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), as zlib's crc32()
-    static uint32_t table[256];
-    static int ready;
-    if (!ready) {
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            table[i] = c;
-        }
-        ready = 1;
-    }
-    const unsigned char *p = data;
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++) crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-    return ~crc;
+    return (uint32_t)crc32_z(crc, data, n); // zlib: CRC-32 of IEEE 802.3, continuing from crc
 }

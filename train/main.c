@@ -19,7 +19,8 @@ static void usage(FILE *f) {
             "  eval     score a checkpoint on held-out text at one or more lengths (CSV)\n"
             "  sample   generate text from a checkpoint\n"
             "  info     print a checkpoint's header and configuration\n"
-            "  plot     draw PNG figures from eval, per-position and training CSV files\n\n"
+            "  plot     draw PNG figures from eval, per-position and training CSV files\n"
+            "  export   write a checkpoint's tensors as a safetensors file (named tensors, config in the metadata)\n\n"
             "position schemes (--pos): %s|randomized\n",
             POSGPT_VERSION, pos_names());
 }
@@ -44,9 +45,10 @@ int main(int argc, char **argv) {
                               : !strcmp(cmd, "sample") ? cmd_sample
                               : !strcmp(cmd, "info")   ? cmd_info
                               : !strcmp(cmd, "plot")   ? cmd_plot
+                              : !strcmp(cmd, "export") ? cmd_export
                                                        : NULL;
     if (!fn) {
-        fprintf(stderr, "posgpt: error: unknown command '%s' (commands: train, eval, sample, info, plot; see posgpt --help)\n", cmd);
+        fprintf(stderr, "posgpt: error: unknown command '%s' (commands: train, eval, sample, info, plot, export; see posgpt --help)\n", cmd);
         return 2;
     }
     ensure_fast_blas(argv);
