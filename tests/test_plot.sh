@@ -116,6 +116,26 @@ for v in sheet mac; do
     || bad "$v CSV" "$(cat "$tmp/$v.err")"
 done
 
+# styles: no two series of a figure alike. 20 names (more than the palette's 16 colours) and
+# one scheme at 6 lengths (more than the 4 dashes): every (colour, marker, dash) distinct
+awk 'BEGIN { print "scheme,train_len,eval_len,protocol,ppl"; for (i = 0; i < 20; i++) for (L = 64; L <= 256; L *= 2)
+  printf "run%02d,64,%d,nonoverlapping,%.2f\n", i, L, 5 + i / 10 + L / 256 }' > "$tmp/many.csv"
+awk 'BEGIN { print "scheme,train_len,eval_len,protocol,stride,position,loss,count"; for (e = 1; e <= 6; e++) for (p = 0; p < 64 * e; p++)
+  printf "rope,64,%d,nonoverlapping,%d,%d,%.3f,4\n", 64 * e, 64 * e, p, 2 + p / 100 }' > "$tmp/lens.csv"
+for f in many lens; do
+  $BIN plot --out "$tmp/$f.png" --stats "$tmp/$f.csv" 2>/dev/null > "$tmp/$f.stats"
+  n=$(grep -c '^style ' "$tmp/$f.stats"); u=$(grep '^style ' "$tmp/$f.stats" | cut -d' ' -f2-4 | sort -u | wc -l)
+  [ "$n" -ge 6 ] && [ "$n" = "$u" ] && ok "styles: $n series in $f.csv, $u distinct (colour, marker, dash)" || bad "styles $f" "$n series, $u distinct"
+done
+# clipped values: each is written beside its mark or listed in the box, never dropped
+# (ten series exploding at the same lengths: their values cannot all sit beside their marks)
+awk 'BEGIN { print "scheme,train_len,eval_len,protocol,ppl"; for (L = 64; L <= 1024; L *= 2) { printf "flat,64,%d,nonoverlapping,5\n", L
+  for (i = 0; i < 10; i++) printf "boom%d,64,%d,nonoverlapping,%.1f\n", i, L, L == 64 ? 5 + i / 10 : 100 * (i + 1) * L / 64 } }' > "$tmp/crowd.csv"
+$BIN plot --out "$tmp/crowd.png" --stats "$tmp/crowd.csv" 2>/dev/null > "$tmp/both.stats"
+m=$(stat_of "$tmp/both.stats" clip_marks); b=$(stat_of "$tmp/both.stats" clip_beside); l=$(stat_of "$tmp/both.stats" clip_listed)
+[ -n "$m" ] && [ "$m" -gt 0 ] && [ "$l" -gt 0 ] && [ $((b + l)) = "$m" ] && ok "clipped values: $m marks, $b labelled beside, $l listed in the box, none dropped" \
+  || bad "clipped values" "marks $m, beside $b, listed $l"
+
 # ---- bad input: one line on stderr with "error", non-zero exit, no PNG ----
 expect_error() { # name, text the message must contain, args...
   local name=$1 want=$2; shift 2

@@ -158,6 +158,17 @@ static double csv_num(const Csv *t, int r, int c, int allow_empty) {
     return v;
 }
 
+// ---- styles ----
+// Every series gets a (colour, marker, dash) that no other series of the figure has. A
+// registered scheme (and randomized, after them) prefers its registry colour, so a scheme
+// looks the same in every figure; a colour already taken in this figure passes to the next
+// free one (names that are not schemes start after the schemes' colours). Series of one
+// name (a scheme's contiguous and random positions, a run's train and validation loss)
+// share its colour and marker and differ in dash. Past PALETTE_SIZE names colours repeat
+// with another dash.
+typedef struct Series Series;
+static void assign_styles(Series *se, int ns);
+
 // ---- rows and series ----
 typedef struct {
     char name[96];      // scheme, --label, or the run's name
@@ -169,14 +180,47 @@ typedef struct {
     int sid;            // the series it belongs to
 } Row;
 
-typedef struct {
+struct Series {
     char key[176], label[160];
     int name_id, variant, role, train_len, n, cap; // variant: earlier series of the same scheme and role
+    int color, marker, dash;                       // the style, unique in the figure (assign_styles)
     double *x, *y, *count; // (n) y is smoothed for kind position with --smooth > 1
     double *raw;           // (n) the unsmoothed y, or NULL
     int *file, *line;
     int light;             // a background curve (a training run's train loss): no clip marks
-} Series;
+};
+
+static void assign_styles(Series *se, int ns) {
+    int used[PALETTE_SIZE] = {0}, nnames = 0, *first = xmalloc(((size_t)ns + 1) * sizeof(int));
+    for (int i = 0; i < ns; i++) { // first[i]: the first series of i's name, or i itself if a new colour is due
+        int j = 0;
+        while (j < i && se[j].name_id != se[i].name_id) j++;
+        first[i] = j < i && se[i].variant < DASH_COUNT ? j : i; // past the dashes: a colour of its own
+        se[i].color = -1;
+    }
+    // schemes first, in their registry colours; then other names in the free colours, in
+    // palette order (the faint yellow last); more names than colours: colours again, dashed
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < ns; i++) {
+            if (first[i] != i || se[i].color >= 0) continue;
+            int pref = se[i].variant == 0 && se[i].name_id <= pos_count() ? se[i].name_id : -1, c = -1, dash = DASH_SOLID;
+            if (pass == 0) {
+                if (pref < 0 || pref >= PALETTE_SIZE || used[pref]) continue;
+                c = pref;
+            }
+            for (int k = 0; k < PALETTE_SIZE && c < 0; k++)
+                if (!used[k]) c = k;
+            if (c < 0) c = nnames % PALETTE_SIZE, dash = (nnames / PALETTE_SIZE) % DASH_COUNT;
+            used[c] = 1, nnames++;
+            se[i].color = c, se[i].marker = c % MARK_COUNT, se[i].dash = dash;
+        }
+    for (int i = 0; i < ns; i++) // a second series of a name: its colour and marker, the next dash
+        if (first[i] != i) {
+            const Series *f = &se[first[i]];
+            se[i].color = f->color, se[i].marker = f->marker, se[i].dash = (f->dash + se[i].variant) % DASH_COUNT;
+        }
+    free(first);
+}
 
 typedef struct {
     Row *r;
@@ -254,7 +298,7 @@ int cmd_plot(int argc, char **argv) {
     const char *kind_s = "auto", *out = NULL, *title = NULL, *protocol = "auto", *positions = "all", *labels = NULL;
     const char *font_file = NULL, *metric = "ppl";
     int width = 1600, height = 1000, ylog = 0, xlog = 0, no_clip = 0, stats = 0, smooth = 0;
-    double ymax = NAN, ymin = NAN;
+    double ymax = NAN, ymin = NAN, zoom = 0;
     ArgDef defs[] = {
         {"kind", ARG_STR, &kind_s, "ppl | position | training | offset; auto: from the first file's header (never offset)"},
         {"out", ARG_STR, &out, "PNG file to write (required)"},
@@ -266,6 +310,8 @@ int cmd_plot(int argc, char **argv) {
         {"positions", ARG_STR, &positions, "kind ppl: contiguous | random | all"},
         {"label", ARG_STR, &labels, "comma-separated names, one per file, replacing the scheme/run names"},
         {"ylog", ARG_FLAG, &ylog, "logarithmic y axis (shows every point; no clipping)"},
+        {"zoom", ARG_FLOAT, &zoom, "two panels: every point on a log y axis, and a close-up of y from the lowest value to F times it "
+                                   "(the close race); 0: one panel", 0, 1000},
         {"xlog", ARG_FLAG, &xlog, "kind position: logarithmic x axis (plots position + 1)"},
         {"ymax", ARG_FLOAT, &ymax, "top of the y axis, points above drawn at the edge with their value; nan: a robust limit", 1, 0},
         {"ymin", ARG_FLOAT, &ymin, "bottom of the y axis; nan: from the data", 1, 0},
@@ -414,7 +460,8 @@ int cmd_plot(int argc, char **argv) {
         Row *w = &rs.r[i];
         char key[160];
         int o = snprintf(key, sizeof key, "%s", w->name);
-        if (vary_pos && o < 150) o += snprintf(key + o, sizeof key - o, ", %s positions", w->positions);
+        if (vary_pos && strcmp(w->positions, "contiguous") && o < 150) // contiguous is the default: not repeated on every label
+            o += snprintf(key + o, sizeof key - o, ", %s positions", w->positions);
         if (vary_off && w->offset && o < 150) o += snprintf(key + o, sizeof key - o, ", offset %d", w->offset);
         if (vary_tl && o < 150) o += snprintf(key + o, sizeof key - o, ", trained at %d", w->train_len);
         if (vary_el && o < 150) o += snprintf(key + o, sizeof key - o, ", L = %d", w->eval_len);
@@ -505,7 +552,11 @@ int cmd_plot(int argc, char **argv) {
                 y[k] = sw > 0 ? sy / sw : s->y[k];
             }
             free(cw);
-            s->raw = s->y, s->y = y;
+            // the raw values go light beneath the averages when there are few series; with
+            // more, a dozen ribbons hide every curve, so only the averages are drawn
+            if (ns <= 4) s->raw = s->y;
+            else free(s->y);
+            s->y = y;
         }
 
     // ---- y range: a robust clip so one exploding series does not flatten the others ----
@@ -559,14 +610,14 @@ int cmd_plot(int argc, char **argv) {
     free(ref);
 
     // ---- the chart ----
+    assign_styles(se, ns);
     ChartSeries cs[2 * 64 + 2];
     int ncs = 0;
     int single_tl = !vary_tl;
     for (int i = 0; i < ns; i++) {
         Series *s = &se[i];
-        int id = s->name_id;
-        ChartSeries c = {.x = s->x, .y = s->y, .n = s->n, .color = palette_color(id), .dash = (id / 8 + s->variant) % DASH_COUNT,
-                         .marker = id % MARK_COUNT, .opacity = 1, .label = s->label};
+        ChartSeries c = {.x = s->x, .y = s->y, .n = s->n, .color = palette_color(s->color), .dash = s->dash,
+                         .marker = s->marker, .opacity = 1, .label = s->label};
         if (kind == KIND_PPL || kind == KIND_OFFSET) c.width = 3, c.markers = 1;
         else if (kind == KIND_POSITION) {
             c.width = s->n > 200 ? 2.5f : 3, c.markers = s->n <= 40;
@@ -637,7 +688,8 @@ int cmd_plot(int argc, char **argv) {
         for (int i = 0; i < rs.n; i++) cmin = fmin(cmin, rs.r[i].count), cmax = fmax(cmax, rs.r[i].count);
         if (cmin == cmax) append(cap, sizeof cap, "%s windows, %.0f per position", pname, cmin);
         else append(cap, sizeof cap, "%s windows, %.0f to %.0f per position", pname, cmin, cmax);
-        if (smooth > 1) append(cap, sizeof cap, "; lines: moving average over up to %d positions, raw values light", smooth / 2 * 2 + 1);
+        if (smooth > 1)
+            append(cap, sizeof cap, "; lines: moving average over up to %d positions%s", smooth / 2 * 2 + 1, se[0].raw ? ", raw values light" : "");
         why = "3× the median before the training length";
     } else if (kind == KIND_OFFSET) {
         if (!vary_el && single_tl)
@@ -651,6 +703,8 @@ int cmd_plot(int argc, char **argv) {
         append(cap, sizeof cap, "%s", has_train_style ? "thin light lines: train loss; thick lines with markers: validation loss" : "train loss");
         why = "3× the median lowest loss";
     }
+    char base_cap[512]; // what the rows are, before the y-axis policy (the zoom panels state their own)
+    snprintf(base_cap, sizeof base_cap, "%s", cap);
     format_value(cv, sizeof cv, clip);
     if (ylog) append(cap, sizeof cap, "; log y axis");
     if (yclip && nabove)
@@ -674,7 +728,29 @@ int cmd_plot(int argc, char **argv) {
     Canvas cv_;
     canvas_init(&cv_, width, height, (Rgb){255, 255, 255});
     ChartStats st;
-    chart_render(&cv_, font, &ch, &st);
+    if (zoom > 1) {
+        // left: everything on a log axis, no legend; right: the close race, with the legend
+        if (!(dmin > 0)) die("plot: --zoom needs positive values (the left panel is logarithmic); the lowest is %g", dmin);
+        ChartSeries *nolab = xmalloc((size_t)ncs * sizeof *nolab);
+        for (int i = 0; i < ncs; i++) nolab[i] = cs[i], nolab[i].label = NULL;
+        char zt[128], zcap[600], fcap[160];
+        format_value(cv, sizeof cv, zoom * dmin);
+        snprintf(zt, sizeof zt, "Close-up: up to %s (%g× the lowest value)", cv, zoom);
+        snprintf(zcap, sizeof zcap, "%s; curves above the top are in the left panel", base_cap);
+        snprintf(fcap, sizeof fcap, "every point; log y axis");
+        Chart full = ch, close = ch;
+        full.s = nolab, full.ylog = 1, full.yclip = 0, full.ymin = NAN, full.ymax = NAN, full.caption = fcap;
+        close.title = zt, close.ylog = 0, close.yclip = 0, close.ymin = floor(dmin * 10) / 10, close.ymax = zoom * dmin;
+        close.caption = zcap, close.ylabel = NULL;
+        Canvas pl, pr;
+        int wl = width / 2;
+        canvas_init(&pl, wl, height, (Rgb){255, 255, 255}), canvas_init(&pr, width - wl, height, (Rgb){255, 255, 255});
+        ChartStats stl;
+        chart_render(&pl, font, &full, &stl);
+        chart_render(&pr, font, &close, &st);
+        canvas_blit(&cv_, &pl, 0, 0), canvas_blit(&cv_, &pr, wl, 0);
+        canvas_free(&pl), canvas_free(&pr), free(nolab);
+    } else chart_render(&cv_, font, &ch, &st);
     canvas_write_png(&cv_, out);
     if (stats) {
         printf("kind %s\nsize %d %d\nseries %d\npoints %d\n", kind == KIND_PPL ? "ppl" : kind == KIND_POSITION ? "position"
@@ -683,10 +759,11 @@ int cmd_plot(int argc, char **argv) {
         printf("data_range %g %g\ny_axis %g %g\n", dmin, dmax, st.ylo, st.yhi);
         if (yclip) printf("clip %g\n", clip);
         else printf("clip none\n");
-        printf("above %d\nclip_marks %d\nlegend %s\nink %ld\nfont %s\n", nabove, st.clipped, st.legend_at ? st.legend_at : "none", st.ink,
+        printf("above %d\nclip_marks %d\nclip_beside %d\nclip_listed %d\nlegend %s\nink %ld\nfont %s\n", nabove, st.clipped, st.clip_beside, st.clip_listed, st.legend_at ? st.legend_at : "none", st.ink,
                font_path(font));
         for (int i = 0; i < ncs; i++)
             if (cs[i].label) printf("label %s\n", cs[i].label);
+        for (int i = 0; i < ns; i++) printf("style %d %d %d %s\n", se[i].color, se[i].marker, se[i].dash, se[i].label);
     }
     fprintf(stderr, "wrote %s (%dx%d, %d series, %d points)\n", out, width, height, ns, npts);
     canvas_free(&cv_);

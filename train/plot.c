@@ -41,6 +41,13 @@ void canvas_init(Canvas *c, int w, int h, Rgb bg) {
     c->bx0 = c->by0 = 1 << 30, c->bx1 = c->by1 = -1;
 }
 
+void canvas_blit(Canvas *dst, const Canvas *src, int x, int y) {
+    for (int r = 0; r < src->h; r++)
+        for (int k = 0; k < src->w; k++)
+            if (r + y >= 0 && r + y < dst->h && k + x >= 0 && k + x < dst->w)
+                memcpy(dst->px + ((size_t)(r + y) * dst->w + k + x) * 3, src->px + ((size_t)r * src->w + k) * 3, 3);
+}
+
 void canvas_free(Canvas *c) {
     free(c->px), free(c->cov);
     c->px = NULL, c->cov = NULL;
@@ -420,17 +427,24 @@ static float fit_px(const Font *f, float px, const char *s, float maxw) {
     return w > maxw && w > 0 ? px * maxw / w : px;
 }
 
-// copy s into buf, cut with an ellipsis to fit maxw pixels
+// copy s into buf, cut with an ellipsis to fit maxw pixels: at the end of a word when one
+// fits (a cut mid-word reads as another word), else inside the first word
 static const char *ellipsize(const Font *f, float px, const char *s, float maxw, char *buf, size_t n) {
     snprintf(buf, n, "%s", s);
     if (text_width(f, px, buf) <= maxw) return buf;
-    size_t len = strlen(buf);
-    while (len > 1) {
-        do len--; while (len > 0 && (buf[len] & 0xC0) == 0x80); // back to the start of a UTF-8 character
-        if (len + 4 > n) continue;
-        memcpy(buf + len, "…", 4); // U+2026 and the terminator
-        if (text_width(f, px, buf) <= maxw) break;
+    for (int words = 1; words >= 0; words--) {
+        size_t len = strlen(s) < n ? strlen(s) : n - 1;
+        while (len > 1) {
+            do len--; while (len > 0 && (s[len] & 0xC0) == 0x80); // back to the start of a UTF-8 character
+            if (words && s[len] != ' ' && s[len] != ',') continue;
+            size_t keep = len;
+            while (words && keep > 0 && (s[keep - 1] == ' ' || s[keep - 1] == ',')) keep--;
+            if (!keep || keep + 4 > n) continue;
+            memcpy(buf, s, keep), memcpy(buf + keep, "…", 4); // U+2026 and the terminator
+            if (text_width(f, px, buf) <= maxw) return buf;
+        }
     }
+    snprintf(buf, n, "…");
     return buf;
 }
 
@@ -439,11 +453,15 @@ static const char *ellipsize(const Font *f, float px, const char *s, float maxw,
 // ---------------------------------------------------------------------------------------
 
 Rgb palette_color(int i) {
-    // Okabe & Ito 2008, "Color Universal Design": blue, vermillion, bluish green, reddish
-    // purple, orange, sky blue, yellow, black
-    static const Rgb P[8] = {{0x00, 0x72, 0xB2}, {0xD5, 0x5E, 0x00}, {0x00, 0x9E, 0x73}, {0xCC, 0x79, 0xA7},
-                             {0xE6, 0x9F, 0x00}, {0x56, 0xB4, 0xE9}, {0xF0, 0xE4, 0x42}, {0x00, 0x00, 0x00}};
-    return P[((i % 8) + 8) % 8];
+    // Okabe & Ito 2008, "Color Universal Design" (blue, vermillion, bluish green, reddish
+    // purple, orange, sky blue, black; their yellow is too faint on white and comes last),
+    // then darker colours far from those (Paul Tol's indigo, olive, wine, green, teal and rose,
+    // a brown and a grey); in registry order the thirteen schemes and randomized get the first 13
+    static const Rgb P[PALETTE_SIZE] = {
+        {0x00, 0x72, 0xB2}, {0xD5, 0x5E, 0x00}, {0x00, 0x9E, 0x73}, {0xCC, 0x79, 0xA7}, {0xE6, 0x9F, 0x00}, {0x56, 0xB4, 0xE9},
+        {0x00, 0x00, 0x00}, {0x33, 0x22, 0x88}, {0x99, 0x99, 0x33}, {0x88, 0x22, 0x55}, {0x8C, 0x51, 0x0A}, {0x77, 0x77, 0x77},
+        {0x11, 0x77, 0x33}, {0x44, 0xAA, 0x99}, {0xCC, 0x66, 0x77}, {0xF0, 0xE4, 0x42}};
+    return P[((i % PALETTE_SIZE) + PALETTE_SIZE) % PALETTE_SIZE];
 }
 
 double nice_step(double span, int target) {
@@ -569,22 +587,24 @@ static void ticks_linear(Ticks *t, double lo, double hi, int target, double step
 // log axis: 1-2-5 per decade, thinned to decades when crowded; under a decade, linear ticks
 static void ticks_log(Ticks *t, double lo, double hi, int target) {
     t->n = 0;
-    if (hi / lo < 10) {
+    if (hi / lo < 1.5) { // less than half an octave: log and linear look alike
         ticks_linear(t, lo, hi, target, 0);
         return;
     }
-    static const double M[3][3] = {{1, 2, 5}, {1, 3, 0}, {1, 0, 0}};
-    for (int set = 0; set < 3; set++) {
+    // round values per decade, from dense to sparse: the densest set that gives at most
+    // target + 1 ticks, so a range of a few units still gets several labelled ticks
+    static const double M[6][8] = {{1, 1.5, 2, 3, 4, 5, 6, 8}, {1, 2, 3, 4, 5, 7}, {1, 2, 3, 5}, {1, 2, 5}, {1, 3}, {1}};
+    for (int set = 0; set < 6; set++) {
         t->n = 0;
         for (int e = (int)floor(log10(lo)); e <= (int)ceil(log10(hi)) && t->n < MAXTICK; e++)
-            for (int k = 0; k < 3 && M[set][k] > 0 && t->n < MAXTICK; k++) {
+            for (int k = 0; k < 8 && M[set][k] > 0 && t->n < MAXTICK; k++) {
                 double v = M[set][k] * pow(10, e);
                 if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9)) continue;
                 t->v[t->n] = v;
                 format_value(t->lab[t->n], 32, v);
                 t->n++;
             }
-        if (t->n <= target + 2) break;
+        if (t->n <= target + 1) break;
     }
 }
 
@@ -620,8 +640,9 @@ static void ticks_x_auto(Ticks *t, const Axis *a, double unit, int target) {
 
 typedef struct {
     float x, y;
-    double v;
+    double v, xv;      // the value, and its x in data units
     Rgb col;
+    const char *label; // the series' legend label (or NULL)
 } ClipMark;
 
 static const Rgb INK = {0x22, 0x22, 0x22}, GREY = {0x55, 0x55, 0x55}, GRID = {0xe4, 0xe4, 0xe4}, WHITE = {255, 255, 255};
@@ -669,6 +690,13 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st) {
         if (isnan(ch->ymin)) Y.lo = ylo / exp(m);
         if (isnan(ch->ymax)) Y.hi = yhi * exp(m);
     } else {
+        // a nearly flat series keeps a sensible range (at least 4% of its level), so rounding
+        // noise is not drawn as a dramatic swing
+        double level = fmax(fabs(ylo), fabs(yhi));
+        if (yhi - ylo < 0.04 * level && isnan(ch->ymin) && isnan(ch->ymax)) {
+            double mid = (ylo + yhi) / 2;
+            ylo = mid - 0.02 * level, yhi = mid + 0.02 * level;
+        }
         double span = yhi - ylo > 0 ? yhi - ylo : fmax(fabs(yhi) * 0.2, 1), m = 0.04 * span;
         double step = nice_step(span + 2 * m, target_y);
         ystep = isnan(ch->ymin) && isnan(ch->ymax) ? step : 0;
@@ -712,7 +740,7 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st) {
     char(*leglab)[160] = xcalloc((size_t)ch->ns + 1, sizeof *leglab);
     for (int i = 0; i < ch->ns; i++)
         if (ch->s[i].label) {
-            ellipsize(f, fs_leg, ch->s[i].label, 0.25f * c->w, leglab[i], sizeof leglab[i]);
+            ellipsize(f, fs_leg, ch->s[i].label, 0.34f * c->w, leglab[i], sizeof leglab[i]);
             nleg++, legw = fmaxf(legw, text_width(f, fs_leg, leglab[i]));
         }
     float rows = nleg * 1.55f + 0.72f, room = c->h - top - 2 * pad; // box height in units of fs_leg
@@ -750,7 +778,7 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st) {
                         if (se->y[q] > se->y[best]) best = q;
                     if (cap <= (size_t)ncm) cap = cap ? 2 * cap : 16, cm = realloc(cm, cap * sizeof *cm);
                     if (!cm) die("out of memory");
-                    cm[ncm++] = (ClipMark){ax_map(&X, se->x[best]), T, se->y[best], se->color};
+                    cm[ncm++] = (ClipMark){ax_map(&X, se->x[best]), T, se->y[best], se->x[best], se->color, se->label};
                     run = -1;
                 }
             }
@@ -837,9 +865,10 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st) {
             draw_marker(c, se->marker, ax_map(&X, se->x[k]), ax_map(&Y, se->y[k]), mr, se->color, 1.5f * s);
         }
     }
-    // clipped points: an upward triangle touching the top edge, the value beside it
+    // clipped points: an upward triangle touching the top edge, the value beside it; a value
+    // with no free place beside its mark is listed in a box instead (never dropped)
     Box placed[256];
-    int nplaced = 0;
+    int nplaced = 0, *unl = xmalloc(((size_t)ncm + 1) * sizeof(int)), nunl = 0;
     for (int k = 0; k < ncm; k++) {
         float tx = cm[k].x, r = mr * 1.25f;
         float tri[6] = {tx, T + 2 * s, tx + r, T + 2 * s + 1.6f * r, tx - r, T + 2 * s + 1.6f * r};
@@ -851,19 +880,54 @@ void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st) {
         float tw = text_width(f, fs_tick * 0.9f, b), lx = tx + r + 5 * s, by = T + 2 * s + 1.6f * r;
         if (lx + tw > R - 4) lx = tx - r - 5 * s - tw;
         Box bb = {lx - 2, by - text_cap(f, fs_tick * 0.9f) - 2, lx + tw + 2, by + 4};
-        int clash = 0;
-        for (int q = 0; q < nplaced; q++) clash |= box_overlap(bb, placed[q]);
-        if (clash) { // try one row lower
-            bb.y0 += fs_tick * 1.1f, bb.y1 += fs_tick * 1.1f, by += fs_tick * 1.1f, clash = 0;
+        int clash = 1;
+        for (int row = 0; row < 2 && clash; row++) { // beside the mark, or one row lower
+            if (row) bb.y0 += fs_tick * 1.1f, bb.y1 += fs_tick * 1.1f, by += fs_tick * 1.1f;
+            clash = nplaced >= 256;
             for (int q = 0; q < nplaced; q++) clash |= box_overlap(bb, placed[q]);
         }
-        if (!clash && nplaced < 256) {
+        if (!clash) {
             placed[nplaced++] = bb;
             draw_rect(c, bb.x0, bb.y0, bb.x1, bb.y1, WHITE, 0.8f);
             draw_text(c, f, fs_tick * 0.9f, b, lx, by, 0, 0, cm[k].col);
+        } else unl[nunl++] = k;
+    }
+    if (nunl) { // "above the axis:" and a line per value, in its series' colour
+        float fz = fs_tick * 0.8f, lh = fz * 1.35f, bw = text_width(f, fz, "above the axis:");
+        char line[256], xb[32], vb[32];
+        for (int q = 0; q < nunl; q++) {
+            const ClipMark *m = &cm[unl[q]];
+            format_value(xb, 32, m->xv), format_value(vb, 32, m->v);
+            snprintf(line, sizeof line, "%.60s at %s: %s", m->label ? m->label : "", xb, vb);
+            bw = fmaxf(bw, text_width(f, fz, line));
+        }
+        // as many columns as the plot's height needs
+        int per_col = (int)fmaxf(1, (B - T - 28 * s - fz * 0.6f) / lh - 1), ncol = (nunl + per_col - 1) / per_col;
+        int nrow = (nunl + ncol - 1) / ncol;
+        float colw = bw + fz;
+        bw = colw * ncol - fz;
+        float bh = lh * (nrow + 1) + fz * 0.6f, bx = L + 14 * s, by0 = B - 14 * s - bh;
+        // the lowest-left free spot along the bottom, else over the data at the bottom left
+        for (float x = L + 14 * s; x + bw + fz <= R - 14 * s; x += (R - L) / 16) {
+            Box b = {x, by0, x + bw + fz, by0 + bh};
+            if (!obs_hits(&ob, b) && !(nleg && box_overlap(b, legend))) {
+                bx = x;
+                break;
+            }
+        }
+        draw_rect(c, bx, by0, bx + bw + fz, by0 + bh, (Rgb){0xcc, 0xcc, 0xcc}, 1);
+        draw_rect(c, bx + 1, by0 + 1, bx + bw + fz - 1, by0 + bh - 1, WHITE, 0.92f);
+        draw_text(c, f, fz, "above the axis:", bx + fz / 2, by0 + fz * 0.3f + lh * 0.8f, 0, 0, GREY);
+        for (int q = 0; q < nunl; q++) {
+            const ClipMark *m = &cm[unl[q]];
+            format_value(xb, 32, m->xv), format_value(vb, 32, m->v);
+            snprintf(line, sizeof line, "%.60s at %s: %s", m->label ? m->label : "", xb, vb);
+            draw_text(c, f, fz, line, bx + fz / 2 + colw * (q / nrow), by0 + fz * 0.3f + lh * (q % nrow + 1.8f), 0, 0, m->col);
         }
     }
+    free(unl);
     st->clipped = ncm;
+    st->clip_listed = nunl, st->clip_beside = nplaced;
     if (ch->nvlines && ch->vline_label) draw_text(c, f, fs_tick * 0.9f, ch->vline_label, vlab_x, vlab_y, 0, 0, GREY);
     canvas_clip(c, 0, 0, c->w, c->h);
 

@@ -28,6 +28,7 @@ typedef struct {
 
 void canvas_init(Canvas *c, int w, int h, Rgb bg);
 void canvas_free(Canvas *c);
+void canvas_blit(Canvas *dst, const Canvas *src, int x, int y); // src's pixels into dst at (x, y)
 void canvas_clip(Canvas *c, int x0, int y0, int x1, int y1); // clip later shapes; canvas_clip(c, 0, 0, c->w, c->h) resets
 void canvas_write_png(const Canvas *c, const char *path);      // dies with a one-line error on failure
 long canvas_count_other(const Canvas *c, Rgb bg);             // pixels that differ from bg
@@ -91,6 +92,8 @@ typedef struct {
 typedef struct {
     double ylo, yhi;      // the y axis range drawn
     int clipped;          // points drawn as clipped triangles
+    int clip_beside;      // of those, values written beside their mark
+    int clip_listed;      // and values listed in the "above the axis" box (no room beside the mark)
     int legend_outside;   // 1: no free corner inside the plot, the legend is on the right
     const char *legend_at;
     long ink;             // non-background pixels
@@ -98,7 +101,8 @@ typedef struct {
 
 void chart_render(Canvas *c, const Font *f, const Chart *ch, ChartStats *st);
 
-// the Okabe-Ito colour-blind-safe palette, 8 colours
+// 16 colours told apart on white: the Okabe-Ito colour-blind-safe palette first
+#define PALETTE_SIZE 16
 Rgb palette_color(int i);
 // a round step (1, 2 or 5 times a power of 10) giving about `target` intervals over span
 double nice_step(double span, int target);
