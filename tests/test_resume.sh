@@ -62,5 +62,19 @@ same_as_before && ok "every refusal left the run untouched" || bad "refusals" "t
 $BIN train --resume "$tmp/r" "${R[@]}" --stop-at 12 > /dev/null 2> "$tmp/e" \
   && $BIN info "$tmp/r/model.bin" | grep -q "step 12 of 24" && ok "all the original flags again, same values: accepted" \
   || bad "same flags" "$(tail -1 "$tmp/e")"
+
+# --init-from: a new run from a checkpoint's weights, at a new length, with fresh settings
+$BIN train --data "$tmp/text.txt" --pos learned --max-pos 64 --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 12 \
+  --out "$tmp/src" --threads 2 > /dev/null 2>&1
+$BIN train --data "$tmp/text.txt" --init-from "$tmp/src/model.bin" --seq-len 32 --lr 0 --steps 3 --out "$tmp/ft0" > /dev/null 2> "$tmp/e" || bad "init-from" "$(tail -1 "$tmp/e")"
+np=$($BIN info "$tmp/src/model.bin" | sed -n 's/^parameters *\([0-9]*\).*/\1/p')
+if [ -n "$np" ] && cmp -s <(tail -c +1025 "$tmp/src/model.bin" | head -c $((4 * np))) <(tail -c +1025 "$tmp/ft0/model.bin" | head -c $((4 * np))) \
+   && $BIN info "$tmp/ft0/model.bin" | grep -q "seq_len 32" && grep -q "^init_from = " "$tmp/ft0/config.txt"; then
+  ok "--init-from at 2x the length with --lr 0: the $np weights carried over bit for bit, the new run trains at 32, config.txt names its origin"
+else bad "init-from weights" "differ, or seq_len/config wrong"; fi
+refused "--init-from with another architecture" "checkpoint.*(--init-from), which has --d-model 16" $BIN train --data "$tmp/text.txt" --init-from "$tmp/src/model.bin" --d-model 32 --out "$tmp/ft1"
+refused "--init-from past a learned table" "table has 64 rows" $BIN train --data "$tmp/text.txt" --init-from "$tmp/src/model.bin" --seq-len 128 --out "$tmp/ft2"
+refused "--keep-optimizer without --init-from" "only with --init-from" $BIN train --data "$tmp/text.txt" --keep-optimizer --out "$tmp/ft3"
+refused "--init-from with --resume" "give one of them" $BIN train --resume "$tmp/r" --init-from "$tmp/src/model.bin"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -79,9 +79,9 @@ static void refuse_existing_run(const char *dir, int overwrite) {
 }
 
 typedef struct {
-    const char *data, *val, *out, *pos, *rand_base, *resume;
+    const char *data, *val, *out, *pos, *rand_base, *resume, *init_from;
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
-    int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite;
+    int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite, keep_optimizer;
     long val_tokens;
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip;
     long seed;
@@ -168,13 +168,20 @@ static void write_config(const char *path, const GPT *m, const TrainState *ts, c
     fprintf(f, "lr = %g\nmin_lr_frac = %g\nweight_decay = %g\nbeta1 = %g\nbeta2 = %g\neps = %g\nclip = %g\nseed = %llu\n",
             ts->lr, ts->min_lr_frac, ts->wd, ts->beta1, ts->beta2, ts->eps, ts->clip, (unsigned long long)ts->seed);
     fprintf(f, "eval_every = %d\nval_tokens = %ld\nckpt_every = %d\n", a->eval_every, a->val_tokens, a->ckpt_every);
+    if (a->init_from)
+        fprintf(f, "init_from = %s\noptimizer = %s\n", a->init_from, a->keep_optimizer ? "the checkpoint's moments" : "fresh");
     out_commit(&o);
 }
 
-// ---- resuming: the run's settings, and flags that would change them ----
-static const char *g_dir; // the run directory being resumed, for messages
+// ---- resuming, or starting from a checkpoint: the settings it fixes, and flags that
+// would change them ----
+static const char *g_dir;  // the run directory being resumed (or the --init-from checkpoint), for messages
+static int g_init;         // 1: --init-from (the model is fixed, the training settings are new)
 
 static void conflict(const char *flag, const char *given, const char *run) {
+    if (g_init)
+        die("--%s %s conflicts with the checkpoint '%s' (--init-from), which has --%s %s; a run started from a checkpoint "
+            "keeps its model (drop the flag)", flag, given, g_dir, flag, run);
     die("--%s %s conflicts with the run in '%s', which has --%s %s; a resumed run keeps its settings (drop the flag to "
         "continue it as it was, or start a new run with another --out)", flag, given, g_dir, flag, run);
 }
@@ -195,15 +202,14 @@ static void same_str(const char *flag, const char *given, const char *run) {
     if (args_given(flag) && strcmp(given, run)) conflict(flag, given, run);
 }
 
-// every flag given on resume that names a setting of the run must agree with it
-static void check_resume_flags(const TrainArgs *a, const HyperArgs *hyp, const GPT *m, const TrainState *ts) {
+// model flags given with --resume or --init-from must agree with the checkpoint's model
+static void check_model_flags(const TrainArgs *a, const HyperArgs *hyp, const GPT *m) {
     const GPTConfig *c = &m->cfg;
     same_str("pos", a->pos, c->rand_max ? "randomized" : c->pos);
-    same_str("rand-base", a->rand_base, c->rand_max ? c->pos : "(none: the run is not randomized)");
+    same_str("rand-base", a->rand_base, c->rand_max ? c->pos : "(none: not randomized)");
     same_int("rand-max", a->rand_max, c->rand_max);
     if (a->max_pos) same_int("max-pos", a->max_pos, c->pos_rows);
-    same_int("seq-len", a->seq_len, c->T), same_int("layers", a->layers, c->L);
-    same_int("d-model", a->d_model, c->C), same_int("heads", a->heads, c->NH);
+    same_int("layers", a->layers, c->L), same_int("d-model", a->d_model, c->C), same_int("heads", a->heads, c->NH);
     for (int i = 0; i < hyp->n; i++) {
         char name[128];
         size_t len = strcspn(hyp->name[i], "=");
@@ -216,6 +222,12 @@ static void check_resume_flags(const TrainArgs *a, const HyperArgs *hyp, const G
             conflict(name, x, y);
         }
     }
+}
+
+// every flag given on resume that names a setting of the run must agree with it
+static void check_resume_flags(const TrainArgs *a, const HyperArgs *hyp, const GPT *m, const TrainState *ts) {
+    check_model_flags(a, hyp, m);
+    same_int("seq-len", a->seq_len, m->cfg.T);
     same_int("batch", a->batch, ts->batch), same_int("steps", a->steps, ts->steps);
     same_int("warmup", a->warmup >= 0 ? a->warmup : a->steps / 20, ts->warmup);
     same_num("lr", a->lr, ts->lr), same_num("min-lr-frac", a->min_lr_frac, ts->min_lr_frac), same_num("wd", a->wd, ts->wd);
@@ -286,6 +298,8 @@ int cmd_train(int argc, char **argv) {
         {"val", ARG_STR, &a.val, "held-out text (default: the last 10% of --data)"},
         {"out", ARG_STR, &a.out, "run directory (default: runs/<scheme>-<seq-len>)"},
         {"resume", ARG_STR, &a.resume, "continue the run in this directory from its model.bin"},
+        {"init-from", ARG_STR, &a.init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
+        {"keep-optimizer", ARG_FLAG, &a.keep_optimizer, "with --init-from: start from its AdamW moments too (default: fresh)"},
         {"pos", ARG_STR, &a.pos, pos_help},
         {"rand-base", ARG_STR, &a.rand_base, "base scheme for --pos randomized"},
         {"rand-max", ARG_INT, &a.rand_max, "randomized: positions drawn from [0, N); 0 = 16 x seq-len", 0, 1 << 24},
@@ -321,6 +335,8 @@ int cmd_train(int argc, char **argv) {
     TrainState ts;
     real *mom = NULL, *vel = NULL;
     char dir[4096], path[4200];
+    if (a.resume && (a.init_from || a.keep_optimizer))
+        die("--init-from starts a new run from a checkpoint's weights; --resume continues a run: give one of them");
     if (a.resume) {
         snprintf(dir, sizeof dir, "%s", a.resume);
         snprintf(path, sizeof path, "%s/model.bin", dir);
@@ -358,24 +374,47 @@ int cmd_train(int argc, char **argv) {
         make_dir(dir);
     } else {
         if (!a.data) die("train: --data FILE is required (see posgpt train --help)");
-        const char *base = a.pos;
-        int randomized = !strcmp(a.pos, "randomized");
-        if (randomized) base = a.rand_base;
-        const PosScheme *s = pos_find(base);
-        if (!s) die("unknown position scheme '%s'; choose one of %s|randomized", base, pos_names());
-        if (!randomized && a.rand_max) die("--rand-max applies only to --pos randomized");
-        GPTConfig c = {.V = 256, .C = a.d_model, .L = a.layers, .NH = a.heads, .T = a.seq_len};
-        snprintf(c.pos, sizeof c.pos, "%s", base);
-        pos_default_hypers(s, c.pos_hp);
-        args_apply_hypers(&hyp, s, c.pos_hp);
-        c.rand_max = randomized ? (a.rand_max ? a.rand_max : 16 * a.seq_len) : 0;
-        if (randomized && c.rand_max < a.seq_len) die("--rand-max %d is smaller than --seq-len %d", c.rand_max, a.seq_len);
-        c.pos_rows = a.max_pos ? a.max_pos : (c.rand_max ? c.rand_max : a.seq_len);
-        if (c.pos_rows < (c.rand_max ? c.rand_max : a.seq_len))
-            die("--max-pos %d is smaller than the positions training uses (%d)", a.max_pos, c.rand_max ? c.rand_max : a.seq_len);
+        if (a.keep_optimizer && !a.init_from) die("--keep-optimizer applies only with --init-from");
+        GPTConfig c;
+        GPT src;
+        real *src_mom = NULL, *src_vel = NULL;
+        if (a.init_from) { // the checkpoint's model, at the new training length
+            TrainState sts;
+            ckpt_load(a.init_from, &src, &sts, &src_mom, &src_vel);
+            g_dir = a.init_from, g_init = 1;
+            check_model_flags(&a, &hyp, &src);
+            if (a.keep_optimizer && !src_mom) die("--keep-optimizer: '%s' holds no optimizer state", a.init_from);
+            c = src.cfg;
+            c.T = args_given("seq-len") ? a.seq_len : src.cfg.T;
+            int reach = c.rand_max ? c.rand_max : c.T;
+            if (src.ps.scheme->max_pos && c.T > c.pos_rows)
+                die("--seq-len %d: the checkpoint's '%s' table has %d rows (positions 0..%d); train at most at %d, or start from a "
+                    "model trained with a larger --max-pos", c.T, c.pos, c.pos_rows, c.pos_rows - 1, c.pos_rows);
+            if (c.rand_max && reach < c.T) die("--seq-len %d is longer than the checkpoint's --rand-max %d", c.T, c.rand_max);
+            a.seq_len = c.T;
+        } else {
+            const char *base = a.pos;
+            int randomized = !strcmp(a.pos, "randomized");
+            if (randomized) base = a.rand_base;
+            const PosScheme *s = pos_find(base);
+            if (!s) die("unknown position scheme '%s'; choose one of %s|randomized", base, pos_names());
+            if (!randomized && a.rand_max) die("--rand-max applies only to --pos randomized");
+            c = (GPTConfig){.V = 256, .C = a.d_model, .L = a.layers, .NH = a.heads, .T = a.seq_len};
+            snprintf(c.pos, sizeof c.pos, "%s", base);
+            pos_default_hypers(s, c.pos_hp);
+            args_apply_hypers(&hyp, s, c.pos_hp);
+            c.rand_max = randomized ? (a.rand_max ? a.rand_max : 16 * a.seq_len) : 0;
+            if (randomized && c.rand_max < a.seq_len) die("--rand-max %d is smaller than --seq-len %d", c.rand_max, a.seq_len);
+            c.pos_rows = a.max_pos ? a.max_pos : (c.rand_max ? c.rand_max : a.seq_len);
+            if (c.pos_rows < (c.rand_max ? c.rand_max : a.seq_len))
+                die("--max-pos %d is smaller than the positions training uses (%d)", a.max_pos, c.rand_max ? c.rand_max : a.seq_len);
+        }
         gpt_build(&m, &c);
         check_train_memory(&m, a.batch);
-        gpt_init(&m, (uint64_t)a.seed);
+        if (a.init_from) {
+            memcpy(m.params, src.params, m.num_params * sizeof(real)); // same model: the same parameter layout
+            gpt_free(&src);
+        } else gpt_init(&m, (uint64_t)a.seed);
         memset(&ts, 0, sizeof ts);
         ts.lr = a.lr, ts.min_lr_frac = a.min_lr_frac, ts.wd = a.wd, ts.beta1 = a.beta1, ts.beta2 = a.beta2;
         ts.eps = a.eps, ts.clip = a.clip, ts.steps = a.steps, ts.batch = a.batch, ts.seed = (uint64_t)a.seed;
@@ -383,8 +422,12 @@ int cmd_train(int argc, char **argv) {
         if (ts.warmup > ts.steps) die("--warmup %d is longer than --steps %d", ts.warmup, ts.steps);
         ts.val_loss = NAN;
         rng_seed(&ts.rng, (uint64_t)a.seed ^ 0x5eed0fda7aULL);
-        mom = xcalloc(m.num_params, sizeof(real));
-        vel = xcalloc(m.num_params, sizeof(real));
+        if (a.keep_optimizer) mom = src_mom, vel = src_vel;
+        else {
+            free(src_mom), free(src_vel);
+            mom = xcalloc(m.num_params, sizeof(real));
+            vel = xcalloc(m.num_params, sizeof(real));
+        }
         if (a.out) snprintf(dir, sizeof dir, "%s", a.out);
         else {
             char label[64];
