@@ -30,7 +30,8 @@ int cmd_info(int argc, char **argv) {
     printf("training        step %ld of %d, batch %d, lr %g (warmup %d, cosine to x%g), wd %g, betas %g/%g, clip %g, seed %llu\n",
            ts.step, ts.steps, ts.batch, ts.lr, ts.warmup, ts.min_lr_frac, ts.wd, ts.beta1, ts.beta2, ts.clip,
            (unsigned long long)ts.seed);
-    printf("val loss        %.4f (ppl %.3f)\n", ts.val_loss, exp(ts.val_loss));
+    if (isnan(ts.val_loss)) printf("val loss        none yet\n");
+    else printf("val loss        %.4f (ppl %.3f)\n", ts.val_loss, exp(ts.val_loss));
     const RunRecord *r = &ts.run;
     if (r->data_bytes) {
         printf("data            %s (%llu bytes, CRC-32 %08x)\n", r->data[0] ? r->data : "(path not recorded)",

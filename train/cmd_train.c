@@ -587,9 +587,12 @@ int cmd_train(int argc, char **argv) {
     }
     double total = now_seconds() - pr.t0;
     long done = ts.step - pr.first;
-    printf("%s: %ld steps in %.1fs wall (%.0f tokens/s including validation), last val loss %.4f (ppl %.3f) at T=%d; checkpoint %s\n",
-           sig ? "interrupted" : paused ? "stopped" : "done", done, total, total > 0 ? done * (double)B * T / total : 0.0,
-           ts.val_loss, exp(ts.val_loss), T, ckpt_path);
+    char valtxt[96];
+    if (isnan(ts.val_loss)) snprintf(valtxt, sizeof valtxt, "no validation yet");
+    else snprintf(valtxt, sizeof valtxt, "last val loss %.4f (ppl %.3f) at T=%d", ts.val_loss, exp(ts.val_loss), T);
+    printf("%s: %ld steps in %.1fs wall (%.0f tokens/s including validation), %s; checkpoint %s\n",
+           sig ? "interrupted" : paused ? "stopped" : "done", done, total, total > 0 ? done * (double)B * T / total : 0.0, valtxt,
+           ckpt_path);
     free(tok), free(tgt), free(pos), free(mom), free(vel);
     corpus_free(&corpus);
     gpt_free(&m);
