@@ -5,9 +5,10 @@
 #   training tokens/s (median over timed steps) at configs S and M for every scheme, with
 #     achieved GFLOP/s (FLOPs/token = 6N + 12 L T d_model) as a fraction of the sgemm peak;
 #   forward-only evaluation tokens/s and peak RSS at T = 1024, 4096, 16384 (config S, batch 1);
-#   with TORCH=1 (needs /usr/bin/python3 with torch and ../shared/bench/torch_ref.py), the
-#     PyTorch reference at the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: SCHEMES (default: the seven the PyTorch reference has; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
+#   with TORCH=1, the project's own PyTorch reference model (tools/torch_ref.py, written from
+#     docs/model.md and docs/schemes.md; needs /usr/bin/python3 with Debian's python3-torch) at
+#     the same configs in the same run, and the ratio ours / PyTorch.
+# Environment: SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
 #   ROUNDS (training runs per scheme and side, alternating posgpt and PyTorch; default 3 with TORCH=1, else 1).
 # Training figures are medians: of the timed steps within a run, then of the rounds; the
 # ratio is the median of the rounds' ratios, each taken between runs made one after the
@@ -16,16 +17,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/bench
 [ -x $B ] || make --no-print-directory $B
-# default: the seven schemes of the PyTorch reference; SCHEMES=all: every registered scheme
+# default: the seven schemes of the original comparison; SCHEMES=all: every registered scheme
+# (tools/torch_ref.py implements every one of them)
 schemes=${SCHEMES:-"sinusoidal learned t5 alibi rope nope randomized"}
 [ "$schemes" = all ] && schemes=$(./posgpt --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')
-torch_knows() { case " sinusoidal learned t5 alibi rope nope randomized " in *" $1 "*) return 0;; esac; return 1; }
 steps=${STEPS:-15}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-torch_ref=../shared/bench/torch_ref.py
+torch_ref=tools/torch_ref.py
 if [ "${TORCH:-0}" = 1 ]; then
-  if ! /usr/bin/python3 -c "import torch" 2>/dev/null || [ ! -f $torch_ref ]; then
-    echo "bench: TORCH=1 needs /usr/bin/python3 with torch (Debian python3-torch) and $torch_ref" >&2; exit 1
+  if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+    echo "bench: TORCH=1 needs /usr/bin/python3 with torch: apt-get install python3-torch (Debian)" >&2; exit 1
   fi
   # the PyTorch side uses the same OpenBLAS; give it the kernel posgpt picked
   core=$($B sgemm | sed -n 's/.*core=\([A-Za-z0-9]*\).*/\1/p' | head -1)
@@ -61,16 +62,14 @@ for cfg in $configs; do
     for round in $(seq "$rounds"); do
       r=$($B train $cfg $s 3 "$steps")
       tps=$(echo "$r" | get tokens_per_s); ours="$ours $tps"; gfs="$gfs $(echo "$r" | get gflops)"
-      if [ "${TORCH:-0}" = 1 ] && torch_knows $s; then
+      if [ "${TORCH:-0}" = 1 ]; then
         tt=$(/usr/bin/python3 $torch_ref --bench --pos $s $targs $extra --warmup 3 --steps "$steps" --threads $OMP_NUM_THREADS 2>/dev/null | get tokens_per_s)
         theirs="$theirs $tt"; ratios="$ratios $(echo "$tps $tt" | awk '{print $1 / $2}')"
       fi
     done
     gf=$(med $gfs)
     printf "%-12s %12.0f %9.1f %7.0f%%" $s "$(med $ours)" "$gf" "$(echo "$gf $peak" | awk '{print 100 * $1 / $2}')"
-    if [ "${TORCH:-0}" = 1 ] && ! torch_knows $s; then printf " %14s" "-"
-    elif [ "${TORCH:-0}" = 1 ]; then printf " %14.0f %7.2fx" "$(med $theirs)" "$(med $ratios)"
-    fi
+    if [ "${TORCH:-0}" = 1 ]; then printf " %14.0f %7.2fx" "$(med $theirs)" "$(med $ratios)"; fi
     if [ "$rounds" -gt 1 ]; then # every round, so the spread is visible
       printf "   rounds:%s" "$(list %.0f $ours)"
       [ -z "$ratios" ] || printf " | torch%s | ratios%s" "$(list %.0f $theirs)" "$(list %.2f $ratios)"
@@ -87,8 +86,7 @@ for s in $schemes; do
   for T in $evalT; do
     r=$($B eval S $s $T 3)
     printf "%-12s %7d %12.0f %10.0f" $s $T "$(echo "$r" | get tokens_per_s)" "$(echo "$r" | get peak_rss_mib)"
-    if [ "${TORCH:-0}" = 1 ] && ! torch_knows $s; then printf " %14s" "-"
-    elif [ "${TORCH:-0}" = 1 ]; then
+    if [ "${TORCH:-0}" = 1 ]; then
       extra=""; [ $s = randomized ] && extra="--rand-base sinusoidal --max-pos $T"
       [ $s = learned ] && extra="--max-pos $T"
       tr=$(/usr/bin/python3 $torch_ref --eval-bench --pos $s --n-layer 4 --d-model 128 --n-head 4 --T 128 --batch 32 $extra \

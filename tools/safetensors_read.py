@@ -60,7 +60,7 @@ def load(path):
             raise ValueError(f"{path}: tensor {name!r}: data_offsets [{begin}, {end}) do not hold shape {shape} of {t['dtype']}"
                              f" inside {len(data)} data bytes")
         spans.append((begin, end, name))
-        tensors[name] = np.frombuffer(data[begin:end], dtype=dt).reshape(shape)
+        tensors[name] = np.frombuffer(data[begin:end], dtype=dt).reshape(shape).copy()  # writable, owns its data
     pos = 0
     for begin, end, name in sorted(spans):
         if begin != pos:
