@@ -136,6 +136,19 @@ m=$(stat_of "$tmp/both.stats" clip_marks); b=$(stat_of "$tmp/both.stats" clip_be
 [ -n "$m" ] && [ "$m" -gt 0 ] && [ "$l" -gt 0 ] && [ $((b + l)) = "$m" ] && ok "clipped values: $m marks, $b labelled beside, $l listed in the box, none dropped" \
   || bad "clipped values" "marks $m, beside $b, listed $l"
 
+# SVG: the same chart as vectors, text as text; a well-formed document (every group closed,
+# clip paths defined before use), a polyline per series, the labels readable as text
+$BIN plot --out "$tmp/fig.svg" "$tmp/eval.csv" 2>/dev/null; $BIN plot --out "$tmp/zoom.svg" --zoom 1.5 "$tmp/eval_tame.csv" 2>/dev/null
+for f in fig zoom; do
+  v="$tmp/$f.svg"
+  opens=$(grep -o '<g[ >]' "$v" | wc -l); closes=$(grep -o '</g>' "$v" | wc -l)
+  uses=$(grep -o 'url(#c[0-9]*)' "$v" | sort -u | wc -l); defs=$(grep -o 'clipPath id="c[0-9]*"' "$v" | sort -u | wc -l)
+  if head -1 "$v" | grep -q '^<?xml' && tail -1 "$v" | grep -q '^</svg>$' && [ "$opens" = "$closes" ] && [ "$uses" = "$defs" ] && [ "$defs" -ge 1 ] \
+     && [ "$(grep -c '<polyline' "$v")" -ge 2 ] && grep -q '>evaluation length (tokens = bytes)</text>' "$v" && grep -q '>grow</text>' "$v"; then
+    ok "--out $f.svg: well-formed SVG ($opens groups, $defs clip paths), lines as polylines, text as text"
+  else bad "svg $f" "groups $opens/$closes, clips $uses/$defs"; fi
+done
+
 # ---- bad input: one line on stderr with "error", non-zero exit, no PNG ----
 expect_error() { # name, text the message must contain, args...
   local name=$1 want=$2; shift 2

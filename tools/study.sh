@@ -134,21 +134,5 @@ gather "ext_*.csv" ext.csv
   fi
 } > "$out/table.md"
 cat "$out/table.md"
-if "$bin" plot --help > /dev/null 2>&1; then
-  "$bin" plot --kind ppl --out "$out/ppl_vs_length.png" --title "Perplexity vs evaluation length (trained at $T bytes, King James Bible)" "$out/eval.csv"
-  "$bin" plot --kind position --out "$out/loss_by_position.png" --title "Loss by position in a $longest-byte window (trained at $T)" "$out/pos.csv"
-  # the schemes beyond the first seven, with ALiBi, RoPE and T5 for reference
-  sel=$(mktemp)
-  awk -F, 'NR == 1 || $1 ~ /^(t5|alibi|rope|kerple-log|kerple-power|sandwich|xpos|fire|cope)$/' "$out/eval.csv" > "$sel"
-  [ "$(wc -l < "$sel")" -gt 1 ] && "$bin" plot --kind ppl --out "$out/ppl_vs_length_new.png" \
-    --title "Beyond the seven: perplexity vs evaluation length (trained at $T bytes)" "$sel"
-  if [ -s "$out/ext.csv" ]; then
-    awk -F, 'NR == 1 || $1 == "rope" || $1 == "alibi"' "$out/eval.csv" > "$sel"
-    "$bin" plot --kind ppl --out "$out/rope_extension.png" --title "RoPE context extension at evaluation, no retraining (trained at $T)" \
-      "$sel" "$out/ext.csv"
-  fi
-  rm -f "$sel"
-  "$bin" plot --kind offset --metric loss --out "$out/offset.png" --title "Shift test: loss of $T-byte windows starting at position K" \
-    "$out/offset.csv"
-  "$bin" plot --kind training --out "$out/training.png" --title "Training curves ($STEPS steps, batch $BATCH x $T)" $(for s in $schemes; do echo "$out/$s/log.csv"; done)
-fi
+# the figures, from the CSVs (tools/study_figures.sh redraws them without rerunning anything)
+POSGPT=$bin tools/study_figures.sh "$out" "$T" "$STEPS" "$BATCH"

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { KIND_PPL, KIND_POSITION, KIND_TRAINING, KIND_OFFSET };
 
@@ -301,7 +302,7 @@ int cmd_plot(int argc, char **argv) {
     double ymax = NAN, ymin = NAN, zoom = 0;
     ArgDef defs[] = {
         {"kind", ARG_STR, &kind_s, "ppl | position | training | offset; auto: from the first file's header (never offset)"},
-        {"out", ARG_STR, &out, "PNG file to write (required)"},
+        {"out", ARG_STR, &out, "the figure: .png, or .svg for vectors with text as text (required)"},
         {"title", ARG_STR, &title, "figure title; none: made from the data; \"\": no title"},
         {"width", ARG_INT, &width, "image width in pixels", 320, 8000},
         {"height", ARG_INT, &height, "image height in pixels", 240, 8000},
@@ -725,8 +726,12 @@ int cmd_plot(int argc, char **argv) {
     else ch.xlabel = "step";
     if (title && !*title) ch.title = NULL;
 
+    size_t olen = strlen(out);
+    int svg = olen >= 4 && !strcasecmp(out + olen - 4, ".svg");
+    const Rgb bg = {255, 255, 255};
     Canvas cv_;
-    canvas_init(&cv_, width, height, (Rgb){255, 255, 255});
+    canvas_init(&cv_, width, height, bg);
+    if (svg) canvas_svg(&cv_, bg);
     ChartStats st;
     if (zoom > 1) {
         // left: everything on a log axis, no legend; right: the close race, with the legend
@@ -744,14 +749,16 @@ int cmd_plot(int argc, char **argv) {
         close.caption = zcap, close.ylabel = NULL;
         Canvas pl, pr;
         int wl = width / 2;
-        canvas_init(&pl, wl, height, (Rgb){255, 255, 255}), canvas_init(&pr, width - wl, height, (Rgb){255, 255, 255});
+        canvas_init(&pl, wl, height, bg), canvas_init(&pr, width - wl, height, bg);
+        if (svg) canvas_svg(&pl, bg), canvas_svg(&pr, bg);
         ChartStats stl;
         chart_render(&pl, font, &full, &stl);
         chart_render(&pr, font, &close, &st);
         canvas_blit(&cv_, &pl, 0, 0), canvas_blit(&cv_, &pr, wl, 0);
         canvas_free(&pl), canvas_free(&pr), free(nolab);
     } else chart_render(&cv_, font, &ch, &st);
-    canvas_write_png(&cv_, out);
+    if (svg) canvas_write_svg(&cv_, out);
+    else canvas_write_png(&cv_, out);
     if (stats) {
         printf("kind %s\nsize %d %d\nseries %d\npoints %d\n", kind == KIND_PPL ? "ppl" : kind == KIND_POSITION ? "position"
                : kind == KIND_OFFSET ? "offset" : "training",

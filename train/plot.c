@@ -12,6 +12,10 @@
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
+// stb_truetype's asserts check its rasteriser's own arithmetic (a glyph whose outline leaves
+// its box, as in a damaged or sloppy font, can trip them, harmlessly for what follows) or
+// mark input it does not handle, which font_check refuses first: off, as in a release build
+#define STBTT_assert(x) ((void)0)
 #define STBTT_STATIC
 #define STB_TRUETYPE_IMPLEMENTATION
 #include <stb/stb_truetype.h>
@@ -21,8 +25,10 @@
 
 #include "common.h"
 #include "fileio.h"
+#include "font_check.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,8 +38,86 @@ static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > 
 // canvas
 // ---------------------------------------------------------------------------------------
 
+// ---- SVG recording: shapes built between two shape_flush calls become one group with the
+// colour and opacity of the flush (group opacity composites the union once, as the coverage
+// buffer does); a polyline is one <polyline>; the clip rectangle is a clip path ----
+struct Svg {
+    char *body, *pend;       // the document so far; the shapes of the open flush
+    size_t n, cap, pn, pcap;
+    int clip_open, mute;     // a clip group is open; shapes of a polyline drawn as one element
+};
+static int g_clip_id; // clip path ids, unique across the canvases of one figure
+
+static void sv_add(char **b, size_t *n, size_t *cap, const char *fmt, va_list ap) {
+    for (;;) {
+        va_list aq;
+        va_copy(aq, ap);
+        int k = vsnprintf(*b ? *b + *n : NULL, *b ? *cap - *n : 0, fmt, aq);
+        va_end(aq);
+        if (k < 0) die("plot: SVG formatting failed");
+        if (*b && (size_t)k < *cap - *n) {
+            *n += (size_t)k;
+            return;
+        }
+        *cap = 2 * *cap + (size_t)k + 4096;
+        *b = realloc(*b, *cap);
+        if (!*b) die("plot: out of memory");
+    }
+}
+static void svg_out(Canvas *c, const char *fmt, ...) POSGPT_PRINTF(2, 3);
+static void svg_out(Canvas *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sv_add(&c->svg->body, &c->svg->n, &c->svg->cap, fmt, ap);
+    va_end(ap);
+}
+static void sv_add_str(Canvas *c, const char *s, size_t n) {
+    Svg *v = c->svg;
+    if (v->n + n + 1 > v->cap) {
+        v->cap = 2 * v->cap + n + 4096;
+        v->body = realloc(v->body, v->cap);
+        if (!v->body) die("plot: out of memory");
+    }
+    memcpy(v->body + v->n, s, n), v->n += n, v->body[v->n] = 0;
+}
+static void svg_shape(Canvas *c, const char *fmt, ...) POSGPT_PRINTF(2, 3);
+static void svg_shape(Canvas *c, const char *fmt, ...) {
+    if (!c->svg || c->svg->mute) return;
+    va_list ap;
+    va_start(ap, fmt);
+    sv_add(&c->svg->pend, &c->svg->pn, &c->svg->pcap, fmt, ap);
+    va_end(ap);
+}
+static void svg_text_escaped(Canvas *c, const char *s) {
+    for (; *s; s++)
+        if (*s == '&') svg_out(c, "&amp;");
+        else if (*s == '<') svg_out(c, "&lt;");
+        else if (*s == '>') svg_out(c, "&gt;");
+        else if ((unsigned char)*s >= 0x20) svg_out(c, "%c", *s);
+}
+
+void canvas_svg(Canvas *c, Rgb bg) {
+    c->svg = xcalloc(1, sizeof *c->svg);
+    svg_out(c, "<rect width=\"%d\" height=\"%d\" fill=\"#%02x%02x%02x\"/>\n", c->w, c->h, bg.r, bg.g, bg.b);
+}
+
+static void svg_close_clip(Canvas *c) {
+    if (c->svg && c->svg->clip_open) svg_out(c, "</g>\n"), c->svg->clip_open = 0;
+}
+
+void canvas_write_svg(const Canvas *c, const char *path) {
+    if (!c->svg) die("internal: canvas_write_svg without canvas_svg");
+    OutFile o;
+    FILE *f = out_open(&o, path, "figure");
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n", c->w, c->h, c->w, c->h);
+    fwrite(c->svg->body, 1, c->svg->n, f);
+    fprintf(f, "%s</svg>\n", c->svg->clip_open ? "</g>\n" : "");
+    out_commit(&o);
+}
+
 void canvas_init(Canvas *c, int w, int h, Rgb bg) {
-    c->w = w, c->h = h;
+    c->w = w, c->h = h, c->svg = NULL;
     c->px = xmalloc((size_t)w * h * 3);
     c->cov = xcalloc((size_t)w * h, sizeof(float));
     for (size_t i = 0; i < (size_t)w * h; i++) c->px[3 * i] = bg.r, c->px[3 * i + 1] = bg.g, c->px[3 * i + 2] = bg.b;
@@ -42,6 +126,11 @@ void canvas_init(Canvas *c, int w, int h, Rgb bg) {
 }
 
 void canvas_blit(Canvas *dst, const Canvas *src, int x, int y) {
+    if (dst->svg && src->svg) {
+        svg_out(dst, "<g transform=\"translate(%d,%d)\">\n", x, y);
+        sv_add_str(dst, src->svg->body, src->svg->n);
+        svg_out(dst, "%s</g>\n", src->svg->clip_open ? "</g>\n" : "");
+    }
     for (int r = 0; r < src->h; r++)
         for (int k = 0; k < src->w; k++)
             if (r + y >= 0 && r + y < dst->h && k + x >= 0 && k + x < dst->w)
@@ -50,12 +139,21 @@ void canvas_blit(Canvas *dst, const Canvas *src, int x, int y) {
 
 void canvas_free(Canvas *c) {
     free(c->px), free(c->cov);
-    c->px = NULL, c->cov = NULL;
+    if (c->svg) free(c->svg->body), free(c->svg->pend), free(c->svg);
+    c->px = NULL, c->cov = NULL, c->svg = NULL;
 }
 
 void canvas_clip(Canvas *c, int x0, int y0, int x1, int y1) {
     c->cx0 = x0 < 0 ? 0 : x0, c->cy0 = y0 < 0 ? 0 : y0;
     c->cx1 = x1 > c->w ? c->w : x1, c->cy1 = y1 > c->h ? c->h : y1;
+    if (!c->svg) return;
+    svg_close_clip(c);
+    if (c->cx0 > 0 || c->cy0 > 0 || c->cx1 < c->w || c->cy1 < c->h) {
+        int id = ++g_clip_id;
+        svg_out(c, "<clipPath id=\"c%d\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n<g clip-path=\"url(#c%d)\">\n",
+                id, c->cx0, c->cy0, c->cx1 - c->cx0, c->cy1 - c->cy0, id);
+        c->svg->clip_open = 1;
+    }
 }
 
 typedef struct {
@@ -120,6 +218,7 @@ static inline void cov_max(Canvas *c, int x, int y, float a) {
 void shape_capsule(Canvas *c, float fx0, float fy0, float fx1, float fy1, float half_width) {
     double x0 = clampd(fx0, -1e8, 1e8), y0 = clampd(fy0, -1e8, 1e8), x1 = clampd(fx1, -1e8, 1e8), y1 = clampd(fy1, -1e8, 1e8);
     if (!isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1)) return;
+    svg_shape(c, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke-width=\"%.2f\"/>", x0, y0, x1, y1, 2 * half_width);
     double hw = half_width, scale = 1;
     if (hw < 0.5) scale = 2 * hw, hw = 0.5; // thinner than a pixel: lighter instead
     double R = hw + 1;
@@ -147,6 +246,7 @@ void shape_capsule(Canvas *c, float fx0, float fy0, float fx1, float fy1, float 
 }
 
 void shape_disc(Canvas *c, float x, float y, float r) {
+    svg_shape(c, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" stroke=\"none\"/>", x, y, r);
     int bx0, by0, bx1, by1;
     if (!clip_box(c, x - r - 1, y - r - 1, x + r + 1, y + r + 1, &bx0, &by0, &bx1, &by1)) return;
     for (int j = by0; j < by1; j++)
@@ -161,6 +261,11 @@ void shape_disc(Canvas *c, float x, float y, float r) {
 // (exact inside and along edges; corners come out slightly sharp, which is fine here).
 void shape_convex(Canvas *c, const float *xy, int n) {
     if (n < 3 || n > 16) return;
+    if (c->svg && !c->svg->mute) {
+        svg_shape(c, "<polygon stroke=\"none\" points=\"");
+        for (int k = 0; k < n; k++) svg_shape(c, "%s%.2f,%.2f", k ? " " : "", xy[2 * k], xy[2 * k + 1]);
+        svg_shape(c, "\"/>");
+    }
     double nx[16], ny[16], off[16], cx = 0, cy = 0, lo_x = 1e30, lo_y = 1e30, hi_x = -1e30, hi_y = -1e30;
     for (int k = 0; k < n; k++) {
         cx += xy[2 * k] / n, cy += xy[2 * k + 1] / n;
@@ -187,6 +292,14 @@ void shape_convex(Canvas *c, const float *xy, int n) {
 }
 
 void shape_flush(Canvas *c, Rgb col, float opacity) {
+    if (c->svg && c->svg->pn) {
+        svg_out(c, "<g fill=\"#%02x%02x%02x\" stroke=\"#%02x%02x%02x\" stroke-linecap=\"round\"", col.r, col.g, col.b, col.r, col.g, col.b);
+        if (opacity < 1) svg_out(c, " opacity=\"%.3f\"", opacity);
+        svg_out(c, ">");
+        sv_add_str(c, c->svg->pend, c->svg->pn);
+        svg_out(c, "</g>\n");
+        c->svg->pn = 0;
+    }
     for (int j = c->by0; j < c->by1; j++)
         for (int i = c->bx0; i < c->bx1; i++) {
             float *p = c->cov + (size_t)j * c->w + i;
@@ -205,6 +318,27 @@ static const float DASHES[DASH_COUNT][4] = {{0}, {3.5f, 2.5f, 3.5f, 2.5f}, {0.01
 
 void draw_polyline(Canvas *c, const float *x, const float *y, int n, float width, int dash, Rgb col, float opacity) {
     float hw = width / 2, unit = width < 2 ? 2 : width;
+    if (c->svg) { // one <polyline> per unbroken run, the dashes as a dash array; the raster below records nothing
+        for (int i = 0; i < n;) {
+            while (i < n && !(isfinite(x[i]) && isfinite(y[i]))) i++;
+            int j = i;
+            while (j < n && isfinite(x[j]) && isfinite(y[j])) j++;
+            if (j > i) {
+                svg_out(c, "<polyline fill=\"none\" stroke=\"#%02x%02x%02x\" stroke-width=\"%.2f\" stroke-linecap=\"round\" "
+                        "stroke-linejoin=\"round\"", col.r, col.g, col.b, j - i > 1 ? width : 0);
+                if (dash) svg_out(c, " stroke-dasharray=\"%.2f %.2f %.2f %.2f\"", DASHES[dash][0] * unit, DASHES[dash][1] * unit,
+                                  DASHES[dash][2] * unit, DASHES[dash][3] * unit);
+                if (opacity < 1) svg_out(c, " stroke-opacity=\"%.3f\"", opacity);
+                svg_out(c, " points=\"");
+                for (int k = i; k < j; k++) svg_out(c, "%s%.2f,%.2f", k > i ? " " : "", clampd(x[k], -1e6, 1e6), clampd(y[k], -1e6, 1e6));
+                svg_out(c, "\"/>\n");
+                if (j - i == 1) svg_out(c, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"#%02x%02x%02x\"/>\n", x[i], y[i], hw, col.r,
+                                        col.g, col.b);
+            }
+            i = j;
+        }
+        c->svg->mute = 1;
+    }
     int k = 0;
     float left = dash ? DASHES[dash][0] * unit : 0; // what remains of the current dash piece
     for (int i = 0; i + 1 < n; i++) {
@@ -227,6 +361,7 @@ void draw_polyline(Canvas *c, const float *x, const float *y, int n, float width
     }
     if (n == 1 && isfinite(x[0]) && isfinite(y[0])) shape_disc(c, x[0], y[0], hw);
     shape_flush(c, col, opacity);
+    if (c->svg) c->svg->mute = 0;
 }
 
 void draw_rect(Canvas *c, float x0, float y0, float x1, float y1, Rgb col, float opacity) {
@@ -287,6 +422,13 @@ static const char *FONT_PATHS[] = {
     "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
     NULL};
 
+// the glyph of a code point, 0 (.notdef) if none: a damaged cmap can name glyphs the font
+// lacks, and stb_truetype looks up metrics and kerning of any glyph index unchecked
+static int glyph_index(const Font *f, int cp) {
+    int g = stbtt_FindGlyphIndex(&f->info, cp);
+    return g > 0 && g < f->info.numGlyphs ? g : 0;
+}
+
 Font *font_load(const char *path) {
     const char *use = path;
     if (!use) {
@@ -303,19 +445,26 @@ Font *font_load(const char *path) {
     ft->data = read_regular_file(use, "font", (size_t)64 << 20, &n);
     if (n < 12) die("plot: '%s' is not a TrueType font (%zu bytes)", use, n);
     uint32_t tag = (uint32_t)ft->data[0] << 24 | ft->data[1] << 16 | ft->data[2] << 8 | ft->data[3];
+    if (tag == 0x4F54544F) // 'OTTO'
+        die("plot: font '%s': CFF-outline fonts are not supported; use a TrueType .ttf (pass --font FILE.ttf or install "
+            "fonts-dejavu-core)", use);
+    // TrueType 1.0, 'true' or a collection 'ttcf'; anything else is not a font at all
+    if (tag != 0x00010000 && tag != 0x74727565 && tag != 0x74746366)
+        die("plot: '%s' is not a TrueType font; pass --font FILE.ttf or install fonts-dejavu-core", use);
+    // stb_truetype trusts its input: everything it will read is checked first
+    char why[200];
+    if (!font_check(ft->data, n, why, sizeof why))
+        die("plot: font '%s' is damaged: %s; pass --font FILE.ttf or install fonts-dejavu-core", use, why);
     int off = stbtt_GetFontOffsetForIndex(ft->data, 0);
-    // TrueType 1.0, 'true', OpenType 'OTTO' or a collection 'ttcf'; anything else is refused
-    // before stb_truetype (which trusts its input) looks inside
-    if ((tag != 0x00010000 && tag != 0x74727565 && tag != 0x4F54544F && tag != 0x74746366) || off < 0 ||
-        !stbtt_InitFont(&ft->info, ft->data, off))
+    if (off < 0 || !stbtt_InitFont(&ft->info, ft->data, off))
         die("plot: '%s' is not a TrueType font; pass --font FILE.ttf or install fonts-dejavu-core", use);
     snprintf(ft->path, sizeof ft->path, "%s", use);
     int lg;
     stbtt_GetFontVMetrics(&ft->info, &ft->ascent, &ft->descent, &lg);
-    int x0, y0, x1, y1;
+    int x0, y0, x1, y1, h = glyph_index(ft, 'H');
     float em = stbtt_ScaleForMappingEmToPixels(&ft->info, 1);
-    ft->cap_em = stbtt_GetCodepointBox(&ft->info, 'H', &x0, &y0, &x1, &y1) ? y1 * em : 0.73f;
-    if (!stbtt_FindGlyphIndex(&ft->info, 'A')) die("plot: the font '%s' has no Latin letters", use);
+    ft->cap_em = h && stbtt_GetGlyphBox(&ft->info, h, &x0, &y0, &x1, &y1) ? y1 * em : 0.73f;
+    if (!glyph_index(ft, 'A')) die("plot: the font '%s' has no Latin letters", use);
     return ft;
 }
 
@@ -341,8 +490,8 @@ static int utf8_next(const char **s) {
 }
 
 static int glyph_of(const Font *f, int cp) {
-    int g = stbtt_FindGlyphIndex(&f->info, cp);
-    return g ? g : stbtt_FindGlyphIndex(&f->info, '?');
+    int g = glyph_index(f, cp);
+    return g ? g : glyph_index(f, '?');
 }
 
 float text_width(const Font *f, float px, const char *s) {
@@ -360,12 +509,23 @@ float text_width(const Font *f, float px, const char *s) {
 
 float text_cap(const Font *f, float px) { return f->cap_em * px; }
 
+// A damaged font that passed font_check can still hold absurd sizes (an em of 16 units with
+// glyphs drawn for 2048, boxes of 30,000 units): a text or glyph raster is refused beyond
+// 2^25 pixels rather than allocated; real text, up to 150 px high, stays far below it.
+static void raster_check(const Font *f, double w, double h) {
+    if (w * h > (double)(1 << 25))
+        die("plot: font '%s' is damaged: its metrics ask for a %.0fx%.0f pixel raster; pass --font FILE.ttf or install "
+            "fonts-dejavu-core", f->path, w, h);
+}
+
 // Rasterise a string into an alpha buffer (h, w) with one pixel of padding on the left;
 // `base` is the baseline row. Glyphs are placed at sub-pixel x positions.
 static uint8_t *text_raster(const Font *f, float px, const char *s, int *w, int *h, int *base) {
     float scale = stbtt_ScaleForMappingEmToPixels(&f->info, px);
-    int asc = (int)ceil(f->ascent * scale), desc = (int)ceil(-f->descent * scale);
-    *w = (int)ceil(text_width(f, px, s)) + 4, *h = asc + desc + 2, *base = asc + 1;
+    int asc = (int)ceil(f->ascent * scale), desc = (int)ceil(-f->descent * scale); // font_check: ascent > descent
+    double tw = fmax(text_width(f, px, s), 0); // negative kerning of a damaged font could make it < 0
+    raster_check(f, tw + 4, asc + desc + 2);
+    *w = (int)ceil(tw) + 4, *h = asc + desc + 2, *base = asc + 1;
     uint8_t *a = xcalloc((size_t)*w * *h, 1), *g_buf = NULL;
     size_t g_cap = 0;
     float pen = 1;
@@ -378,6 +538,7 @@ static uint8_t *text_raster(const Font *f, float px, const char *s, int *w, int 
         stbtt_GetGlyphBitmapBoxSubpixel(&f->info, g, scale, scale, sx, 0, &x0, &y0, &x1, &y1);
         int gw = x1 - x0, gh = y1 - y0;
         if (gw > 0 && gh > 0) {
+            raster_check(f, gw, gh);
             if ((size_t)gw * gh > g_cap) free(g_buf), g_cap = (size_t)gw * gh, g_buf = xmalloc(g_cap);
             stbtt_MakeGlyphBitmapSubpixel(&f->info, g_buf, gw, gh, gw, scale, scale, sx, 0, g);
             for (int j = 0; j < gh; j++)
@@ -398,6 +559,14 @@ static uint8_t *text_raster(const Font *f, float px, const char *s, int *w, int 
 
 void draw_text(Canvas *c, const Font *f, float px, const char *s, float x, float y, int align, int vertical, Rgb col) {
     if (!s || !*s) return;
+    if (c->svg) {
+        const char *anchor = align == 1 ? "middle" : align == 2 ? "end" : "start";
+        if (vertical) svg_out(c, "<text transform=\"translate(%.2f,%.2f) rotate(-90)\"", x, y);
+        else svg_out(c, "<text x=\"%.2f\" y=\"%.2f\"", x, y);
+        svg_out(c, " font-size=\"%.2f\" text-anchor=\"%s\" fill=\"#%02x%02x%02x\">", px, anchor, col.r, col.g, col.b);
+        svg_text_escaped(c, s);
+        svg_out(c, "</text>\n");
+    }
     int w, h, base;
     uint8_t *a = text_raster(f, px, s, &w, &h, &base);
     float tw = text_width(f, px, s);

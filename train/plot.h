@@ -18,8 +18,11 @@ typedef struct {
     uint8_t r, g, b;
 } Rgb;
 
+typedef struct Svg Svg;
+
 typedef struct {
     int w, h;
+    Svg *svg;               // non-NULL: every shape and text is also recorded as SVG (canvas_svg)
     uint8_t *px;            // (h, w, 3) RGB, row-major from the top
     float *cov;             // (h, w) coverage of the shape being built, in [0, 1]
     int cx0, cy0, cx1, cy1; // clip rectangle: pixels [cx0, cx1) x [cy0, cy1)
@@ -28,9 +31,13 @@ typedef struct {
 
 void canvas_init(Canvas *c, int w, int h, Rgb bg);
 void canvas_free(Canvas *c);
-void canvas_blit(Canvas *dst, const Canvas *src, int x, int y); // src's pixels into dst at (x, y)
+void canvas_blit(Canvas *dst, const Canvas *src, int x, int y); // src's pixels (and SVG) into dst at (x, y)
 void canvas_clip(Canvas *c, int x0, int y0, int x1, int y1); // clip later shapes; canvas_clip(c, 0, 0, c->w, c->h) resets
 void canvas_write_png(const Canvas *c, const char *path);      // dies with a one-line error on failure
+// record from now on what is drawn as SVG too (call right after canvas_init): the same
+// shapes as vectors, text as <text> in DejaVu Sans, clip rectangles as clip paths
+void canvas_svg(Canvas *c, Rgb bg);
+void canvas_write_svg(const Canvas *c, const char *path);      // dies with a one-line error on failure
 long canvas_count_other(const Canvas *c, Rgb bg);             // pixels that differ from bg
 
 // Build a shape into the coverage buffer (any number of calls), then composite it once.
