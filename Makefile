@@ -22,16 +22,16 @@ OPT     := -O3 $(ARCH) -g
 BIN     := posgpt
 endif
 CFLAGS  ?= $(OPT)
-ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp -fno-math-errno $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Itrain
+ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp -fno-math-errno $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Imodel/pos -Itrain -Itools/plot
 LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lz -lm
 , := ,
 
-MODEL_SRC := $(wildcard model/*.c)
-APP_SRC   := $(filter-out train/main.c,$(wildcard train/*.c))
+MODEL_SRC := $(wildcard model/*.c model/pos/*.c)
+APP_SRC   := $(filter-out train/main.c,$(wildcard train/*.c tools/plot/*.c))
 MODEL_OBJ := $(MODEL_SRC:%.c=$(B)/f/%.o)
 MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
-HDRS      := $(wildcard model/*.h train/*.h)
+HDRS      := $(wildcard model/*.h model/pos/*.h train/*.h tools/plot/*.h)
 
 .PHONY: all test test-build test-kernels test-sanitize fuzz valgrind bench demo data deps clean
 all: $(BIN)
@@ -52,9 +52,10 @@ $(B)/d/%.o: %.c $(HDRS) Makefile
 TEST_D := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*_d.c))
 TEST_F := $(patsubst tests/%.c,$(B)/tests/%,$(filter-out $(wildcard tests/test_*_d.c),$(wildcard tests/test_*.c)))
 
-$(TEST_D): $(B)/tests/%: tests/%.c tests/check.h tests/track_alloc.h $(MODEL_DBL) $(HDRS)
+# (and the position sampler, which the gradient checks draw positions with)
+$(TEST_D): $(B)/tests/%: tests/%.c tests/check.h tests/track_alloc.h $(MODEL_DBL) $(B)/d/train/positions.o $(HDRS)
 	@mkdir -p $(B)/tests
-	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -Itests -o $@ $< $(MODEL_DBL) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -Itests -o $@ $< $(MODEL_DBL) $(B)/d/train/positions.o $(LDLIBS)
 
 $(TEST_F): $(B)/tests/%: tests/%.c tests/check.h $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
 	@mkdir -p $(B)/tests

@@ -13,39 +13,56 @@
 
 const char *const PARAM_NAMES[NUM_PARAM_TENSORS] = {
     "wte", "ln1_w", "ln1_b", "qkv_w", "qkv_b", "attproj_w", "attproj_b", "ln2_w",
-    "ln2_b", "fc_w", "fc_b", "fcproj_w", "fcproj_b", "lnf_w", "lnf_b", "pos"};
+    "ln2_b", "fc_w", "fc_b", "fcproj_w", "fcproj_b", "lnf_w", "lnf_b", "scheme"};
+
+// the scheme's state for cfg, hyperparameters set, nothing bound or prepared; NULL and a
+// message in err if the name is unknown
+static const PosScheme *scheme_state(const GPTConfig *c, PosState *ps, char *err, size_t n) {
+    char name[sizeof c->scheme + 1];
+    memcpy(name, c->scheme, sizeof c->scheme);
+    name[sizeof c->scheme] = 0;
+    const PosScheme *s = pos_find(name);
+    if (!s) snprintf(err, n, "unknown position scheme '%s'; choose one of %s", name, pos_names());
+    else pos_state_fill(ps, s, c->C, c->NH, c->pos_rows, c->scheme_hp, c->scheme_sharing);
+    return s;
+}
 
 const char *gpt_config_check(const GPTConfig *c, char *err, size_t n) {
-    char name[sizeof c->pos + 1];
-    memcpy(name, c->pos, sizeof c->pos);
-    name[sizeof c->pos] = 0;
-    const PosScheme *s = pos_find(name);
+    PosState ps;
     if (c->V < 1 || c->V > 65536) snprintf(err, n, "vocabulary size must be in [1, 65536], got %d", c->V);
-    else if (c->C < 1 || c->C > 65536) snprintf(err, n, "--d-model must be in [1, 65536], got %d", c->C);
-    else if (c->L < 1 || c->L > 1024) snprintf(err, n, "--layers must be in [1, 1024], got %d", c->L);
-    else if (c->NH < 1 || c->NH > c->C) snprintf(err, n, "--heads must be in [1, d_model=%d], got %d", c->C, c->NH);
-    else if (c->C % c->NH) snprintf(err, n, "--d-model %d is not divisible by --heads %d", c->C, c->NH);
-    else if (c->T < 1 || c->T > (1 << 24)) snprintf(err, n, "--seq-len must be in [1, 2^24], got %d", c->T);
-    else if (c->rand_max < 0 || c->rand_max > (1 << 28)) snprintf(err, n, "--rand-max must be in [0, 2^28], got %d", c->rand_max);
-    else if (!s) snprintf(err, n, "unknown position scheme '%s'; choose one of %s", name, pos_names());
-    else if (c->pos_rows < 1 || c->pos_rows > (1 << 28)) snprintf(err, n, "position table rows must be in [1, 2^28], got %d", c->pos_rows);
-    else return pos_check(s, c->C, c->NH, c->pos_rows, c->pos_hp, err, n);
+    else if (c->C < 1 || c->C > 65536) snprintf(err, n, "d_model must be in [1, 65536], got %d", c->C);
+    else if (c->L < 1 || c->L > 1024) snprintf(err, n, "layers must be in [1, 1024], got %d", c->L);
+    else if (c->NH < 1 || c->NH > c->C) snprintf(err, n, "heads must be in [1, d_model=%d], got %d", c->C, c->NH);
+    else if (c->C % c->NH) snprintf(err, n, "d_model %d is not divisible by heads %d", c->C, c->NH);
+    else if (c->T < 1 || c->T > (1 << 24)) snprintf(err, n, "sequence length must be in [1, 2^24], got %d", c->T);
+    else if (c->pos_rows < 1 || c->pos_rows > (1 << 28)) snprintf(err, n, "position rows must be in [1, 2^28], got %d", c->pos_rows);
+    else if (c->scheme_sharing < 0 || c->scheme_sharing >= POS_SHARING_COUNT)
+        snprintf(err, n, "scheme sharing must be in [0, %d), got %d", POS_SHARING_COUNT, c->scheme_sharing);
+    else if (scheme_state(c, &ps, err, n)) return pos_check(&ps, err, n);
     return err;
 }
 
 // the size table: one entry per tensor, in checkpoint order
-static void param_sizes(const GPTConfig *c, size_t pos_params, size_t sz[NUM_PARAM_TENSORS]) {
+static void param_sizes(const GPTConfig *c, size_t scheme_params, size_t sz[NUM_PARAM_TENSORS]) {
     size_t V = c->V, C = c->C, L = c->L;
     size_t s[NUM_PARAM_TENSORS] = {V * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C,
-                                   L * C, L * C, L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C, pos_params};
+                                   L * C, L * C, L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C, scheme_params};
     memcpy(sz, s, sizeof s);
 }
 
 size_t gpt_param_count(const GPTConfig *c) {
-    size_t sz[NUM_PARAM_TENSORS], total = 0; // num_params must not need prepare
-    param_sizes(c, pos_param_count(pos_find(c->pos), c->C, c->NH, c->pos_rows, c->pos_hp), sz);
+    size_t sz[NUM_PARAM_TENSORS], total = 0; // must not need prepare
+    char err[256];
+    PosState ps;
+    if (!scheme_state(c, &ps, err, sizeof err)) die("%s", err);
+    param_sizes(c, pos_param_count(&ps, c->L), sz);
     for (int i = 0; i < NUM_PARAM_TENSORS; i++) total += sz[i];
     return total;
+}
+
+void gpt_scheme_views(const GPT *m, real *buf, int l, real **view) {
+    for (int k = 0; k < m->sch_nt; k++)
+        view[k] = buf + m->offsets[P_SCHEME] + m->sch_off[k] + (m->sch_t[k].per_layer ? (size_t)l * pos_tensor_size(&m->sch_t[k]) : 0);
 }
 
 void gpt_build(GPT *m, const GPTConfig *cfg) {
@@ -54,10 +71,16 @@ void gpt_build(GPT *m, const GPTConfig *cfg) {
     const GPTConfig *c = &m->cfg;
     char err[256];
     if (gpt_config_check(c, err, sizeof err)) die("%s", err);
-    const PosScheme *s = pos_find(c->pos);
-    pos_state_init(&m->ps, s, c->C, c->NH, c->pos_rows, c->pos_hp);
+    PosState ps;
+    scheme_state(c, &ps, err, sizeof err);
+    m->sch_nt = pos_tensors(&ps, m->sch_t);
+    size_t soff = 0;
+    for (int k = 0; k < m->sch_nt; k++) {
+        m->sch_off[k] = soff;
+        soff += pos_tensor_size(&m->sch_t[k]) * (m->sch_t[k].per_layer ? (size_t)c->L : 1);
+    }
     size_t sz[NUM_PARAM_TENSORS];
-    param_sizes(c, pos_num_params(&m->ps), sz);
+    param_sizes(c, soff, sz);
     size_t off = 0;
     for (int i = 0; i < NUM_PARAM_TENSORS; i++) {
         m->sizes[i] = sz[i];
@@ -66,10 +89,41 @@ void gpt_build(GPT *m, const GPTConfig *cfg) {
     }
     m->num_params = off;
     m->params = xcalloc(off, sizeof(real));
-    m->ps.params = m->sizes[P_POS] ? m->params + m->offsets[P_POS] : NULL;
-    int decay[NUM_PARAM_TENSORS] = {[P_WTE] = 1, [P_QKVW] = 1, [P_ATTPW] = 1, [P_FCW] = 1, [P_FCPW] = 1,
-                                    [P_POS] = s->weight_decay};
-    memcpy(m->decay, decay, sizeof(decay));
+    m->att_qblock = ATT_QBLOCK;
+    // one state per layer when some tensor is per layer, else one for all
+    m->nsch = pos_per_layer(&ps) ? c->L : 1;
+    m->sch = xcalloc((size_t)m->nsch, sizeof(PosState));
+    for (int l = 0; l < m->nsch; l++) {
+        PosState *st = &m->sch[l];
+        *st = ps;
+        st->layer = l;
+        st->ntensors = m->sch_nt;
+        gpt_scheme_views(m, m->params, l, st->param);
+        for (int k = 0; k < m->sch_nt; k++) st->size[k] = pos_tensor_size(&m->sch_t[k]);
+        pos_prepare(st);
+    }
+}
+
+int gpt_param_ranges(const GPT *m, ParamRange *r) {
+    int n = 0;
+    for (int i = 0; i < P_SCHEME; i++)
+        r[n++] = (ParamRange){m->offsets[i], m->sizes[i], i == P_WTE || i == P_QKVW || i == P_ATTPW || i == P_FCW || i == P_FCPW};
+    for (int k = 0; k < m->sch_nt; k++) {
+        size_t len = pos_tensor_size(&m->sch_t[k]) * (m->sch_t[k].per_layer ? (size_t)m->cfg.L : 1);
+        r[n++] = (ParamRange){m->offsets[P_SCHEME] + m->sch_off[k], len, m->sch_t[k].decay};
+    }
+    return n;
+}
+
+const char *gpt_extend(GPT *m, const PosExtension *e, char *err, size_t n) {
+    for (int l = 0; l < m->nsch; l++)
+        if (pos_extend(&m->sch[l], e, err, n)) return err;
+    return NULL;
+}
+
+int gpt_max_pos(const GPT *m) {
+    const PosState *ps = gpt_scheme(m, 0);
+    return ps->scheme->max_pos ? ps->scheme->max_pos(ps) : 0;
 }
 
 void gpt_init(GPT *m, uint64_t seed) {
@@ -78,7 +132,7 @@ void gpt_init(GPT *m, uint64_t seed) {
     Rng rng;
     rng_seed(&rng, seed);
     double resid_std = 0.02 / sqrt(2.0 * m->cfg.L);
-    for (int i = 0; i < P_POS; i++) {
+    for (int i = 0; i < P_SCHEME; i++) {
         real *p = m->params + m->offsets[i];
         size_t n = m->sizes[i];
         double std = 0.0, fill = 0.0;
@@ -90,12 +144,18 @@ void gpt_init(GPT *m, uint64_t seed) {
         }
         for (size_t k = 0; k < n; k++) p[k] = (real)(std > 0 ? std * rng_normal(&rng) : fill);
     }
-    if (m->sizes[P_POS]) {
-        real *p = m->params + m->offsets[P_POS];
-        if (m->ps.scheme->init) m->ps.scheme->init(&m->ps, p, &rng);
-        else memset(p, 0, m->sizes[P_POS] * sizeof(real));
-        gpt_constrain(m);
+    // the scheme's tensors in order; a per-layer one layer by layer
+    const PosState *ps = gpt_scheme(m, 0);
+    for (int k = 0; k < m->sch_nt; k++) {
+        size_t sz = pos_tensor_size(&m->sch_t[k]);
+        for (int l = 0; l < (m->sch_t[k].per_layer ? m->cfg.L : 1); l++) {
+            real *view[POS_MAX_TENSORS];
+            gpt_scheme_views(m, m->params, l, view);
+            if (ps->scheme->init) ps->scheme->init(gpt_scheme(m, l), k, view[k], &rng);
+            else memset(view[k], 0, sz * sizeof(real));
+        }
     }
+    gpt_constrain(m);
 }
 
 // every activation buffer of m, so allocation bookkeeping is one loop
@@ -127,7 +187,8 @@ void gpt_free(GPT *m) {
     if (!m->is_view) {
         free(m->params);
         free(m->grads);
-        pos_state_free(&m->ps);
+        for (int l = 0; l < m->nsch; l++) pos_release(&m->sch[l]);
+        free(m->sch);
     }
     memset(m, 0, sizeof(*m));
 }
@@ -204,15 +265,14 @@ double gpt_alloc_bytes(const GPTConfig *c, int B, int T, int train, int threads)
 // positions: copy into m->pos, enforcing the scheme's limit (error, or clamp by policy)
 static void set_positions(GPT *m, const int *pos) {
     int N = m->B * m->T, T = m->T;
-    int lim = m->ps.scheme->max_pos ? m->ps.scheme->max_pos(&m->ps) : 0;
+    int lim = gpt_max_pos(m);
     for (int n = 0; n < N; n++) {
         int p = pos ? pos[n] : n % T;
         if (p < 0) die("position %d is negative", p);
         if (lim && p >= lim) {
             if (!m->clamp_pos)
-                die("position %d is beyond what the '%s' scheme can serve (%d positions: its table was sized at training "
-                    "time by --max-pos/--rand-max); evaluate at length <= %d, or pass --clamp-pos to reuse the last row",
-                    p, m->ps.scheme->name, lim, lim);
+                die("position %d is beyond the %d positions the '%s' scheme serves (its table was sized at training time)",
+                    p, lim, m->cfg.scheme);
             p = lim - 1;
         }
         m->pos[n] = p;
@@ -222,7 +282,7 @@ static void set_positions(GPT *m, const int *pos) {
 double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
     const GPTConfig *c = &m->cfg;
     int B = m->B, T = m->T, C = c->C, NH = c->NH, V = c->V, N = B * T;
-    const PosScheme *s = m->ps.scheme;
+    const PosScheme *s = gpt_scheme(m, 0)->scheme;
     if (!B) die("internal: gpt_forward before gpt_alloc");
     for (int n = 0; n < N; n++) {
         if (tok[n] < 0 || tok[n] >= V || (tgt && (tgt[n] < 0 || tgt[n] >= V))) die("token id out of range [0, %d)", V);
@@ -232,7 +292,7 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
     set_positions(m, pos);
 
     encoder_forward(m->res, m->tok, PARAM(m, P_WTE), N, C);
-    if (s->input_forward) s->input_forward(&m->ps, m->res, m->pos, N);
+    if (s->input_forward) s->input_forward(gpt_scheme(m, 0), m->res, m->pos, N);
     layernorm_forward(m->ln1, m->ln1_mean, m->ln1_rstd, m->res, PARAM(m, P_LN1W), PARAM(m, P_LN1B), N, C);
     for (int l = 0; l < c->L; l++) {
         // per-layer buffers: slot l in training, slot 0 (reused) in inference
@@ -241,18 +301,19 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
         real *ln1 = m->ln1 + tl * N * C, *qkv = m->qkv + tl * N * 3 * C, *atty = m->atty + tl * N * C;
         real *mid = m->mid + tl * N * C, *ln2 = m->ln2 + tl * N * C;
         real *fch = m->fch + tl * N * 4 * C, *fchg = m->fchg + tl * N * 4 * C;
+        const PosState *ps = gpt_scheme(m, l);
         // ln1 = LN1(x) was made by the previous layer's last step (or before the loop)
         linear_forward(qkv, ln1, PARAM(m, P_QKVW) + (size_t)l * 3 * C * C, PARAM(m, P_QKVB) + l * 3 * C, N, C, 3 * C);
         if (s->qk_forward) {
-            s->qk_forward(&m->ps, qkv, m->pos, B, T, 3 * C, 0);
-            s->qk_forward(&m->ps, qkv + C, m->pos, B, T, 3 * C, 1);
+            s->qk_forward(ps, qkv, m->pos, B, T, 3 * C, 0);
+            s->qk_forward(ps, qkv + C, m->pos, B, T, 3 * C, 1);
         }
         if (s->qk_decay && m->train) { // in inference the attention decays each block of queries itself
-            pos_decay_apply(&m->ps, qkv, m->pos, B, T, 3 * C, 0);
-            pos_decay_apply(&m->ps, qkv + C, m->pos, B, T, 3 * C, 1);
+            pos_decay_apply(ps, qkv, m->pos, B, T, 3 * C, 0);
+            pos_decay_apply(ps, qkv + C, m->pos, B, T, 3 * C, 1);
         }
-        if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
-        else attention_forward_infer(atty, qkv, m->pos, &m->ps, B, T, C, NH);
+        if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, ps, B, T, C, NH, m->att_qblock);
+        else attention_forward_infer(atty, qkv, m->pos, ps, B, T, C, NH, m->att_qblock);
         linear_forward(m->proj, atty, PARAM(m, P_ATTPW) + (size_t)l * C * C, NULL, N, C, C);
         residual_layernorm_forward(mid, ln2, m->ln2_mean + tl * N, m->ln2_rstd + tl * N, x, m->proj,
                                    PARAM(m, P_ATTPB) + l * C, PARAM(m, P_LN2W) + l * C, PARAM(m, P_LN2B) + l * C, N, C);
@@ -284,7 +345,7 @@ void gpt_zero_grad(GPT *m) {
 void gpt_backward(GPT *m) {
     const GPTConfig *c = &m->cfg;
     int B = m->B, T = m->T, C = c->C, NH = c->NH, V = c->V, L = c->L, N = B * T;
-    const PosScheme *s = m->ps.scheme;
+    const PosScheme *s = gpt_scheme(m, 0)->scheme;
     if (!m->train) die("internal: gpt_backward needs activations allocated with train=1");
     if (!m->grads) gpt_zero_grad(m);
     size_t NC = (size_t)N * C;
@@ -300,8 +361,10 @@ void gpt_backward(GPT *m) {
     layernorm_backward(m->dres, GRAD(m, P_LNFW), GRAD(m, P_LNFB), dlnf, m->res + (size_t)L * NC, PARAM(m, P_LNFW),
                        m->lnf_mean, m->lnf_rstd, N, C);
 
-    real *dpos = m->sizes[P_POS] ? GRAD(m, P_POS) : NULL;
     for (int l = L - 1; l >= 0; l--) {
+        const PosState *ps = gpt_scheme(m, l);
+        real *dscheme[POS_MAX_TENSORS];
+        gpt_scheme_views(m, m->grads, l, dscheme);
         real *x = m->res + l * NC, *ln1 = m->ln1 + l * NC, *qkv = m->qkv + l * NC * 3, *atty = m->atty + l * NC;
         real *mid = m->mid + l * NC, *ln2 = m->ln2 + l * NC, *fch = m->fch + l * NC * 4, *fchg = m->fchg + l * NC * 4;
         // x_out = mid + fcproj(gelu(fc(ln2(mid)))); dres holds d(x_out)
@@ -316,14 +379,15 @@ void gpt_backward(GPT *m) {
         // mid = x + attproj(attn(qk(qkv(ln1(x))))); dres now holds d(mid)
         linear_backward(m->datty, GRAD(m, P_ATTPW) + (size_t)l * C * C, GRAD(m, P_ATTPB) + l * C, m->dres, atty,
                         PARAM(m, P_ATTPW) + (size_t)l * C * C, N, C, C);
-        attention_backward(m->dqkv, dpos, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos, &m->ps, B, T, C, NH);
+        attention_backward(m->dqkv, m->sch_nt ? dscheme : NULL, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos,
+                           ps, B, T, C, NH, m->att_qblock);
         if (s->qk_decay) { // a diagonal scale: its backward is the same scale
-            pos_decay_apply(&m->ps, m->dqkv, m->pos, B, T, 3 * C, 0);
-            pos_decay_apply(&m->ps, m->dqkv + C, m->pos, B, T, 3 * C, 1);
+            pos_decay_apply(ps, m->dqkv, m->pos, B, T, 3 * C, 0);
+            pos_decay_apply(ps, m->dqkv + C, m->pos, B, T, 3 * C, 1);
         }
         if (s->qk_backward) {
-            s->qk_backward(&m->ps, m->dqkv, m->pos, B, T, 3 * C, 0);
-            s->qk_backward(&m->ps, m->dqkv + C, m->pos, B, T, 3 * C, 1);
+            s->qk_backward(ps, m->dqkv, m->pos, B, T, 3 * C, 0);
+            s->qk_backward(ps, m->dqkv + C, m->pos, B, T, 3 * C, 1);
         }
         linear_backward(m->dln, GRAD(m, P_QKVW) + (size_t)l * 3 * C * C, GRAD(m, P_QKVB) + l * 3 * C, m->dqkv, ln1,
                         PARAM(m, P_QKVW) + (size_t)l * 3 * C * C, N, C, 3 * C);
@@ -331,7 +395,11 @@ void gpt_backward(GPT *m) {
                            PARAM(m, P_LN1W) + l * C, m->ln1_mean + l * N, m->ln1_rstd + l * N, N, C);
     }
     // x0 = wte[tok] + input_add(pos)
-    if (s->input_backward && dpos) s->input_backward(&m->ps, dpos, m->dres, m->pos, N);
+    if (s->input_backward && m->sch_nt) {
+        real *dscheme[POS_MAX_TENSORS];
+        gpt_scheme_views(m, m->grads, 0, dscheme);
+        s->input_backward(gpt_scheme(m, 0), dscheme, m->dres, m->pos, N);
+    }
     encoder_backward(GRAD(m, P_WTE), m->dres, m->tok, N, C);
 }
 
@@ -363,29 +431,10 @@ int gpt_nonfinite_grad(const GPT *m) {
     return -1;
 }
 
-void gpt_adamw(GPT *m, real *mom, real *vel, double lr, double b1, double b2, double eps, double wd, long t,
-               double grad_scale) {
-    // m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr (mhat / (sqrt(vhat) + eps) + wd p)
-    // g = grads * grad_scale (clipping); decay only on tensors marked in m->decay
-    double c1 = 1.0 - pow(b1, (double)t), c2 = 1.0 - pow(b2, (double)t);
-    for (int i = 0; i < NUM_PARAM_TENSORS; i++) {
-        size_t o = m->offsets[i], n = m->sizes[i];
-        double wdi = m->decay[i] ? wd : 0.0;
-#pragma omp parallel for schedule(static)
-        for (size_t k = o; k < o + n; k++) {
-            double g = (double)m->grads[k] * grad_scale;
-            double mk = b1 * mom[k] + (1.0 - b1) * g, vk = b2 * vel[k] + (1.0 - b2) * g * g;
-            mom[k] = (real)mk;
-            vel[k] = (real)vk;
-            double p = m->params[k];
-            m->params[k] = (real)(p - lr * ((mk / c1) / (sqrt(vk / c2) + eps) + wdi * p));
-        }
-    }
-    gpt_constrain(m);
-}
-
 void gpt_constrain(GPT *m) {
-    if (m->ps.scheme->constrain && m->sizes[P_POS]) m->ps.scheme->constrain(&m->ps, m->params + m->offsets[P_POS]);
+    const PosScheme *s = m->sch[0].scheme;
+    if (!s->constrain || !m->sch_nt) return;
+    for (int l = 0; l < m->nsch; l++) s->constrain(&m->sch[l]);
 }
 
-size_t gpt_flop_params(const GPT *m) { return m->num_params - m->sizes[P_POS]; }
+size_t gpt_flop_params(const GPT *m) { return m->num_params - m->sizes[P_SCHEME]; }

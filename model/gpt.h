@@ -1,6 +1,7 @@
 // gpt.h - the GPT-2 style decoder: configuration, one flat parameter buffer described by a
-// size table, activations, forward, backward, AdamW. The position scheme is reached only
-// through its hooks (pos.h). Not here: data, checkpoints, the training loop (train/).
+// size table, activations, forward, backward. The position scheme is reached only through its
+// hooks (pos/pos.h). Not here: the optimizer (optim.h), data, checkpoints, the training loop
+// (train/).
 #ifndef POSGPT_GPT_H
 #define POSGPT_GPT_H
 
@@ -13,10 +14,10 @@ typedef struct {
     int L;          // layers
     int NH;         // heads
     int T;          // training sequence length
-    char pos[32];   // position scheme name (the base scheme when positions are randomized)
-    float pos_hp[POS_MAX_HYPER]; // its hyperparameters, in the order the scheme declares them
-    int pos_rows;   // rows of an absolute table (learned); >= T, or >= rand_max
-    int rand_max;   // > 0: trained with randomized positions drawn from [0, rand_max)
+    char scheme[32]; // position scheme name
+    float scheme_hp[POS_MAX_HYPER]; // its hyperparameters, in the order the scheme declares them
+    int scheme_sharing; // PosSharing: where the scheme's tensors live (per layer or shared)
+    int pos_rows;   // positions 0..pos_rows-1 are those training uses (the rows of an absolute table)
 } GPTConfig;
 
 enum {
@@ -35,19 +36,23 @@ enum {
     P_FCPB,  // (L, C)
     P_LNFW,  // (C)
     P_LNFB,  // (C)
-    P_POS,   // the position scheme's parameters (size from the scheme; may be 0)
+    P_SCHEME, // the position scheme's tensors, in its order, a per-layer one (L, ...) (may be empty)
     NUM_PARAM_TENSORS
 };
 extern const char *const PARAM_NAMES[NUM_PARAM_TENSORS];
 
 typedef struct {
     GPTConfig cfg;
-    PosState ps;
+    PosState *sch;        // the scheme's state: nsch of them, one per layer if some tensor is
+    int nsch;             // per layer, else one for all (gpt_scheme)
+    PosTensor sch_t[POS_MAX_TENSORS]; // the scheme's tensors (the model's sharing applied)
+    size_t sch_off[POS_MAX_TENSORS];  // where each starts in the P_SCHEME slice
+    int sch_nt;
     size_t sizes[NUM_PARAM_TENSORS], offsets[NUM_PARAM_TENSORS];
     size_t num_params;
     real *params, *grads; // (num_params) each; grads allocated on first backward
-    int decay[NUM_PARAM_TENSORS]; // 1 if AdamW weight decay applies (matrices)
     int clamp_pos;        // 1: positions past the scheme's limit map to its last one
+    int att_qblock;       // the attention's query block (ATT_QBLOCK; tests vary it)
     int is_view;          // 1: params and scheme state borrowed from another GPT (gpt_view)
     // activations, allocated for (B, T) by gpt_alloc; train mode keeps every layer's
     int B, T, train;
@@ -88,9 +93,20 @@ void gpt_backward(GPT *m); // gradient of the mean loss of the last forward, add
 double gpt_grad_norm(const GPT *m);
 // index of the first parameter tensor whose gradient holds a NaN or infinity, or -1
 int gpt_nonfinite_grad(const GPT *m);
-// AdamW (Loshchilov & Hutter 2019) with bias correction; t counts from 1
-// (then gpt_constrain)
-void gpt_adamw(GPT *m, real *mom, real *vel, double lr, double b1, double b2, double eps, double wd, long t, double grad_scale);
+// the scheme state layer l uses
+static inline PosState *gpt_scheme(const GPT *m, int l) { return &m->sch[m->nsch > 1 ? l : 0]; }
+// pointers to layer l's scheme tensors in buf (the parameters or the gradients), in order
+void gpt_scheme_views(const GPT *m, real *buf, int l, real **view);
+// apply an evaluation-time context extension to every layer's scheme state: NULL if fine,
+// else a one-line reason in err
+const char *gpt_extend(GPT *m, const PosExtension *e, char *err, size_t n);
+// the largest position + 1 the scheme serves (0 = unlimited)
+int gpt_max_pos(const GPT *m);
+// the parameter buffer as consecutive ranges, each with its weight-decay flag (the matrices,
+// and the scheme tensors that declare it); returns the count (<= GPT_MAX_RANGES)
+#define GPT_MAX_RANGES (NUM_PARAM_TENSORS + 2 * POS_MAX_TENSORS)
+typedef struct { size_t off, n; int decay; } ParamRange;
+int gpt_param_ranges(const GPT *m, ParamRange *r);
 // project the position scheme's parameters into their allowed set (PosScheme.constrain)
 void gpt_constrain(GPT *m);
 // parameters that take part in matmuls (FLOP count): all but the position tensor

@@ -390,8 +390,6 @@ static void softmax_causal_row(real *row, int n, int len) {
     for (int j = n; j < len; j++) row[j] = 0;
 }
 
-int att_qblock = ATT_QBLOCK;
-
 // a scheme's parameter-dependent tables, refreshed before a pass over positions pos (B, T):
 // no distance within a sequence exceeds its largest position minus its smallest (a large
 // --pos-offset does not enlarge the table)
@@ -407,50 +405,68 @@ static void pos_tables(const PosState *ps, const int *pos, int B, int T) {
     ps->scheme->tabulate(ps, span + 1);
 }
 
-// the query block in use for length T (att_qblock <= 0: one block of T), and the length of
-// the block starting at row r0
-static int att_block(int T) { return att_qblock > 0 ? att_qblock : T; }
+// the query block in use for length T (qblock <= 0: one block of T), and the length of the
+// block starting at row r0
+static int att_block(int qblock, int T) { return qblock > 0 ? qblock : T; }
 static int block_len(int r0, int QB, int T) { return T - r0 < QB ? T - r0 : QB; }
 
-// Causal blocking: queries in blocks of att_qblock rows; block [q0, q0 + nq) only meets keys
+// per-thread scratch for the scheme's row hooks (NULL if it needs none)
+static real *hook_scratch(const PosState *ps, int T) {
+    size_t n = ps && ps->scheme->scratch_size ? ps->scheme->scratch_size(ps, T) : 0;
+    return n ? xmalloc(n * sizeof(real)) : NULL;
+}
+
+// one row's scheme terms on the logits: row[0..n) = scale q.k_j on entry
+static inline void row_terms(const PosState *ps, int h, const real *q, const real *K, int C3, const int *pos_b, int i,
+                             real scale, real *row, real *scratch) {
+    const PosScheme *s = ps->scheme;
+    if (s->bias_forward) s->bias_forward(ps, h, pos_b[i], pos_b, i + 1, row);
+    if (s->score_forward) s->score_forward(ps, h, q, K, C3, pos_b[i], pos_b, i + 1, scale, row, scratch);
+}
+
+// Causal blocking: queries in blocks of QB rows; block [q0, q0 + nq) only meets keys
 // [0, q0 + nq), so products skip the zero upper triangle beyond the block diagonal (at T = 128
 // and blocks of 64, a quarter of every attention product). Entries of att and dS to the
 // right of a block's last key are never written or read.
 void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
-                       int B, int T, int C, int NH) {
+                       int B, int T, int C, int NH, int qblock) {
     // qkv (B,T,3C), pos (B,T), att (B,NH,T,T), out (B,T,C)
     // att[i][j] = softmax_j<=i( q_i.k_j / sqrt(HS) + bias(h, pos_i, pos_j) ); out_i = sum_j att[i][j] v_j
-    int HS = C / NH, C3 = 3 * C, QB = att_block(T);
+    int HS = C / NH, C3 = 3 * C, QB = att_block(qblock, T);
     real scale = (real)(1.0 / sqrt((double)HS));
-    void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
-    void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
-        ps ? ps->scheme->score_forward : NULL;
+    void (*value)(const PosState *, int, int, const int *, int, const real *, real *) = ps ? ps->scheme->value_forward : NULL;
     pos_tables(ps, pos, B, T);
-#pragma omp parallel for schedule(static) collapse(2)
-    for (int b = 0; b < B; b++)
-        for (int h = 0; h < NH; h++) {
-            const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
-            const int *pos_b = pos + (size_t)b * T;
-            real *A = att + ((size_t)b * NH + h) * T * T;
-            for (int q0 = 0; q0 < T; q0 += QB) {
-                int nq = block_len(q0, QB, T), nk = q0 + nq;
-                real *Ab = A + (size_t)q0 * T;
-                gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, Ab, T);
-                for (int i = q0; i < nk; i++) {
-                    real *row = A + (size_t)i * T;
-                    if (bias) bias(ps, h, pos_b[i], pos_b, i + 1, row);
-                    if (term) term(ps, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, row);
-                    softmax_causal_row(row, i + 1, nk);
+#pragma omp parallel
+    {
+        real *scratch = hook_scratch(ps, T);
+#pragma omp for schedule(static) collapse(2)
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < NH; h++) {
+                const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
+                const int *pos_b = pos + (size_t)b * T;
+                real *A = att + ((size_t)b * NH + h) * T * T, *O = out + (size_t)b * T * C + (size_t)h * HS;
+                for (int q0 = 0; q0 < T; q0 += QB) {
+                    int nq = block_len(q0, QB, T), nk = q0 + nq;
+                    real *Ab = A + (size_t)q0 * T;
+                    gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, Ab, T);
+                    for (int i = q0; i < nk; i++) {
+                        real *row = A + (size_t)i * T;
+                        if (ps) row_terms(ps, h, Q + (size_t)i * C3, K, C3, pos_b, i, scale, row, scratch);
+                        softmax_causal_row(row, i + 1, nk);
+                    }
+                    gemm(0, 0, nq, HS, nk, 1, Ab, T, V, C3, 0, O + (size_t)q0 * C, C);
+                    for (int i = q0; value && i < nk; i++) value(ps, h, pos_b[i], pos_b, i + 1, A + (size_t)i * T, O + (size_t)i * C);
                 }
-                gemm(0, 0, nq, HS, nk, 1, Ab, T, V, C3, 0, out + ((size_t)b * T + q0) * C + (size_t)h * HS, C);
             }
-        }
+        free(scratch);
+    }
 }
 
-void attention_backward(real *dqkv, real *dpos, const real *dout, const real *att, const real *qkv, const int *pos,
-                        const PosState *ps, int B, int T, int C, int NH) {
-    // forward: S = scale Q K^T + bias (+ content term); P = softmax(S); O = P V
-    // dP = dO V^T; dV = P^T dO; dS = P * (dP - rowsum(P * dP)); dQ = scale dS K; dK = scale dS^T Q
+void attention_backward(real *dqkv, real *const *dscheme, const real *dout, const real *att, const real *qkv,
+                        const int *pos, const PosState *ps, int B, int T, int C, int NH, int qblock) {
+    // forward: S = scale Q K^T + bias (+ content term); P = softmax(S); O = P V (+ value term)
+    // dP = dO V^T (+ the value term's); dV = P^T dO; dS = P * (dP - rowsum(P * dP));
+    // dQ = scale dS K; dK = scale dS^T Q
     // dqkv is overwritten (each (b, h) owns its slices); a content term first adds its own q/k
     // gradients row by row, so then the slices start at zero and the products accumulate.
     // Blocks: dS and dQ by query block (keys up to the block's last query); dV and dK, sums
@@ -458,25 +474,29 @@ void attention_backward(real *dqkv, real *dpos, const real *dout, const real *at
     // queries skipped (< k0) contribute exact zeros at the start of each sum, so every product
     // sums the same terms as the one-block form (the same floats where the BLAS kernel orders
     // a sum the same for every product height: SkylakeX's, not Haswell's).
-    // Scheme parameters: each (sequence, head) accumulates into its own buffer, and the buffers
-    // are summed in (b, h) order afterwards, so schemes may share parameters across heads and
-    // rows without locking, and the sum does not depend on which thread ran which head.
+    // Scheme parameters: each (sequence, head) accumulates into buffers of its own, and the
+    // buffers are summed in (b, h) order afterwards, so schemes may share parameters across
+    // heads and rows without locking, and the sum does not depend on which thread ran which head.
     // dS (T,T) of one head at a time lives in per-thread scratch that stays in cache.
-    int HS = C / NH, C3 = 3 * C, QB = att_block(T);
+    int HS = C / NH, C3 = 3 * C, QB = att_block(qblock, T);
     real scale = (real)(1.0 / sqrt((double)HS));
     const PosScheme *sch = ps ? ps->scheme : NULL;
     // a content term always has q/k gradients; parameters only if the scheme has some
-    int want_bias = sch && sch->bias_backward && dpos, want_term = sch && sch->score_backward;
-    size_t np = (want_bias || want_term) && dpos ? pos_num_params(ps) : 0;
+    int want_bias = sch && sch->bias_backward && dscheme, want_term = sch && sch->score_backward;
+    int want_value = sch && sch->value_backward;
+    size_t np = 0; // one (sequence, head)'s buffers: every tensor of the layer, back to back
+    for (int k = 0; dscheme && (want_bias || want_term || want_value) && k < ps->ntensors; k++) np += ps->size[k];
     real *acc = np ? xcalloc((size_t)B * NH * np, sizeof(real)) : NULL;
-    if (want_bias) pos_tables(ps, pos, B, T);
+    pos_tables(ps, pos, B, T);
 #pragma omp parallel
     {
-        real *dS = xmalloc((size_t)T * T * sizeof(real));
+        real *dS = xmalloc((size_t)T * T * sizeof(real)), *scratch = hook_scratch(ps, T);
 #pragma omp for schedule(static) collapse(2)
         for (int b = 0; b < B; b++)
             for (int h = 0; h < NH; h++) {
-                real *mine = acc ? acc + ((size_t)b * NH + h) * np : NULL;
+                real *mine[POS_MAX_TENSORS] = {NULL};
+                for (int k = 0, o = 0; acc && k < ps->ntensors; o += (int)ps->size[k], k++)
+                    mine[k] = acc + ((size_t)b * NH + h) * np + o;
                 size_t qoff = (size_t)b * T * C3 + (size_t)h * HS;
                 const real *Q = qkv + qoff, *K = Q + C, *V = Q + 2 * C;
                 real *dQ = dqkv + qoff, *dK = dQ + C, *dV = dQ + 2 * C;
@@ -495,6 +515,7 @@ void attention_backward(real *dqkv, real *dpos, const real *dout, const real *at
                     for (int i = q0; i < nk; i++) {
                         const real *p = P + (size_t)i * T;
                         real *d = dS + (size_t)i * T;
+                        if (want_value) sch->value_backward(ps, mine, h, pos_b[i], pos_b, i + 1, p, dO + (size_t)i * C, d);
                         double s = ddot(p, d, i + 1);
                         for (int j = 0; j <= i; j++) d[j] = p[j] * (d[j] - (real)s);
                         for (int j = i + 1; j < nk; j++) d[j] = 0;
@@ -502,7 +523,7 @@ void attention_backward(real *dqkv, real *dpos, const real *dout, const real *at
                         if (want_bias) sch->bias_backward(ps, mine, h, pos_b[i], pos_b, i + 1, d);
                         if (want_term)
                             sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, d,
-                                                dQ + (size_t)i * C3, dK);
+                                                dQ + (size_t)i * C3, dK, scratch);
                     }
                     gemm(0, 0, nq, HS, nk, scale, dSb, T, K, C3, want_term, dQ + (size_t)q0 * C3, C3);
                 }
@@ -513,10 +534,11 @@ void attention_backward(real *dqkv, real *dpos, const real *dout, const real *at
                     gemm(1, 0, nk, HS, nq, scale, dS + blk, T, Q + (size_t)k0 * C3, C3, want_term, dK + (size_t)k0 * C3, C3);
                 }
             }
-        free(dS);
+        free(dS), free(scratch);
     }
     for (int bh = 0; bh < B * NH && acc; bh++)
-        for (size_t k = 0; k < np; k++) dpos[k] += acc[(size_t)bh * np + k];
+        for (int k = 0, o = 0; k < ps->ntensors; o += (int)ps->size[k], k++)
+            for (size_t x = 0; x < ps->size[k]; x++) dscheme[k][x] += acc[(size_t)bh * np + o + x];
     free(acc);
 }
 
@@ -536,36 +558,40 @@ static void decay_block(const double *rate, const real *Q, const real *K, int C3
             Ks[(size_t)j * HS + d] = K[(size_t)j * C3 + d] * (real)exp(-rate[d] * ((double)pos_b[j] - c));
 }
 
+// the decay rates of a scheme with q/k decay at length T (NULL: none), after checking that
+// every block of queries fits the decay's float range
+static double *infer_decay_rates(const PosState *ps, const int *pos, int B, int T, int QB) {
+    if (!ps || !ps->scheme->qk_decay) return NULL;
+    int HS = ps->HS;
+    double *rate = xmalloc((size_t)HS * sizeof(double));
+    ps->scheme->qk_decay(ps, T, rate);
+    // a block's own spread must fit, as a training window's does (contiguous positions give
+    // QB - 1: any decay base that can train fits blocks of 64)
+    int lim = pos_decay_max_span(ps, T);
+    for (int b = 0; b < B; b++)
+        for (int q0 = 0; q0 < T; q0 += QB) {
+            const int *p = pos + (size_t)b * T;
+            int last = q0 + block_len(q0, QB, T) - 1;
+            if ((double)p[last] - p[q0] > lim)
+                die("q/k decay: a block of queries spreads over %.0f positions, more than the %d this decay's float "
+                    "range allows", (double)p[last] - p[q0], lim);
+        }
+    return rate;
+}
+
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
-                             int B, int T, int C, int NH) {
+                             int B, int T, int C, int NH, int qblock) {
     // same as attention_forward, one block of QB queries at a time against keys
     // 0..(last query of the block): scratch (QB, T) per thread, O(T) memory.
     int HS = C / NH, C3 = 3 * C;
     real scale = (real)(1.0 / sqrt((double)HS));
-    int QB = att_block(T), nblk = (T + QB - 1) / QB;
-    void (*bias)(const PosState *, int, int, const int *, int, real *) = ps ? ps->scheme->bias_forward : NULL;
-    void (*term)(const PosState *, int, const real *, const real *, int, int, const int *, int, real, real *) =
-        ps ? ps->scheme->score_forward : NULL;
-    double *rate = NULL;
-    if (ps && ps->scheme->qk_decay) {
-        rate = xmalloc((size_t)HS * sizeof(double));
-        ps->scheme->qk_decay(ps, T, rate);
-        // a block's own spread must fit, as a training window's does (contiguous positions
-        // give QB - 1: any --xpos-base >= 1 fits blocks of 64)
-        int lim = pos_decay_max_span(ps, T);
-        for (int b = 0; b < B; b++)
-            for (int q0 = 0; q0 < T; q0 += QB) {
-                const int *p = pos + (size_t)b * T;
-                int last = q0 + block_len(q0, QB, T) - 1;
-                if ((double)p[last] - p[q0] > lim)
-                    die("q/k decay: a block of queries spreads over %.0f positions, more than the %d this decay's float "
-                        "range allows", (double)p[last] - p[q0], lim);
-            }
-    }
+    int QB = att_block(qblock, T), nblk = (T + QB - 1) / QB;
+    void (*value)(const PosState *, int, int, const int *, int, const real *, real *) = ps ? ps->scheme->value_forward : NULL;
+    double *rate = infer_decay_rates(ps, pos, B, T, QB);
     pos_tables(ps, pos, B, T);
 #pragma omp parallel
     {
-        real *S = xmalloc((size_t)QB * T * sizeof(real));
+        real *S = xmalloc((size_t)QB * T * sizeof(real)), *scratch = hook_scratch(ps, T);
         real *Qs = rate ? xmalloc(((size_t)QB + T) * HS * sizeof(real)) : NULL, *Ks = rate ? Qs + (size_t)QB * HS : NULL;
 #pragma omp for schedule(dynamic) collapse(3)
         for (int b = 0; b < B; b++)
@@ -575,6 +601,7 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
                     int q0 = (nblk - 1 - blk) * QB;
                     int nq = block_len(q0, QB, T), nk = q0 + nq;
                     const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
+                    real *O = out + (size_t)b * T * C + (size_t)h * HS;
                     const int *pos_b = pos + (size_t)b * T;
                     if (rate) {
                         decay_block(rate, Q, K, C3, pos_b, q0, nq, HS, Qs, Ks);
@@ -582,13 +609,14 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
                     } else gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, S, nk);
                     for (int r = 0; r < nq; r++) {
                         real *row = S + (size_t)r * nk;
-                        if (bias) bias(ps, h, pos_b[q0 + r], pos_b, q0 + r + 1, row);
-                        if (term) term(ps, h, Q + (size_t)(q0 + r) * C3, K, C3, pos_b[q0 + r], pos_b, q0 + r + 1, scale, row);
+                        if (ps) row_terms(ps, h, Q + (size_t)(q0 + r) * C3, K, C3, pos_b, q0 + r, scale, row, scratch);
                         softmax_causal_row(row, q0 + r + 1, nk);
                     }
-                    gemm(0, 0, nq, HS, nk, 1, S, nk, V, C3, 0, out + ((size_t)b * T + q0) * C + (size_t)h * HS, C);
+                    gemm(0, 0, nq, HS, nk, 1, S, nk, V, C3, 0, O + (size_t)q0 * C, C);
+                    for (int r = 0; value && r < nq; r++)
+                        value(ps, h, pos_b[q0 + r], pos_b, q0 + r + 1, S + (size_t)r * nk, O + (size_t)(q0 + r) * C);
                 }
-        free(S), free(Qs);
+        free(S), free(Qs), free(scratch);
     }
     free(rate);
 }

@@ -50,21 +50,22 @@ void residual_layernorm_forward(real *out, real *ln, real *mean, real *rstd, con
                                 const real *bias, const real *w, const real *b, int N, int C);
 
 // Causal multi-head attention on qkv (B,T,3C) (q | k | v, heads of HS = C/NH channels),
-// scores q.k/sqrt(HS) + position bias (ps->scheme->bias_forward, if any), softmax, times v.
+// scores q.k/sqrt(HS) + the scheme's bias and content term (ps may be NULL: none), softmax,
+// times v, plus the scheme's value term.
 // Training form: keeps att (B,NH,T,T), the softmax probabilities, for the backward.
-// Both forms work in causal query blocks of att_qblock rows (default ATT_QBLOCK; 0 or
-// >= T means one block, the plain full-matrix form); tests vary it.
-void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
-                       int B, int T, int C, int NH);
-// dqkv is overwritten; dpos (the scheme's parameter gradient, may be NULL) accumulates.
-void attention_backward(real *dqkv, real *dpos, const real *dout, const real *att, const real *qkv, const int *pos,
-                        const PosState *ps, int B, int T, int C, int NH);
-// Inference form: same result, O(T) memory: query blocks of att_qblock rows against all
-// their keys, in per-thread scratch; nothing kept.
+// Both forms work in causal query blocks of qblock rows (ATT_QBLOCK by default; 0 or >= T
+// means one block, the plain full-matrix form); tests vary it.
 #define ATT_QBLOCK 64
-extern int att_qblock;
+void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
+                       int B, int T, int C, int NH, int qblock);
+// dqkv is overwritten; dscheme (pointers to this layer's scheme tensor gradients, NULL: no
+// parameter gradients wanted) accumulates.
+void attention_backward(real *dqkv, real *const *dscheme, const real *dout, const real *att, const real *qkv,
+                        const int *pos, const PosState *ps, int B, int T, int C, int NH, int qblock);
+// Inference form: same result, O(T) memory: query blocks of qblock rows against all their
+// keys, in per-thread scratch; nothing kept.
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
-                             int B, int T, int C, int NH);
+                             int B, int T, int C, int NH, int qblock);
 
 // losses (N) = -log softmax(logits)[target]; probs (N,V) may alias logits
 void crossentropy_forward(real *losses, real *probs, const real *logits, const int *targets, int N, int V);

@@ -16,9 +16,11 @@ awk 'BEGIN { srand(7); split("the a one every no", det); split("cat dog king shi
 schemes=$($BIN --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')
 [ -n "$schemes" ] && ok "scheme list read from posgpt --help: $schemes" || bad "scheme list" "posgpt --help lists no schemes"
 SMALL=(--layers 2 --d-model 32 --heads 2 --seq-len 32 --batch 16 --steps 300 --lr 3e-3 --eval-every 100 --val-tokens 8192 --threads 2)
-for s in $schemes; do
+for s in $schemes randomized; do # randomized: random training positions over a sinusoidal base
   d=$tmp/run-$s
-  if ! $BIN train --data "$tmp/text.txt" --pos "$s" --out "$d" "${SMALL[@]}" > "$d.out" 2> "$d.err"; then
+  how=(--pos "$s")
+  [ "$s" = randomized ] && how=(--pos sinusoidal --positions random)
+  if ! $BIN train --data "$tmp/text.txt" "${how[@]}" --out "$d" "${SMALL[@]}" > "$d.out" 2> "$d.err"; then
     bad "train $s" "exit non-zero: $(tail -1 "$d.err")"; continue
   fi
   val=$(tail -1 "$d/log.csv" | cut -d, -f3)
@@ -190,7 +192,7 @@ if [ -s "$tmp/t5.safetensors" ]; then
   size=$(wc -c < "$tmp/t5.safetensors")
   if [ $((hn % 8)) = 0 ] && [ "$size" = $((8 + hn + 4 * np)) ] && [ "$(dd if="$tmp/t5.safetensors" bs=1 skip=8 count=1 2>/dev/null)" = "{" ] \
      && cmp -s <(tail -c $((4 * np)) "$tmp/t5.safetensors") <(tail -c +1025 "$tmp/run-t5/model.bin" | head -c $((4 * np))) \
-     && grep -q '"pos":{"dtype":"F32","shape":\[32,2\]' "$tmp/t5.safetensors" && grep -q '"t5-buckets":"32"' "$tmp/t5.safetensors"; then
+     && grep -q '"scheme.table":{"dtype":"F32","shape":\[32,2\]' "$tmp/t5.safetensors" && grep -q '"t5-buckets":"32"' "$tmp/t5.safetensors"; then
     ok "export --format safetensors: header $hn bytes (a multiple of 8), data = the checkpoint's $np parameters, t5 table (32,2), config in the metadata"
   else bad "export" "header $hn, size $size, params $np"; fi
 else bad "export" "$(cat "$tmp/exp.err")"; fi
@@ -208,8 +210,8 @@ done
 $BIN plot --help | grep -q -- '--stats' && bad "plot --help" "lists the internal --stats" || ok "plot --help does not list the internal --stats"
 $BIN train --help | grep -q -- '--t5-buckets N ' && $BIN train --help | grep -q -- '--rope-base X ' \
   && ok "train --help: integer hyperparameters show N, real ones X" || bad "hyper metavars" "$($BIN train --help | grep t5-buckets)"
-$BIN info --ckpt "$tmp/run-alibi/model.bin" | grep -q "checksum ok" && $BIN info "$tmp/run-alibi/model.bin" | grep -q "format v2" \
-  && ok "info takes --ckpt FILE as well as FILE; new checkpoints are format v2" || bad "info --ckpt" "$($BIN info --ckpt "$tmp/run-alibi/model.bin" 2>&1 | head -2)"
+$BIN info --ckpt "$tmp/run-alibi/model.bin" | grep -q "checksum ok" && $BIN info "$tmp/run-alibi/model.bin" | grep -q "format v3" \
+  && ok "info takes --ckpt FILE as well as FILE; new checkpoints are format v3" || bad "info --ckpt" "$($BIN info --ckpt "$tmp/run-alibi/model.bin" 2>&1 | head -2)"
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -6,6 +6,9 @@
 #include "check.h"
 #include "ckpt.h"
 #include "layers.h"
+#include "positions.h"
+#include "scheme_state.h"
+#include "schemes.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -68,8 +71,8 @@ static void test_positions(void) {
     int *p = malloc(sizeof(int) * B * T), *q = malloc(sizeof(int) * B * T);
     Rng r1, r2;
     rng_seed(&r1, 3), rng_seed(&r2, 3);
-    pos_fill(p, B, T, 0, L, &r1);
-    pos_fill(q, B, T, 0, L, &r2);
+    positions_draw(p, B, T, 0, L, &r1);
+    positions_draw(q, B, T, 0, L, &r2);
     int ok = 1;
     long hist[4] = {0};
     for (int b = 0; b < B; b++)
@@ -84,7 +87,7 @@ static void test_positions(void) {
     int flat = 1;
     for (int k = 0; k < 4; k++) flat &= hist[k] > 650 && hist[k] < 950;
     check(flat, "random positions: spread evenly over [0, Lmax)", "quarters %ld %ld %ld %ld", hist[0], hist[1], hist[2], hist[3]);
-    pos_fill(p, 2, 5, 7, 0, NULL);
+    positions_draw(p, 2, 5, 7, 0, NULL);
     check(p[0] == 7 && p[4] == 11 && p[5] == 7 && p[9] == 11, "contiguous positions start at the offset", "got %d..%d", p[0], p[4]);
     free(p), free(q);
 }
@@ -106,37 +109,42 @@ static int files_equal(const char *a, const char *b) {
 static void test_checkpoint(void) {
     for (int i = 0; i < pos_count(); i++) {
         const PosScheme *s = pos_at(i);
-        GPTConfig c = {.V = 256, .C = 16, .L = 2, .NH = 2, .T = 8, .pos_rows = 40, .rand_max = 40};
-        snprintf(c.pos, sizeof c.pos, "%s", s->name);
-        pos_default_hypers(s, c.pos_hp);
+        GPTConfig c = {.V = 256, .C = 16, .L = 2, .NH = 2, .T = 8, .pos_rows = 40};
+        snprintf(c.scheme, sizeof c.scheme, "%s", s->name);
+        pos_default_hypers(s, c.scheme_hp);
         GPT m;
         gpt_build(&m, &c);
         gpt_init(&m, 11);
-        real *mo = malloc(m.num_params * sizeof(real)), *ve = malloc(m.num_params * sizeof(real));
+        AdamW o;
+        adamw_init(&o, m.num_params, 0.9, 0.95, 1e-8, 0.1);
+        real *mo = o.mom, *ve = o.vel;
         Rng r;
         rng_seed(&r, 5);
         for (size_t k = 0; k < m.num_params; k++) mo[k] = (real)rng_normal(&r), ve[k] = (real)rng_uniform(&r);
-        TrainState ts = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 100, .batch = 4, .step = 42, .val_loss = 1.5, .seed = 9};
+        TrainState ts = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .wd = 0.1, .steps = 100, .batch = 4, .step = 42,
+                         .val_loss = 1.5, .seed = 9, .rand_max = 40};
         rng_seed(&ts.rng, 77);
         char p1[64], p2[64];
         snprintf(p1, sizeof p1, "/tmp/posgpt-test-%d-a.bin", (int)getpid());
         snprintf(p2, sizeof p2, "/tmp/posgpt-test-%d-b.bin", (int)getpid());
-        ckpt_save(p1, &m, &ts, mo, ve);
+        ckpt_save(p1, &m, &ts, &o);
         GPT m2;
         TrainState ts2;
-        real *mo2, *ve2;
-        ckpt_load(p1, &m2, &ts2, &mo2, &ve2);
-        int same = m2.num_params == m.num_params && !memcmp(m.params, m2.params, m.num_params * sizeof(real)) &&
+        AdamW o2;
+        ckpt_load(p1, &m2, &ts2, &o2);
+        real *mo2 = o2.mom, *ve2 = o2.vel;
+        int same = m2.num_params == m.num_params && !memcmp(m.params, m2.params, m.num_params * sizeof(real)) && mo2 &&
                    !memcmp(mo, mo2, m.num_params * sizeof(real)) && !memcmp(ve, ve2, m.num_params * sizeof(real)) &&
-                   !memcmp(&m.cfg, &m2.cfg, sizeof m.cfg) && ts2.step == 42 && !memcmp(&ts.rng, &ts2.rng, sizeof ts.rng);
+                   !memcmp(&m.cfg, &m2.cfg, sizeof m.cfg) && ts2.step == 42 && ts2.rand_max == 40 &&
+                   !memcmp(&ts.rng, &ts2.rng, sizeof ts.rng) && o2.beta2 == 0.95 && o2.wd == 0.1;
         char name[96];
         snprintf(name, sizeof name, "checkpoint [%s]: params, config, optimizer and RNG load back bit-identical", s->name);
         check(same, name, "loaded state differs");
-        ckpt_save(p2, &m2, &ts2, mo2, ve2);
+        ckpt_save(p2, &m2, &ts2, &o2);
         snprintf(name, sizeof name, "checkpoint [%s]: re-saving the loaded model gives a byte-identical file", s->name);
         check(files_equal(p1, p2), name, "%s and %s differ", p1, p2);
         remove(p1), remove(p2);
-        free(mo), free(ve), free(mo2), free(ve2);
+        adamw_free(&o), adamw_free(&o2);
         gpt_free(&m2);
         gpt_free(&m);
     }
@@ -177,23 +185,19 @@ static void test_attention_blocks(void) {
         for (int i = 0; i < B * T; i++) pos[i] = i % T;
         PosState ps;
         const PosScheme *s = pos_find(schemes[si]);
-        float hp[POS_MAX_HYPER] = {0};
-        pos_default_hypers(s, hp);
-        pos_state_init(&ps, s, C, NH, T, hp);
-        size_t np = pos_num_params(&ps);
-        real *params = calloc(np + 1, sizeof(real));
+        size_t np;
+        real *params = scheme_state(&ps, s, C, NH, T, NULL, NULL, &np);
         for (size_t i = 0; i < np; i++) params[i] = (real)(0.1 * rng_normal(&rng));
-        ps.params = params;
         real *out[2], *att[2], *dqkv[2], *dpos[2];
         int qb[2] = {0, ATT_QBLOCK};
         for (int r = 0; r < 2; r++) {
-            att_qblock = qb[r];
             out[r] = malloc(no * sizeof(real)), att[r] = malloc(na * sizeof(real)), dqkv[r] = malloc(nq * sizeof(real));
             dpos[r] = calloc(np + 1, sizeof(real));
-            attention_forward(out[r], att[r], qkv, pos, &ps, B, T, C, NH);
-            attention_backward(dqkv[r], dpos[r], dout, att[r], qkv, pos, &ps, B, T, C, NH);
+            real *dview[POS_MAX_TENSORS];
+            scheme_views(&ps, dpos[r], dview);
+            attention_forward(out[r], att[r], qkv, pos, &ps, B, T, C, NH, qb[r]);
+            attention_backward(dqkv[r], dview, dout, att[r], qkv, pos, &ps, B, T, C, NH, qb[r]);
         }
-        att_qblock = ATT_QBLOCK;
         char name[128];
         double eo = max_rel_diff(out[1], out[0], no), eq = max_rel_diff(dqkv[1], dqkv[0], nq),
                ep = np ? max_rel_diff(dpos[1], dpos[0], np) : 0;
@@ -203,7 +207,7 @@ static void test_attention_blocks(void) {
               "max relative differences out %.3g, dqkv %.3g, dpos %.3g > %g", eo, eq, ep, ATT_BLOCK_RTOL);
         for (int r = 0; r < 2; r++) free(out[r]), free(att[r]), free(dqkv[r]), free(dpos[r]);
         free(qkv), free(dout), free(pos), free(params);
-        pos_state_free(&ps);
+        pos_release(&ps);
     }
 }
 
@@ -331,16 +335,10 @@ static void test_tables_exact(void) {
         if (!s->tabulate) continue;
         int NH = 4, T = 300, C = 32;
         PosState ps;
-        float hp[POS_MAX_HYPER];
-        pos_default_hypers(s, hp);
-        pos_state_init(&ps, s, C, NH, T, hp);
-        size_t np = pos_num_params(&ps);
+        size_t np;
         Rng rng;
         rng_seed(&rng, 9);
-        real *params = calloc(np + 1, sizeof(real)), *row[3], *dp[3];
-        if (s->init) s->init(&ps, params, &rng);
-        if (s->constrain) s->constrain(&ps, params);
-        ps.params = params;
+        real *params = scheme_state(&ps, s, C, NH, T, NULL, &rng, &np), *row[3], *dp[3];
         int *pos = malloc(T * sizeof(int));
         for (int i = 0; i < T; i++) pos[i] = 3 * i; // distances up to 3 (T - 1)
         real *ds = malloc(T * sizeof(real));
@@ -350,23 +348,25 @@ static void test_tables_exact(void) {
             if (r == 1) s->tabulate(&ps, 3 * T);        // table over every distance
             if (r == 2) { // every parameter changed (FIRE's table follows c, KERPLE's r1, r2), part table
                 for (size_t i = 0; i < np; i++) params[i] *= 0.75f;
-                if (s->constrain) s->constrain(&ps, params);
+                if (s->constrain) s->constrain(&ps);
                 s->tabulate(&ps, 2 * T);
             }
             row[r] = calloc(T, sizeof(real)), dp[r] = calloc(np, sizeof(real));
+            real *dview[POS_MAX_TENSORS];
+            scheme_views(&ps, dp[r], dview);
             for (int h = 0; h < NH; h++) {
                 s->bias_forward(&ps, h, pos[T - 1], pos, T, row[r]);
-                if (s->bias_backward) s->bias_backward(&ps, dp[r], h, pos[T - 1], pos, T, ds);
+                if (s->bias_backward) s->bias_backward(&ps, dview, h, pos[T - 1], pos, T, ds);
             }
         }
         // the third pass had other parameters: compare it with the direct formula at those
-        pos_state_free(&ps);
-        pos_state_init(&ps, s, C, NH, T, hp);
-        ps.params = params;
-        real *row3 = calloc(T, sizeof(real)), *dp3 = calloc(np, sizeof(real));
+        pos_release(&ps);
+        pos_prepare(&ps); // a fresh cache: nothing tabulated
+        real *row3 = calloc(T, sizeof(real)), *dp3 = calloc(np, sizeof(real)), *dview3[POS_MAX_TENSORS];
+        scheme_views(&ps, dp3, dview3);
         for (int h = 0; h < NH; h++) {
             s->bias_forward(&ps, h, pos[T - 1], pos, T, row3);
-            if (s->bias_backward) s->bias_backward(&ps, dp3, h, pos[T - 1], pos, T, ds);
+            if (s->bias_backward) s->bias_backward(&ps, dview3, h, pos[T - 1], pos, T, ds);
         }
         same = !memcmp(row[0], row[1], T * sizeof(real)) && !memcmp(dp[0], dp[1], np * sizeof(real)) &&
                !memcmp(row3, row[2], T * sizeof(real)) && !memcmp(dp3, dp[2], np * sizeof(real)) &&
@@ -376,7 +376,7 @@ static void test_tables_exact(void) {
         check(same, name, "bias or parameter gradient differs");
         for (int r = 0; r < 3; r++) free(row[r]), free(dp[r]);
         free(row3), free(dp3), free(params), free(pos), free(ds);
-        pos_state_free(&ps);
+        pos_release(&ps);
     }
 }
 
@@ -388,7 +388,8 @@ static void test_rotary_batch_exact(void) {
         const PosScheme *s = pos_find(names[si]);
         int C = 16, NH = 2, B = 3, T = 7, stride = 3 * C;
         PosState ps;
-        pos_state_init(&ps, s, C, NH, 64, NULL);
+        size_t np;
+        free(scheme_state(&ps, s, C, NH, 64, NULL, NULL, &np));
         int pos[21];
         for (int t = 0; t < T; t++) pos[t] = pos[T + t] = t, pos[2 * T + t] = 5 + 3 * t; // rows 0, 1 equal
         size_t n = (size_t)B * T * stride;
@@ -407,7 +408,7 @@ static void test_rotary_batch_exact(void) {
         snprintf(name, sizeof name, "%s: q/k transform of 3 sequences in one call == one call each, bit for bit", s->name);
         check(same, name, "differs");
         free(v1), free(v2);
-        pos_state_free(&ps);
+        pos_release(&ps);
     }
 }
 
@@ -425,7 +426,8 @@ static void test_xpos_long_infer(void) {
     pos_default_hypers(s, hp);
     hp[pos_hyper_index(s, "xpos-base")] = 1.0f;
     PosState ps;
-    pos_state_init(&ps, s, C, NH, 64, hp);
+    size_t np;
+    free(scheme_state(&ps, s, C, NH, 64, hp, NULL, &np));
     size_t nq = (size_t)B * T * C3, no = (size_t)B * T * C;
     real *qkv = malloc(nq * sizeof(real)), *out = malloc(no * sizeof(real));
     double *ref = malloc(no * sizeof(double)), *w = malloc((size_t)T * sizeof(double)), rate[8];
@@ -435,7 +437,7 @@ static void test_xpos_long_infer(void) {
     for (size_t i = 0; i < nq; i++) qkv[i] = (real)rng_normal(&rng);
     for (int i = 0; i < B * T; i++) pos[i] = 1000000 * (i / T) + i % T;
     s->qk_decay(&ps, T, rate);
-    attention_forward_infer(out, qkv, pos, &ps, B, T, C, NH);
+    attention_forward_infer(out, qkv, pos, &ps, B, T, C, NH, ATT_QBLOCK);
     double scale = 1.0 / sqrt((double)HS), err = 0, big = 0;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < NH; h++)
@@ -461,15 +463,15 @@ static void test_xpos_long_infer(void) {
     check(err <= 2e-4 * big, "xpos --xpos-base 1: inference attention at T = 1000 (far beyond one centre's float range) == double reference",
           "max |difference| %.3g, largest output %.3g", err, big);
     free(qkv), free(out), free(ref), free(w), free(pos);
-    pos_state_free(&ps);
+    pos_release(&ps);
 }
 
 // A checkpoint whose CRC is consistent but whose trainer state is impossible (written by a
 // buggy tool, or edited and re-checksummed) is refused, naming the field.
 static void test_checkpoint_ranges(void) {
     GPTConfig c = {.V = 256, .C = 8, .L = 1, .NH = 2, .T = 8, .pos_rows = 8};
-    snprintf(c.pos, sizeof c.pos, "alibi");
-    pos_default_hypers(pos_find("alibi"), c.pos_hp);
+    snprintf(c.scheme, sizeof c.scheme, "alibi");
+    pos_default_hypers(pos_find("alibi"), c.scheme_hp);
     GPT m;
     gpt_build(&m, &c);
     gpt_init(&m, 1);
@@ -484,11 +486,11 @@ static void test_checkpoint_ranges(void) {
     char path[64], err[512], name[128];
     snprintf(path, sizeof path, "/tmp/posgpt-test-%d-r.bin", (int)getpid());
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        ckpt_save(path, &m, &cases[i].ts, NULL, NULL);
+        ckpt_save(path, &m, &cases[i].ts, NULL);
         FILE *f = fopen(path, "rb");
         GPT m2;
         TrainState ts;
-        int rc = ckpt_read(f, path, &m2, &ts, NULL, NULL, err, sizeof err);
+        int rc = ckpt_read(f, path, &m2, &ts, NULL, err, sizeof err);
         fclose(f);
         if (rc == 0) gpt_free(&m2);
         char want[64];
@@ -499,11 +501,11 @@ static void test_checkpoint_ranges(void) {
     // the run record (format v2): an impossible one is refused too
     TrainState rs = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN};
     rs.run.data_bytes = 100, rs.run.eval_every = 0, rs.run.ckpt_every = 1, rs.run.log_every = 1;
-    ckpt_save(path, &m, &rs, NULL, NULL);
+    ckpt_save(path, &m, &rs, NULL);
     FILE *f = fopen(path, "rb");
     GPT m2;
     TrainState ts;
-    int rc = ckpt_read(f, path, &m2, &ts, NULL, NULL, err, sizeof err);
+    int rc = ckpt_read(f, path, &m2, &ts, NULL, err, sizeof err);
     fclose(f);
     if (rc == 0) gpt_free(&m2);
     check(rc != 0 && strstr(err, "impossible run record: eval_every"), "checkpoint with eval_every 0 in its run record is refused, naming it",
@@ -526,8 +528,8 @@ static void test_crc32(void) {
 // (version 1, those bytes zero, CRC recomputed) still loads, with no record.
 static void test_checkpoint_v1(void) {
     GPTConfig c = {.V = 256, .C = 8, .L = 1, .NH = 2, .T = 8, .pos_rows = 8};
-    snprintf(c.pos, sizeof c.pos, "alibi");
-    pos_default_hypers(pos_find("alibi"), c.pos_hp);
+    snprintf(c.scheme, sizeof c.scheme, "alibi");
+    pos_default_hypers(pos_find("alibi"), c.scheme_hp);
     GPT m, m2;
     gpt_build(&m, &c);
     gpt_init(&m, 1);
@@ -538,9 +540,9 @@ static void test_checkpoint_v1(void) {
     r->eval_every = 7, r->ckpt_every = 9, r->log_every = 3, r->skip_nonfinite = 1, r->val_tokens = 4096;
     char path[64], err[512];
     snprintf(path, sizeof path, "/tmp/posgpt-test-%d-v.bin", (int)getpid());
-    ckpt_save(path, &m, &ts, NULL, NULL);
+    ckpt_save(path, &m, &ts, NULL);
     FILE *f = fopen(path, "rb");
-    int rc = ckpt_read(f, path, &m2, &t2, NULL, NULL, err, sizeof err);
+    int rc = ckpt_read(f, path, &m2, &t2, NULL, err, sizeof err);
     fclose(f);
     check(rc == 0 && t2.version == CKPT_VERSION && !memcmp(&t2.run, &ts.run, sizeof ts.run), "checkpoint v2: the run record loads back as saved",
           "rc %d %s", rc, rc ? err : "(record differs)");
@@ -561,7 +563,7 @@ static void test_checkpoint_v1(void) {
     fwrite(h, 1, sizeof h, f);
     fclose(f);
     f = fopen(path, "rb");
-    rc = ckpt_read(f, path, &m2, &t2, NULL, NULL, err, sizeof err);
+    rc = ckpt_read(f, path, &m2, &t2, NULL, err, sizeof err);
     fclose(f);
     check(got == sizeof h && rc == 0 && t2.version == 1 && t2.run.data_bytes == 0 && t2.step == 5 &&
               !memcmp(m.params, m2.params, m.num_params * sizeof(real)),

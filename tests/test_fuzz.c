@@ -14,17 +14,18 @@
 typedef struct { unsigned char *b; size_t n; } Buf;
 
 static Buf make_seed(const PosScheme *s, int with_opt) {
-    GPTConfig c = {.V = 256, .C = 8, .L = 1, .NH = 2, .T = 8, .pos_rows = 16, .rand_max = 0};
-    snprintf(c.pos, sizeof c.pos, "%s", s->name);
-    pos_default_hypers(s, c.pos_hp);
+    GPTConfig c = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = 8, .pos_rows = 16};
+    snprintf(c.scheme, sizeof c.scheme, "%s", s->name);
+    pos_default_hypers(s, c.scheme_hp);
     GPT m;
     gpt_build(&m, &c);
     gpt_init(&m, 3);
-    real *mo = calloc(m.num_params, sizeof(real)), *ve = calloc(m.num_params, sizeof(real));
+    AdamW o;
+    adamw_init(&o, m.num_params, 0.9, 0.95, 1e-8, 0.1);
     TrainState ts = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = 2.0};
     char path[64];
     snprintf(path, sizeof path, "/tmp/posgpt-fuzz-%d.bin", (int)getpid());
-    ckpt_save(path, &m, &ts, with_opt ? mo : NULL, with_opt ? ve : NULL);
+    ckpt_save(path, &m, &ts, with_opt ? &o : NULL);
     FILE *f = fopen(path, "rb");
     Buf out = {0};
     fseek(f, 0, SEEK_END);
@@ -34,7 +35,7 @@ static Buf make_seed(const PosScheme *s, int with_opt) {
     if (fread(out.b, 1, out.n, f) != out.n) abort();
     fclose(f);
     remove(path);
-    free(mo), free(ve);
+    adamw_free(&o);
     gpt_free(&m);
     return out;
 }
@@ -109,9 +110,9 @@ int main(int argc, char **argv) {
         FILE *f = fmemopen(seeds[i].b, seeds[i].n, "rb");
         GPT m;
         char err[512];
-        real *mo, *ve;
-        if (ckpt_read(f, "seed", &m, NULL, &mo, &ve, err, sizeof err)) seeds_ok = 0, printf("# seed %d: %s\n", i, err);
-        else gpt_free(&m), free(mo), free(ve);
+        AdamW o;
+        if (ckpt_read(f, "seed", &m, NULL, &o, err, sizeof err)) seeds_ok = 0, printf("# seed %d: %s\n", i, err);
+        else gpt_free(&m), adamw_free(&o);
         fclose(f);
     }
     check(seeds_ok, "fuzz: every unmutated seed checkpoint loads", "a seed was refused");
@@ -123,8 +124,8 @@ int main(int argc, char **argv) {
         FILE *f = in.n ? fmemopen(in.b, in.n, "rb") : fopen("/dev/null", "rb");
         GPT m;
         char err[512] = "";
-        real *mo = NULL, *ve = NULL;
-        if (ckpt_read(f, "input", &m, NULL, &mo, &ve, err, sizeof err)) {
+        AdamW o = {0};
+        if (ckpt_read(f, "input", &m, NULL, &o, err, sizeof err)) {
             refused++;
             if (!err[0] || strchr(err, '\n')) { // a refusal must say why, in one line
                 if (!bad) printf("# input %ld refused without a one-line reason: '%s'\n", it, err);
@@ -139,7 +140,7 @@ int main(int argc, char **argv) {
                     break;
                 }
             gpt_free(&m);
-            free(mo), free(ve);
+            adamw_free(&o);
         }
         fclose(f);
         free(in.b);

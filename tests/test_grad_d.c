@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "track_alloc.h"
+#include "positions.h"
+#include "scheme_state.h"
 
 static Rng rng;
 static double *randv(size_t n, double scale) {
@@ -195,41 +197,42 @@ static void test_gemm(void) {
 }
 
 // ---------------------------------------------------------------- attention (+ bias hooks)
-typedef struct { int B, T, C, NH; int *pos; PosState *ps; double *qkv, *att, *out, *R; } AttCtx;
+typedef struct { int B, T, C, NH, qb; int *pos; PosState *ps; double *qkv, *att, *out, *R; } AttCtx;
 static double att_loss(void *p) {
     AttCtx *c = p;
-    attention_forward(c->out, c->att, c->qkv, c->pos, c->ps, c->B, c->T, c->C, c->NH);
+    attention_forward(c->out, c->att, c->qkv, c->pos, c->ps, c->B, c->T, c->C, c->NH, c->qb);
     return dot(c->out, c->R, (size_t)c->B * c->T * c->C);
 }
 static void random_sorted_positions(int *pos, int B, int T) {
-    pos_fill(pos, B, T, 0, 3 * T, &rng); // distinct, sorted, gaps: exercises pos_i - pos_j != i - j
+    positions_draw(pos, B, T, 0, 3 * T, &rng); // distinct, sorted, gaps: exercises pos_i - pos_j != i - j
 }
-static void perturb_params(PosState *ps, double *params, size_t n) {
-    for (size_t i = 0; i < n; i++) params[i] += 0.5 * rng_normal(&rng);
-    if (ps->scheme->constrain) ps->scheme->constrain(ps, params); // e.g. KERPLE's r > 0
-    ps->params = params;
+// a scheme's state with its initial parameters perturbed, so that no gradient is trivially
+// zero, and constrained again (e.g. KERPLE's r > 0)
+static double *standalone_state(PosState *ps, const PosScheme *s, int C, int NH, int rows, size_t *np) {
+    double *params = scheme_state(ps, s, C, NH, rows, NULL, &rng, np);
+    for (size_t i = 0; i < *np; i++) params[i] += 0.5 * rng_normal(&rng);
+    if (s->constrain) s->constrain(ps);
+    return params;
 }
+#define grad_views scheme_views
 
 // qb: the causal query block (0: one block, the full-matrix form; 3: blocks of 3, 3, 1)
-static void test_attention(const PosScheme *s, const PosExt *ext, int qb) {
+static void test_attention(const PosScheme *s, const PosExtension *ext, int qb) {
     int B = 2, T = 7, C = 8, NH = 2;
-    att_qblock = qb;
-    size_t nq = (size_t)B * T * 3 * C, no = (size_t)B * T * C;
+    size_t nq = (size_t)B * T * 3 * C, no = (size_t)B * T * C, np;
     PosState ps;
-    pos_state_init(&ps, s, C, NH, 3 * T, NULL);
-    if (ext) pos_set_ext(&ps, ext);
-    size_t np = pos_num_params(&ps);
-    double *params = calloc(np + 1, 8);
-    if (s->init) s->init(&ps, params, &rng);
-    perturb_params(&ps, params, np);
+    double *params = standalone_state(&ps, s, C, NH, 3 * T, &np);
+    char err[256];
+    if (ext && pos_extend(&ps, ext, err, sizeof err)) die("%s", err);
     int pos[14];
     random_sorted_positions(pos, B, T);
-    AttCtx c = {B, T, C, NH, pos, &ps};
+    AttCtx c = {B, T, C, NH, qb, pos, &ps};
     c.qkv = randv(nq, 1), c.att = randv((size_t)B * NH * T * T, 0), c.out = randv(no, 0), c.R = randv(no, 1);
     att_loss(&c);
     // dqkv starts as garbage: attention_backward overwrites it
-    double *dqkv = randv(nq, 1), *dpos = calloc(np + 1, 8);
-    attention_backward(dqkv, dpos, c.R, c.att, c.qkv, pos, &ps, B, T, C, NH);
+    double *dqkv = randv(nq, 1), *dpos = calloc(np + 1, 8), *dview[POS_MAX_TENSORS];
+    grad_views(&ps, dpos, dview);
+    attention_backward(dqkv, dview, c.R, c.att, c.qkv, pos, &ps, B, T, C, NH, qb);
     double *ng = malloc((nq > np ? nq : np) * 8 + 8);
     char name[128];
     numgrad(ng, c.qkv, nq, att_loss, &c);
@@ -237,10 +240,10 @@ static void test_attention(const PosScheme *s, const PosExt *ext, int qb) {
     if (qb) snprintf(blk, sizeof blk, "query blocks of %d", qb);
     snprintf(name, sizeof name, "attention d(qkv) [%s%s, %s]", s->name, ext ? " + rerope, window 3" : "", blk);
     check_close(name, dqkv, ng, nq, ATOL, RTOL);
-    if (np && (s->bias_forward || s->score_forward)) {
+    if (np && (s->bias_forward || s->score_forward || s->value_forward)) {
         numgrad_kinks(ng, params, np, att_loss, &c);
         snprintf(name, sizeof name, "%s %s d(params) through attention [%s]", s->name,
-                 s->bias_forward ? "bias_backward" : "score_backward", blk);
+                 s->bias_forward ? "bias_backward" : s->score_forward ? "score_backward" : "value_backward", blk);
         check_close(name, dpos, ng, np, ATOL, RTOL);
     }
     // the O(T)-memory inference attention (blocks of ATT_QBLOCK; T2 > ATT_QBLOCK: several)
@@ -250,18 +253,16 @@ static void test_attention(const PosScheme *s, const PosExt *ext, int qb) {
     random_sorted_positions(pos2, B, T2);
     double *qkv2 = randv((size_t)B * T2 * 3 * C, 1), *att2 = malloc((size_t)B * NH * T2 * T2 * 8);
     double *o1 = malloc((size_t)B * T2 * C * 8), *o2 = malloc((size_t)B * T2 * C * 8);
-    att_qblock = 0;
-    attention_forward(o1, att2, qkv2, pos2, &ps, B, T2, C, NH);
-    att_qblock = ATT_QBLOCK;
-    attention_forward_infer(o2, qkv2, pos2, &ps, B, T2, C, NH);
+    attention_forward(o1, att2, qkv2, pos2, &ps, B, T2, C, NH, 0);
+    attention_forward_infer(o2, qkv2, pos2, &ps, B, T2, C, NH, ATT_QBLOCK);
     snprintf(name, sizeof name, "blocked inference attention == full-matrix attention [%s]", s->name);
     check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
-    attention_forward(o2, att2, qkv2, pos2, &ps, B, T2, C, NH);
+    attention_forward(o2, att2, qkv2, pos2, &ps, B, T2, C, NH, ATT_QBLOCK);
     snprintf(name, sizeof name, "blocked training attention == full-matrix attention [%s]", s->name);
     check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
     free(pos2), free(qkv2), free(att2), free(o1), free(o2);
     free(c.qkv), free(c.att), free(c.out), free(c.R), free(dqkv), free(dpos), free(ng), free(params);
-    pos_state_free(&ps);
+    pos_release(&ps);
 }
 
 // ---------------------------------------------------------------- input-add hook
@@ -276,11 +277,8 @@ static double in_loss(void *p) {
 static void test_input_hook(const PosScheme *s) {
     int C = 6, NH = 2, N = 9, rows = 20;
     PosState ps;
-    pos_state_init(&ps, s, C, NH, rows, NULL);
-    size_t np = pos_num_params(&ps);
-    double *params = calloc(np + 1, 8);
-    if (s->init) s->init(&ps, params, &rng);
-    perturb_params(&ps, params, np);
+    size_t np;
+    double *params = standalone_state(&ps, s, C, NH, rows, &np);
     int pos[9] = {0, 3, 3, 7, 19, 2, 11, 3, 5}; // repeats: the backward must accumulate
     InCtx c = {&ps, N, pos};
     c.x0 = randv((size_t)N * C, 1), c.x = randv((size_t)N * C, 0), c.R = randv((size_t)N * C, 1);
@@ -292,15 +290,16 @@ static void test_input_hook(const PosScheme *s) {
     snprintf(name, sizeof name, "%s input_forward adds something", s->name);
     check(diff > 1e-3, name, "x unchanged (sum |dx| = %g)", diff);
     if (np && s->input_backward) {
-        double *d = calloc(np, 8), *ng = malloc(np * 8);
-        s->input_backward(&ps, d, c.R, pos, N);
+        double *d = calloc(np, 8), *ng = malloc(np * 8), *dview[POS_MAX_TENSORS];
+        grad_views(&ps, d, dview);
+        s->input_backward(&ps, dview, c.R, pos, N);
         numgrad(ng, params, np, in_loss, &c);
         snprintf(name, sizeof name, "%s input_backward d(params)", s->name);
         check_close(name, d, ng, np, ATOL, RTOL);
         free(d), free(ng);
     }
     free(params), free(c.x0), free(c.x), free(c.R);
-    pos_state_free(&ps);
+    pos_release(&ps);
 }
 
 // ---------------------------------------------------------------- q/k transform hook
@@ -315,7 +314,8 @@ static double qk_loss(void *p) {
 static void test_qk_hook(const PosScheme *s) {
     int C = 8, NH = 2, B = 3, T = 5, stride = 11; // stride > C: rows of a wider buffer, like qkv
     PosState ps;
-    pos_state_init(&ps, s, C, NH, 64, NULL);
+    size_t np;
+    double *params = standalone_state(&ps, s, C, NH, 64, &np);
     int pos[15] = {0, 2, 9, 30, 31, 0, 2, 9, 30, 31, 3, 4, 5, 40, 63}; // sequences 0 and 1 share positions
     for (int is_key = 0; is_key < 2; is_key++) {
         QkCtx c = {&ps, B, T, stride, is_key, pos};
@@ -331,7 +331,8 @@ static void test_qk_hook(const PosScheme *s) {
         check_close(name, d, ng, n, ATOL, RTOL);
         free(c.v0), free(c.v), free(c.R), free(d), free(ng);
     }
-    pos_state_free(&ps);
+    free(params);
+    pos_release(&ps);
 }
 
 int main(void) {
@@ -346,11 +347,11 @@ int main(void) {
     for (int qb = 0; qb <= 3; qb += 3) {
         test_attention(pos_find("nope"), NULL, qb);
         // ReRoPE's content term (eval-time rope): positions with gaps up to 20, window 3
-        test_attention(pos_find("rope"), &(PosExt){.method = POS_EXT_REROPE, .window = 3, .train_len = 7}, qb);
+        test_attention(pos_find("rope"), &(PosExtension){.method = "rerope", .window = 3, .train_len = 7}, qb);
     }
     for (int i = 0; i < pos_count(); i++) {
         const PosScheme *s = pos_at(i);
-        if (s->bias_forward || s->score_forward) {
+        if (s->bias_forward || s->score_forward || s->value_forward) {
             test_attention(s, NULL, 0);
             test_attention(s, NULL, 3);
         }
@@ -360,15 +361,15 @@ int main(void) {
         snprintf(name, sizeof name, "%s: hooks come in forward/backward pairs", s->name);
         int np_ok = 1;
         PosState ps;
-        pos_state_init(&ps, s, 8, 2, 16, NULL);
-        size_t np = pos_num_params(&ps);
-        pos_state_free(&ps);
+        pos_state_fill(&ps, s, 8, 2, 16, NULL, POS_SHARING_PAPER);
+        size_t np = pos_param_count(&ps, 1);
         // a hook with parameters needs its backward; a q/k transform always needs its transpose
         if (s->qk_forward && !s->qk_backward) np_ok = 0;
         if (np && s->bias_forward && !s->bias_backward) np_ok = 0;
         if (s->score_forward && !s->score_backward) np_ok = 0; // the term depends on q and k
         if (s->score_forward && s->bias_forward) np_ok = 0;    // score_backward recomputes the logits as q.k only
         if (np && s->input_forward && !s->input_backward) np_ok = 0;
+        if (s->value_forward && !s->value_backward) np_ok = 0; // the term depends on the weights
         check(np_ok, name, "a forward hook lacks the backward its parameters need");
     }
     test_free_all();

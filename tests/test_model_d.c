@@ -1,6 +1,7 @@
 // test_model_d.c - whole-model gradient check for every registered position scheme, with
-// contiguous and with randomized (sorted, gapped) positions, in double precision: the
-// backward of the mean cross-entropy against central differences on every parameter.
+// contiguous and with randomized (sorted, gapped) positions, and with the scheme's tensors
+// shared by the layers and one per layer, in double precision: the backward of the mean
+// cross-entropy against central differences on every parameter.
 // Also: train-mode and inference-mode forwards agree; q_m.k_n under RoPE is shift-invariant.
 #include "check.h"
 #include "gpt.h"
@@ -9,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "track_alloc.h"
+#include "positions.h"
 
-static void model_check(const PosScheme *s, int randomized) {
-    int B = 2, T = 5;
-    GPTConfig cfg = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = T, .pos_rows = randomized ? 4 * T : T,
-                     .rand_max = randomized ? 4 * T : 0};
-    snprintf(cfg.pos, sizeof cfg.pos, "%s", s->name);
-    pos_default_hypers(s, cfg.pos_hp);
+static void model_check(const PosScheme *s, int randomized, int sharing) {
+    int B = 2, T = 5, rand_max = randomized ? 4 * T : 0;
+    GPTConfig cfg = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = T, .pos_rows = randomized ? 4 * T : T, .scheme_sharing = sharing};
+    snprintf(cfg.scheme, sizeof cfg.scheme, "%s", s->name);
+    pos_default_hypers(s, cfg.scheme_hp);
     GPT m;
     gpt_build(&m, &cfg);
     gpt_init(&m, 7);
@@ -26,7 +27,7 @@ static void model_check(const PosScheme *s, int randomized) {
     gpt_constrain(&m); // back into the scheme's allowed set (KERPLE's r > 0, FIRE's c > 0)
     int tok[10], tgt[10], pos[10];
     for (int i = 0; i < B * T; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = (int)rng_below(&rng, 256);
-    pos_fill(pos, B, T, 0, cfg.rand_max, &rng);
+    positions_draw(pos, B, T, 0, rand_max, &rng);
     gpt_alloc(&m, B, T, 1);
     gpt_forward(&m, tok, tgt, pos);
     gpt_zero_grad(&m);
@@ -44,10 +45,12 @@ static void model_check(const PosScheme *s, int randomized) {
         m.params[i] = keep;
         num[i] = (lp - lm) / (2 * eps);
     }
-    char name[128];
+    char name[160], how[64];
+    snprintf(how, sizeof how, "%s%s", randomized ? ", randomized positions" : "",
+             sharing == POS_SHARING_PAPER ? "" : sharing == POS_SHARING_SHARED ? ", tensors shared" : ", tensors per layer");
     for (int t = 0; t < NUM_PARAM_TENSORS; t++) {
         if (!m.sizes[t]) continue;
-        snprintf(name, sizeof name, "model grad [%s%s] %s", s->name, randomized ? ", randomized positions" : "", PARAM_NAMES[t]);
+        snprintf(name, sizeof name, "model grad [%s%s] %s", s->name, how, PARAM_NAMES[t]);
         check_close(name, ana + m.offsets[t], num + m.offsets[t], m.sizes[t], 1e-8, 1e-5);
     }
     // inference-mode forward (blocked attention, one layer of buffers) gives the same losses
@@ -57,11 +60,16 @@ static void model_check(const PosScheme *s, int randomized) {
     memcpy(m2.params, m.params, n * sizeof(double));
     gpt_alloc(&m2, B, T, 0);
     double linfer = gpt_forward(&m2, tok, tgt, pos);
-    snprintf(name, sizeof name, "inference forward == training forward [%s%s]", s->name, randomized ? ", randomized" : "");
+    snprintf(name, sizeof name, "inference forward == training forward [%s%s]", s->name, how);
     check(fabs(ltrain - linfer) < 1e-12, name, "train %.15g vs infer %.15g", ltrain, linfer);
     gpt_free(&m2);
     gpt_free(&m);
     free(num), free(ana);
+}
+
+static void prepared(PosState *ps, const PosScheme *s, int C, int NH, const float *hp) {
+    pos_state_fill(ps, s, C, NH, 1, hp, POS_SHARING_PAPER);
+    pos_prepare(ps);
 }
 
 // RoPE: after rotation q_m . k_n depends only on m - n; both pairings give the same scores
@@ -76,7 +84,7 @@ static void rope_properties(void) {
     for (int inter = 0; inter < 2; inter++) {
         float hp[POS_MAX_HYPER] = {10000.0f, (float)inter};
         PosState ps;
-        pos_state_init(&ps, s, C, NH, 1, hp);
+        prepared(&ps, s, C, NH, hp);
         int shifts[3] = {0, 17, 1000};
         double ref[2] = {0, 0}, worst = 0;
         for (int si = 0; si < 3; si++) {
@@ -96,13 +104,13 @@ static void rope_properties(void) {
         char name[96];
         snprintf(name, sizeof name, "rope (%s): q_m.k_n depends only on m-n", inter ? "interleaved" : "rotate-half");
         check(worst < 1e-10, name, "score changed by %.3g when both positions shift", worst);
-        pos_state_free(&ps);
+        pos_release(&ps);
     }
     // pairing equivalence: permute channels half->interleaved, rotate with each pairing, compare scores
     float hh[POS_MAX_HYPER] = {10000.0f, 0.0f}, hi[POS_MAX_HYPER] = {10000.0f, 1.0f};
     PosState ph, pi;
-    pos_state_init(&ph, s, C, NH, 1, hh);
-    pos_state_init(&pi, s, C, NH, 1, hi);
+    prepared(&ph, s, C, NH, hh);
+    prepared(&pi, s, C, NH, hi);
     double worst = 0;
     for (int trial = 0; trial < 5; trial++) {
         int pm = (int)rng_below(&rng, 3000), pn = (int)rng_below(&rng, 3000);
@@ -123,13 +131,18 @@ static void rope_properties(void) {
     }
     check(worst < 1e-10, "rope: rotate-half and interleaved pairings give equal scores under the permutation",
           "score differs by %.3g", worst);
-    pos_state_free(&ph), pos_state_free(&pi);
+    pos_release(&ph), pos_release(&pi);
 }
 
 int main(void) {
     for (int i = 0; i < pos_count(); i++) {
-        model_check(pos_at(i), 0);
-        model_check(pos_at(i), 1);
+        const PosScheme *s = pos_at(i);
+        model_check(s, 0, POS_SHARING_PAPER);
+        model_check(s, 1, POS_SHARING_PAPER);
+        if (s->tensors && !s->input_forward) { // both layouts of a scheme's tensors (the input has no layers)
+            model_check(s, 0, POS_SHARING_SHARED);
+            model_check(s, 0, POS_SHARING_LAYER);
+        }
     }
     rope_properties();
     test_free_all();

@@ -12,6 +12,8 @@
 //    like (0, 5) under plain RoPE).
 #include "check.h"
 #include "gpt.h"
+#include "positions.h"
+#include "scheme_state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +22,9 @@ enum { B = 2, T = 32, V = 256 };
 
 static void build(GPT *m, const char *scheme, const float *hp, int rows) {
     GPTConfig cfg = {.V = V, .C = 32, .L = 2, .NH = 4, .T = T, .pos_rows = rows};
-    snprintf(cfg.pos, sizeof cfg.pos, "%s", scheme);
-    if (hp) memcpy(cfg.pos_hp, hp, sizeof cfg.pos_hp);
-    else pos_default_hypers(pos_find(scheme), cfg.pos_hp);
+    snprintf(cfg.scheme, sizeof cfg.scheme, "%s", scheme);
+    if (hp) memcpy(cfg.scheme_hp, hp, sizeof cfg.scheme_hp);
+    else pos_default_hypers(pos_find(scheme), cfg.scheme_hp);
     gpt_build(m, &cfg);
     gpt_init(m, 5);
     // weights well above init scale, so positions visibly matter for every scheme
@@ -39,7 +41,7 @@ static double loss_at(GPT *m, const int *pos) { return gpt_forward(m, tok, tgt, 
 
 static double loss_offset(GPT *m, int offset) {
     int pos[B * T];
-    pos_fill(pos, B, T, offset, 0, NULL);
+    positions_draw(pos, B, T, offset, 0, NULL);
     return loss_at(m, pos);
 }
 
@@ -68,9 +70,13 @@ static void test_shift(void) {
     }
 }
 
-static void set_ext(GPT *m, int method, double factor) {
-    pos_set_ext(&m->ps, &(PosExt){.method = method, .factor = factor, .train_len = T / 2});
+// apply a context extension ("none": the plain scheme) to every layer's state
+static void extend(GPT *m, const char *method, double factor, int train_len, int window) {
+    char err[256];
+    if (gpt_extend(m, &(PosExtension){.method = method, .factor = factor, .train_len = train_len, .window = window}, err, sizeof err))
+        die("%s", err);
 }
+static void set_ext(GPT *m, const char *method, double factor) { extend(m, method, factor, T / 2, 0); }
 
 static void test_rope_scaling(void) {
     GPT m, b;
@@ -78,24 +84,26 @@ static void test_rope_scaling(void) {
     char name[160];
     // a window as long as the training length (train_len = T): every method is the identity
     double plain = loss_offset(&m, 0);
-    for (int meth = POS_EXT_PI; meth < POS_EXT_COUNT; meth++) {
-        pos_set_ext(&m.ps, &(PosExt){.method = meth, .factor = 0, .train_len = T});
+    const char *methods[] = {"pi", "ntk", "dynamic-ntk", "yarn", "rerope"};
+    for (int k = 0; k < 5; k++) {
+        extend(&m, methods[k], 0, T, 0);
         double l = loss_offset(&m, 0);
         // rerope builds the same scores another way (from distances): equal to float error
-        snprintf(name, sizeof name, "rope-scaling %s at the training length is the identity", pos_ext_name(meth));
-        check(meth == POS_EXT_REROPE ? fabs(l - plain) < 1e-5 : l == plain, name, "%.9g vs %.9g", l, plain);
+        int rer = !strcmp(methods[k], "rerope");
+        snprintf(name, sizeof name, "rope-scaling %s at the training length is the identity", methods[k]);
+        check(rer ? fabs(l - plain) < 1e-5 : l == plain, name, "%.9g vs %.9g", l, plain);
     }
     // pi, s = 2: positions 2p under pi == positions p under plain rope
     int pos2[B * T], pos1[B * T];
     for (int i = 0; i < B * T; i++) pos1[i] = i % T, pos2[i] = 2 * (i % T);
-    set_ext(&m, POS_EXT_PI, 2);
+    set_ext(&m, "pi", 2);
     double lpi = loss_at(&m, pos2);
-    set_ext(&m, POS_EXT_NONE, 0);
+    set_ext(&m, "none", 0);
     double lref = loss_at(&m, pos1);
     check(fabs(lpi - lref) < 1e-5, "rope-scaling pi, s=2: positions 2p == plain rope at p", "%.9g vs %.9g", lpi, lref);
     check(fabs(loss_offset(&m, 0) - lref) < 1e-12, "rope-scaling none restores plain rope", "");
     // ntk, s = 4 == plain rope with base 10000 * 4^(HS/(HS-2)), HS = 8
-    set_ext(&m, POS_EXT_NTK, 4);
+    set_ext(&m, "ntk", 4);
     double lntk = loss_offset(&m, 0);
     float hp[POS_MAX_HYPER] = {0};
     pos_default_hypers(pos_find("rope"), hp);
@@ -104,25 +112,25 @@ static void test_rope_scaling(void) {
     double lbase = loss_offset(&b, 0);
     check(fabs(lntk - lbase) < 1e-5, "rope-scaling ntk, s=4 == plain rope with base * s^(HS/(HS-2))", "%.9g vs %.9g", lntk, lbase);
     // dynamic-ntk (alpha 1): window T = 2 * train_len -> s = 2, like ntk at factor 2
-    set_ext(&m, POS_EXT_DYNNTK, 0);
+    set_ext(&m, "dynamic-ntk", 0);
     double ldyn = loss_offset(&m, 0);
-    set_ext(&m, POS_EXT_NTK, 2);
+    set_ext(&m, "ntk", 2);
     double lntk2 = loss_offset(&m, 0);
     check(ldyn == lntk2, "rope-scaling dynamic-ntk at 2x the training length == ntk at s = 2", "%.9g vs %.9g", ldyn, lntk2);
     check(fabs(ldyn - plain) > 1e-4, "rope-scaling ntk changes the loss beyond the training length", "%.9g vs %.9g", ldyn, plain);
     // rerope
-    set_ext(&m, POS_EXT_NONE, 0);
+    set_ext(&m, "none", 0);
     double lrope = loss_offset(&m, 0);
-    pos_set_ext(&m.ps, &(PosExt){.method = POS_EXT_REROPE, .window = T, .train_len = T});
+    extend(&m, "rerope", 0, T, T);
     double lrer = loss_offset(&m, 0);
     check(fabs(lrer - lrope) < 1e-5, "rope-scaling rerope, window >= every distance == plain rope", "%.9g vs %.9g", lrer, lrope);
-    pos_set_ext(&m.ps, &(PosExt){.method = POS_EXT_REROPE, .window = 5, .train_len = T});
+    extend(&m, "rerope", 0, T, 5);
     double lrer5 = loss_offset(&m, 0);
     check(fabs(lrer5 - lrope) > 1e-4, "rope-scaling rerope, window 5 < distances changes the loss", "%.9g vs %.9g", lrer5, lrope);
     gpt_alloc(&m, 2, 2, 0);
     int far[4] = {0, 1000, 7, 3000}, near[4] = {0, 5, 7, 12};
     double lfar = loss_at(&m, far);
-    set_ext(&m, POS_EXT_NONE, 0);
+    set_ext(&m, "none", 0);
     double lnear = loss_at(&m, near);
     check(fabs(lfar - lnear) < 1e-5, "rope-scaling rerope, window 5: distances 1000 and 2993 score as 5 (== plain rope at distance 5)",
           "%.9g vs %.9g", lfar, lnear);
@@ -135,8 +143,10 @@ static void test_rope_scaling(void) {
     PosState ps;
     float rh[POS_MAX_HYPER] = {0};
     pos_default_hypers(pos_find("rope"), rh);
-    pos_state_init(&ps, pos_find("rope"), 64, 1, 1, rh);
-    pos_set_ext(&ps, &(PosExt){.method = POS_EXT_YARN, .factor = 4, .train_len = 1024});
+    size_t np;
+    free(scheme_state(&ps, pos_find("rope"), 64, 1, 1, rh, NULL, &np));
+    char why[256];
+    if (pos_extend(&ps, &(PosExtension){.method = "yarn", .factor = 4, .train_len = 1024}, why, sizeof why)) die("%s", why);
     real v[64];
     for (int i = 0; i < 64; i++) v[i] = (real)(i == 0 || i == 31 ? 1 : 0); // x_0 = 1 (pair 0), x_31 = 1 (pair 31)
     int p = 300;
@@ -147,7 +157,7 @@ static void test_rope_scaling(void) {
     double err = fmax(fmax(fabs(v[0] - e0c), fabs(v[32] - e0s)), fmax(fabs(v[31] - e31c), fabs(v[63] - e31s)));
     check(err < 1e-5, "rope-scaling yarn: high-frequency pair kept, low-frequency pair interpolated by s, q scaled by 0.1 ln s + 1",
           "max error %.3g", err);
-    pos_state_free(&ps);
+    pos_release(&ps);
 }
 
 int main(void) {

@@ -11,6 +11,8 @@
 #include "cli.h"
 #include "gpt.h"
 #include "layers.h"
+#include "optim.h"
+#include "positions.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -41,16 +43,18 @@ static double peak_rss_mib(void) {
 }
 
 // a model of config c with scheme s (randomized: sinusoidal base, positions from [0, 16T))
-static void build(GPT *m, Cfg c, const char *scheme, int T_eval) {
+// (*rand_max: the range of the training positions, 0 = contiguous)
+static void build(GPT *m, Cfg c, const char *scheme, int T_eval, int *rand_max) {
     int randomized = !strcmp(scheme, "randomized");
     const char *base = randomized ? "sinusoidal" : scheme;
     const PosScheme *ps = pos_find(base);
     if (!ps) die("bench: unknown scheme '%s' (%s|randomized)", scheme, pos_names());
-    GPTConfig g = {.V = 256, .C = c.C, .L = c.L, .NH = c.NH, .T = c.T, .rand_max = randomized ? 16 * c.T : 0};
-    snprintf(g.pos, sizeof g.pos, "%s", base);
-    pos_default_hypers(ps, g.pos_hp);
+    GPTConfig g = {.V = 256, .C = c.C, .L = c.L, .NH = c.NH, .T = c.T};
+    *rand_max = randomized ? 16 * c.T : 0;
+    snprintf(g.scheme, sizeof g.scheme, "%s", base);
+    pos_default_hypers(ps, g.scheme_hp);
     int need = T_eval > c.T ? T_eval : c.T;
-    g.pos_rows = randomized ? (g.rand_max > need ? g.rand_max : need) : need;
+    g.pos_rows = randomized ? (*rand_max > need ? *rand_max : need) : need;
     gpt_build(m, &g);
     gpt_init(m, 1);
 }
@@ -60,23 +64,25 @@ static double flops_per_token(const GPT *m, int T) { return 6.0 * gpt_flop_param
 
 static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
     GPT m;
-    build(&m, c, scheme, 0);
+    int rand_max;
+    build(&m, c, scheme, 0, &rand_max);
     int B = c.B, T = c.T, N = B * T;
     gpt_alloc(&m, B, T, 1);
-    real *mom = xcalloc(m.num_params, sizeof(real)), *vel = xcalloc(m.num_params, sizeof(real));
+    AdamW opt;
+    adamw_init(&opt, m.num_params, 0.9, 0.95, 1e-8, 0.0);
     int *tok = xmalloc(N * sizeof(int)), *tgt = xmalloc(N * sizeof(int)), *pos = xmalloc(N * sizeof(int));
     Rng rng;
     rng_seed(&rng, 42);
     double *dt = xmalloc(steps * sizeof(double)), loss = 0;
     for (int it = 0; it < warmup + steps; it++) {
         for (int i = 0; i < N; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = (int)rng_below(&rng, 256);
-        pos_fill(pos, B, T, 0, m.cfg.rand_max, &rng); // data and positions outside the timer
+        positions_draw(pos, B, T, 0, rand_max, &rng); // data and positions outside the timer
         double t0 = now_seconds();
         loss = gpt_forward(&m, tok, tgt, pos);
         gpt_zero_grad(&m);
         gpt_backward(&m);
         double norm = gpt_grad_norm(&m);
-        gpt_adamw(&m, mom, vel, 3e-4, 0.9, 0.95, 1e-8, 0.0, it + 1, norm > 1 ? 1 / norm : 1);
+        adamw_step(&opt, &m, 3e-4, it + 1, norm > 1 ? 1 / norm : 1);
         if (it >= warmup) dt[it - warmup] = now_seconds() - t0;
     }
     double med = median(dt, steps), tps = N / med, fpt = flops_per_token(&m, T);
@@ -84,13 +90,15 @@ static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
            "gflops=%.2f flops_per_token=%.0f loss=%.4f peak_rss_mib=%.0f\n",
            scheme, c.L, c.C, c.NH, T, B, omp_get_max_threads(), tps, med, dt[0], dt[steps - 1], tps * fpt / 1e9, fpt, loss,
            peak_rss_mib());
-    free(mom), free(vel), free(tok), free(tgt), free(pos), free(dt);
+    adamw_free(&opt);
+    free(tok), free(tgt), free(pos), free(dt);
     gpt_free(&m);
 }
 
 static void bench_eval(Cfg c, const char *scheme, int T, int reps) {
     GPT m;
-    build(&m, c, scheme, T);
+    int rand_max;
+    build(&m, c, scheme, T, &rand_max);
     gpt_alloc(&m, 1, T, 0);
     int *tok = xmalloc(T * sizeof(int)), *tgt = xmalloc(T * sizeof(int));
     Rng rng;

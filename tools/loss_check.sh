@@ -32,10 +32,21 @@ schemes="${SCHEMES:-$schemes}"
 echo "base $(git rev-parse --short "$base") vs working tree $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- model train || echo '+changes'); config S, 200 steps, seed 1, $threads threads"
 printf "%-12s %16s %16s\n" scheme "max|dtrain|" "max|dval|"
 worst=0
+# the working tree spells a scheme the way it does now: randomized positions are a training
+# flag, and a scheme's tensors shared by the layers (as every base build had them) is
+# --pos-sharing shared
+newflags() {
+  local how=(--pos "$1")
+  [ "$1" = randomized ] && how=(--pos sinusoidal --positions random)
+  "$tmp/posgpt-new" train --help 2>&1 | grep -q -- --pos-sharing && how+=(--pos-sharing shared)
+  echo "${how[@]}"
+}
 for s in $schemes; do
   for side in base new; do
-    bin=$tmp/posgpt-new; [ $side = base ] && bin=$wt/posgpt
-    $bin train --data "$data" --pos "$s" --out "$tmp/$side-$s" --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 \
+    bin=$tmp/posgpt-new how="--pos $s"
+    [ $side = base ] && bin=$wt/posgpt || how=$(newflags "$s")
+    # shellcheck disable=SC2086
+    $bin train --data "$data" $how --out "$tmp/$side-$s" --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 \
       --steps 200 --lr 1e-3 --seed 1 --eval-every 50 --val-tokens 16384 --log-every 1 --threads "$threads" > /dev/null 2>&1
   done
   r=$(paste -d, <(cut -d, -f1-3 "$tmp/base-$s/log.csv") <(cut -d, -f1-3 "$tmp/new-$s/log.csv") | awk -F, '

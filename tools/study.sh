@@ -62,7 +62,8 @@ for s in $schemes; do
   # tables sized for the longest evaluation, as in the reference run: randomized positions are
   # drawn from [0, 32 T); the learned table gets 32 T rows, of which training reaches only the
   # first T (the rest keep their initial values)
-  [ "$s" = randomized ] && extra=(--rand-max "$longest")
+  pos=$s
+  [ "$s" = randomized ] && pos=sinusoidal extra=(--positions random --rand-max "$longest")
   [ "$s" = learned ] && extra=(--max-pos "$longest")
   if [ -s "$d/model.bin" ] && "$bin" info "$d/model.bin" 2>/dev/null | grep -q "step $STEPS of $STEPS,"; then
     echo "    $d/model.bin finished training earlier: kept" >&2
@@ -70,7 +71,7 @@ for s in $schemes; do
     echo "    $d/model.bin was interrupted: resuming it" >&2
     "$bin" train --resume "$d" --data data/kjv.txt --eval-every $((STEPS / 10)) >> "$d/train.txt"
   else
-    "$bin" train --data data/kjv.txt --pos "$s" --out "$d" --overwrite --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
+    "$bin" train --data data/kjv.txt --pos "$pos" --out "$d" --overwrite --seq-len $T "${MODEL[@]}" --batch $BATCH --steps $STEPS \
       --lr $LR --wd 0 --seed 1 --eval-every $((STEPS / 10)) "${extra[@]}" > "$d/train.txt"
   fi
   [ "$keep" = 1 ] || : > "$d/eval.log"

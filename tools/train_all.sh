@@ -27,7 +27,9 @@ for s in $schemes; do
   d=$out/$s k=$((k + 1))
   echo "=== [$k/$n] $s: training, then evaluating at ${lens//,/, }" >&2
   mkdir -p "$d"
-  "$bin" train --data "$data" --pos "$s" --out "$d" --overwrite "$@" | tee "$d/train.txt" # retrains on purpose
+  how=(--pos "$s")
+  [ "$s" = randomized ] && how=(--pos sinusoidal --positions random) # randomized positions over a sinusoidal base
+  "$bin" train --data "$data" "${how[@]}" --out "$d" --overwrite "$@" | tee "$d/train.txt" # retrains on purpose
   extra=()
   # a learned table has no rows past its training length: evaluate it with the documented clamp
   [ "$s" = learned ] && extra=(--clamp-pos)

@@ -63,12 +63,12 @@ static double parse_number(const char *flag, const char *v, int integer) {
 }
 
 // the flags of the last args_parse that were on the command line (for args_given)
-static const ArgDef *g_given[256];
+static const char *g_given[256]; // their names (string literals: they outlive the flag table)
 static int g_ngiven;
 
 int args_given(const char *name) {
     for (int i = 0; i < g_ngiven; i++)
-        if (!strcmp(g_given[i]->name, name)) return 1;
+        if (!strcmp(g_given[i], name)) return 1;
     return 0;
 }
 
@@ -102,7 +102,7 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
         const ArgDef *d = defs;
         while (d->name && strcmp(d->name, name)) d++;
         const char *val = NULL;
-        if (d->name && g_ngiven < 256) g_given[g_ngiven++] = d;
+        if (d->name && g_ngiven < 256) g_given[g_ngiven++] = d->name;
         if (d->name && d->type == ARG_FLAG) {
             if (eq) die("%s: --%s takes no value", cmd, name);
             *(int *)d->ptr = 1;

@@ -57,7 +57,10 @@ enum {
     H_STEPS = 220, H_BATCH = 224, H_SEED = 232, H_VAL = 240, H_CRC = 248, H_NTENSORS = 252,
     // version 2: the run record (zero in version 1)
     H_DBYTES = 256, H_VBYTES = 264, H_DCRC = 272, H_VCRC = 276, H_EVALEVERY = 280, H_CKPTEVERY = 284, H_LOGEVERY = 288,
-    H_RUNFLAGS = 292, H_VALTOKENS = 296, H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
+    H_RUNFLAGS = 292, H_VALTOKENS = 296,
+    // version 3: where the scheme's tensors live (PosSharing; version 1 and 2: all shared)
+    H_SHARING = 304,
+    H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
 
@@ -73,8 +76,7 @@ static int write_f32(FILE *f, const real *x, size_t n, uint32_t *crc) {
     return 0;
 }
 
-int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel, char *err,
-                  size_t errlen) {
+int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const AdamW *opt, char *err, size_t errlen) {
     const GPTConfig *c = &m->cfg;
     unsigned char h[CKPT_HEADER_BYTES];
     memset(h, 0, sizeof h);
@@ -83,11 +85,13 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const re
     put_u32(h, H_HBYTES, CKPT_HEADER_BYTES);
     put_u32(h, H_V, (uint32_t)c->V), put_u32(h, H_C, (uint32_t)c->C), put_u32(h, H_L, (uint32_t)c->L);
     put_u32(h, H_NH, (uint32_t)c->NH), put_u32(h, H_T, (uint32_t)c->T), put_u32(h, H_ROWS, (uint32_t)c->pos_rows);
-    put_u32(h, H_RANDMAX, (uint32_t)c->rand_max);
+    put_u32(h, H_RANDMAX, (uint32_t)ts->rand_max);
+    const real *mom = opt ? opt->mom : NULL, *vel = opt ? opt->vel : NULL;
     int has_opt = mom && vel;
     put_u32(h, H_HASOPT, (uint32_t)has_opt);
-    memcpy(h + H_POS, c->pos, strnlen(c->pos, 31));
-    for (int i = 0; i < POS_MAX_HYPER; i++) put_f32(h, H_HP + 4 * i, c->pos_hp[i]);
+    memcpy(h + H_POS, c->scheme, strnlen(c->scheme, 31));
+    for (int i = 0; i < POS_MAX_HYPER; i++) put_f32(h, H_HP + 4 * i, c->scheme_hp[i]);
+    put_u32(h, H_SHARING, (uint32_t)c->scheme_sharing);
     put_u64(h, H_NPARAMS, m->num_params);
     put_u64(h, H_STEP, (uint64_t)ts->step);
     for (int i = 0; i < 4; i++) put_u64(h, H_RNG + 8 * i, ts->rng.s[i]);
@@ -124,9 +128,9 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const re
     return 0;
 }
 
-void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel) {
+void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const AdamW *opt) {
     char err[4400];
-    if (ckpt_try_save(path, m, ts, mom, vel, err, sizeof err)) die("%s", err);
+    if (ckpt_try_save(path, m, ts, opt, err, sizeof err)) die("%s", err);
 }
 
 // read n floats; 0 on success, -1 if the file ends first
@@ -143,7 +147,7 @@ static int read_f32(FILE *f, real *x, size_t n, uint32_t *crc) {
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
 
-int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, real **vel, char *err, size_t errlen) {
+int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, char *err, size_t errlen) {
     // Every check happens before any allocation sized by the file, and the parameter count
     // implied by the header must match both the header's count and the file's size, so a
     // corrupted header can never ask for more memory than the file holds.
@@ -156,7 +160,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
         FAIL("'%s' is not a posgpt checkpoint (bad magic: expected \"%s\" at offset 0)", name, CKPT_MAGIC);
     if (got < 12) FAIL("checkpoint '%s' is truncated: %zu bytes, the header alone is %d", name, got, CKPT_HEADER_BYTES);
     uint32_t ver = get_u32(h, H_VERSION);
-    if (ver != 1 && ver != CKPT_VERSION)
+    if (ver < 1 || ver > CKPT_VERSION)
         FAIL("checkpoint '%s' has format version %u; this posgpt reads versions 1 to %d", name, ver, CKPT_VERSION);
     if (got != sizeof h) FAIL("checkpoint '%s' is truncated: %zu bytes, the header alone is %d", name, got, CKPT_HEADER_BYTES);
     if (get_u32(h, H_HBYTES) != CKPT_HEADER_BYTES)
@@ -171,12 +175,17 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
     for (int i = 0; i < 7; i++)
         if (dims[i] > (1u << 28)) FAIL("checkpoint '%s' is corrupted: %s = %u is implausible", name, dn[i], dims[i]);
     c.V = (int)dims[0], c.C = (int)dims[1], c.L = (int)dims[2], c.NH = (int)dims[3], c.T = (int)dims[4];
-    c.pos_rows = (int)dims[5], c.rand_max = (int)dims[6];
-    memcpy(c.pos, h + H_POS, 31);
-    c.pos[31] = 0;
-    for (int i = 0; c.pos[i]; i++)
-        if (c.pos[i] < 0x21 || c.pos[i] > 0x7e) FAIL("checkpoint '%s' is corrupted: the scheme name holds byte 0x%02x", name, (unsigned char)c.pos[i]);
-    for (int i = 0; i < POS_MAX_HYPER; i++) c.pos_hp[i] = get_f32(h, H_HP + 4 * i);
+    c.pos_rows = (int)dims[5];
+    int rand_max = (int)dims[6];
+    memcpy(c.scheme, h + H_POS, 31);
+    c.scheme[31] = 0;
+    for (int i = 0; c.scheme[i]; i++)
+        if (c.scheme[i] < 0x21 || c.scheme[i] > 0x7e)
+            FAIL("checkpoint '%s' is corrupted: the scheme name holds byte 0x%02x", name, (unsigned char)c.scheme[i]);
+    for (int i = 0; i < POS_MAX_HYPER; i++) c.scheme_hp[i] = get_f32(h, H_HP + 4 * i);
+    uint32_t sharing = ver >= 3 ? get_u32(h, H_SHARING) : POS_SHARING_SHARED;
+    if (sharing >= POS_SHARING_COUNT) FAIL("checkpoint '%s' is corrupted: scheme sharing = %u", name, sharing);
+    c.scheme_sharing = (int)sharing;
     char why[256];
     if (gpt_config_check(&c, why, sizeof why)) FAIL("checkpoint '%s' holds an unusable configuration: %s", name, why);
     uint64_t np = get_u64(h, H_NPARAMS);
@@ -247,8 +256,9 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
         memcpy(run.data, h + H_DPATH, CKPT_PATH_BYTES);
         memcpy(run.val, h + H_VPATH, CKPT_PATH_BYTES);
     }
-    if (mom && vel) *mom = mo, *vel = ve;
-    else free(mo), free(ve);
+    if (opt) {
+        *opt = (AdamW){get_f64(h, H_B1), get_f64(h, H_B2), get_f64(h, H_EPS), get_f64(h, H_WD), mo ? m->num_params : 0, mo, ve};
+    } else free(mo), free(ve);
     if (ts) {
         memset(ts, 0, sizeof *ts);
         ts->step = (long)get_u64(h, H_STEP);
@@ -258,6 +268,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
         ts->clip = get_f64(h, H_CLIP);
         ts->warmup = (int)get_u32(h, H_WARMUP), ts->steps = (int)get_u32(h, H_STEPS), ts->batch = (int)get_u32(h, H_BATCH);
         ts->seed = get_u64(h, H_SEED);
+        ts->rand_max = rand_max;
         ts->val_loss = get_f64(h, H_VAL);
         ts->run = run;
         ts->version = (int)ver;
@@ -266,16 +277,16 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, rea
 fail:
     free(mo), free(ve);
     if (built) gpt_free(m);
-    if (mom && vel) *mom = *vel = NULL;
+    if (opt) memset(opt, 0, sizeof *opt);
     return -1;
 }
 
-void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel) {
+void ckpt_load(const char *path, GPT *m, TrainState *ts, AdamW *opt) {
     require_regular_file(path, "checkpoint");
     FILE *f = fopen(path, "rb");
     if (!f) die("cannot open checkpoint '%s': %s", path, strerror(errno));
     char err[512];
-    int rc = ckpt_read(f, path, m, ts, mom, vel, err, sizeof err);
+    int rc = ckpt_read(f, path, m, ts, opt, err, sizeof err);
     fclose(f);
     if (rc) die("%s", err);
 }

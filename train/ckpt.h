@@ -7,9 +7,10 @@
 
 #include "fileio.h"
 #include "gpt.h"
+#include "optim.h"
 
 #define CKPT_MAGIC "POSGPTCK"
-#define CKPT_VERSION 2 // reads 1 too (no run record)
+#define CKPT_VERSION 3 // reads 1 (no run record) and 2 (scheme tensors shared by all layers) too
 #define CKPT_PATH_BYTES 320
 #define CKPT_HEADER_BYTES 1024
 
@@ -27,6 +28,8 @@ typedef struct {
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip;
     int warmup, steps, batch;
     uint64_t seed;
+    int rand_max;   // > 0: training positions are sorted random draws from [0, rand_max)
+                    // (Ruoss et al. 2023); 0: contiguous 0..T-1
     long step;      // optimizer steps done
     Rng rng;        // trainer RNG (data order, random positions) after `step` steps
     double val_loss; // last validation loss (NaN if none)
@@ -34,17 +37,17 @@ typedef struct {
     int version;     // format of the file it was read from (set by ckpt_read)
 } TrainState;
 
-// Write atomically (temporary file, fsync, rename). mom/vel may be NULL (no optimizer
-// state stored). ckpt_try_save returns -1 with a one-line reason in err (the file on disk is
+// Write atomically (temporary file, fsync, rename). opt may be NULL (no optimizer state
+// stored). ckpt_try_save returns -1 with a one-line reason in err (the file on disk is
 // then the old one, untouched); ckpt_save dies with it.
-int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel, char *err,
-                  size_t errlen);
-void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const real *mom, const real *vel);
-// Read the header, build m (gpt_build) and load its parameters; if mom/vel are non-NULL and
-// the file has optimizer state, allocate and fill them (else set to NULL).
+int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const AdamW *opt, char *err, size_t errlen);
+void ckpt_save(const char *path, const GPT *m, const TrainState *ts, const AdamW *opt);
+// Read the header, build m (gpt_build) and load its parameters; if opt is non-NULL and the
+// file has optimizer state, fill it (with the file's betas, eps and weight decay), else
+// leave opt->mom NULL.
 // Exits with a one-line error if the file cannot be used.
-void ckpt_load(const char *path, GPT *m, TrainState *ts, real **mom, real **vel);
+void ckpt_load(const char *path, GPT *m, TrainState *ts, AdamW *opt);
 // The same from an open stream, returning -1 with a one-line reason in err instead of exiting
 // (everything allocated is freed); `name` is used in messages. For tools and the fuzz test.
-int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, real **mom, real **vel, char *err, size_t errlen);
+int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, char *err, size_t errlen);
 #endif

@@ -18,6 +18,10 @@ void runtime_setup(int threads);
 // dies with the estimate when `need` bytes exceed the memory available: "<what> needs about X
 // GiB of memory, but Y GiB is available; <advice>" (before allocating, not killed after)
 void require_memory(double need, const char *what, const char *advice);
-// "randomized-<base>" when trained with random positions, else the scheme name
-const char *scheme_label(const GPTConfig *c, char *buf, size_t n);
+// A run's label in CSVs, plots and default directory names: the scheme name, or
+// "randomized-<scheme>" when it trained at random positions (rand_max > 0)
+const char *run_label(const char *scheme, int rand_max, char *buf, size_t n);
+// the scheme a label names (its registry index), and whether it trained at random positions;
+// -1 if the label names no scheme
+int run_label_scheme(const char *label, int *randomized);
 #endif

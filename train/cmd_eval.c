@@ -70,21 +70,34 @@ int cmd_eval(int argc, char **argv) {
     int offs[64];
     int noff = parse_list("pos-offset", offsets, offs, 64, 0, 1 << 28);
     if (rand_pos && (noff > 1 || offs[0])) die("--pos-offset applies to contiguous positions only");
-    int method = pos_ext_parse(scaling);
-    if (method < 0) die("--rope-scaling must be none, pi, ntk, dynamic-ntk, yarn or rerope, got '%s'", scaling);
+    // a context extension by name; the scheme checks that it knows it and its settings
+    int extend = strcmp(scaling, "none") != 0;
+    char known[128];
+    snprintf(known, sizeof known, "|%s|", pos_extension_names());
+    char probe[64];
+    snprintf(probe, sizeof probe, "|%s|", scaling);
+    if (extend && !strstr(known, probe)) {
+        char list[160] = "none";
+        for (char *p = known + 1, *e; (e = strchr(p, '|')); p = e + 1) // "none, a, b or c"
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%.*s", strchr(e + 1, '|') ? ", " : " or ", (int)(e - p), p);
+        die("--rope-scaling must be %s, got '%s'", list, scaling);
+    }
     if (factor != 0 && factor < 1) die("--rope-factor must be 0 (from the length) or >= 1, got %g", factor);
-    if (factor != 0 && (method == POS_EXT_NONE || method == POS_EXT_REROPE)) die("--rope-factor needs --rope-scaling pi|ntk|dynamic-ntk|yarn");
-    if (window != 0 && method != POS_EXT_REROPE) die("--rope-window needs --rope-scaling rerope");
+    if (!extend && factor != 0) die("--rope-factor needs --rope-scaling pi|ntk|dynamic-ntk|yarn");
+    if (!extend && window != 0) die("--rope-window needs --rope-scaling rerope");
 
     GPT m;
     TrainState ts;
-    ckpt_load(ckpt, &m, &ts, NULL, NULL);
+    ckpt_load(ckpt, &m, &ts, NULL);
     m.clamp_pos = clamp;
     runtime_setup(threads);
     const GPTConfig *c = &m.cfg;
-    if (method != POS_EXT_NONE)
-        pos_set_ext(&m.ps, &(PosExt){.method = method, .factor = factor, .train_len = c->T, .window = window});
-    if (rand_pos && !rand_max) rand_max = c->rand_max;
+    const PosState *ps = gpt_scheme(&m, 0);
+    char why[256];
+    if (extend && gpt_extend(&m, &(PosExtension){.method = scaling, .factor = factor, .train_len = c->T, .window = window}, why,
+                             sizeof why))
+        die("--rope-scaling %s: %s", scaling, why);
+    if (rand_pos && !rand_max) rand_max = ts.rand_max;
     if (rand_pos && !rand_max) die("--positions random needs --rand-max (the checkpoint was not trained with random positions)");
     int lens[64];
     int nlen = lengths ? parse_list("lengths", lengths, lens, 64, 1, 1 << 24) : (lens[0] = c->T, 1);
@@ -101,7 +114,7 @@ int cmd_eval(int argc, char **argv) {
         text = corpus.val, n = corpus.nval;
     }
     // check every length before spending time on any
-    int lim = m.ps.scheme->max_pos ? m.ps.scheme->max_pos(&m.ps) : 0;
+    int lim = gpt_max_pos(&m);
     int maxoff = 0;
     for (int k = 0; k < noff; k++) maxoff = offs[k] > maxoff ? offs[k] : maxoff;
     for (int i = 0; i < nlen; i++) {
@@ -109,16 +122,16 @@ int cmd_eval(int argc, char **argv) {
         if (rand_pos && lens[i] > rand_max) die("length %d exceeds --rand-max %d: cannot draw distinct random positions", lens[i], rand_max);
         if (lim && maxp >= lim && !clamp)
             die("length %d needs position %d but this '%s' checkpoint serves positions 0..%d (its table has %d rows); "
-                "evaluate at <= %d or pass --clamp-pos", lens[i], maxp, c->pos, lim - 1, lim, lim);
+                "evaluate at <= %d or pass --clamp-pos", lens[i], maxp, c->scheme, lim - 1, lim, lim);
     }
     OutFile oc, op;
     FILE *out = csv ? out_open(&oc, csv, "CSV") : stdout;
     FILE *pp = per_pos ? out_open(&op, per_pos, "per-position CSV") : NULL;
     char label[64];
-    scheme_label(c, label, sizeof label);
-    if (method != POS_EXT_NONE) { // e.g. rope+yarn: a series of its own in plots
+    run_label(c->scheme, ts.rand_max, label, sizeof label);
+    if (extend) { // e.g. rope+yarn: a series of its own in plots
         size_t o = strlen(label);
-        snprintf(label + o, sizeof label - o, "+%s", pos_ext_name(method));
+        snprintf(label + o, sizeof label - o, "+%s", scaling);
     }
     fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale\n");
     if (pp) fprintf(pp, "scheme,train_len,eval_len,protocol,stride,position,loss,count\n");
@@ -140,8 +153,8 @@ int cmd_eval(int argc, char **argv) {
                     r.loss, csv ? "" : " for it");
             const char *pname = pr == 0 ? "nonoverlapping" : "sliding";
             fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld,%s,%g\n", label, c->T, L, pname, S, r.tokens, r.loss,
-                    exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step, pos_ext_name(method),
-                    method == POS_EXT_REROPE ? (double)m.ps.ext.window : pos_ext_scale(&m.ps.ext, L));
+                    exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step, scaling,
+                    extend ? ps->scheme->extension_value(ps, L) : 1.0);
             if (out_flush_check(out)) die("cannot write %s: %s", csv ? csv : "to standard output", strerror(errno));
             fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f\n", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));

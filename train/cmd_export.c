@@ -41,8 +41,8 @@ static void put(Buf *b, const char *fmt, ...) {
     }
 }
 
-// a tensor's shape from the model's configuration (docs/checkpoint.md); the scheme gives
-// its own (param_shape), else one dimension
+// a tensor's shape from the model's configuration (docs/checkpoint.md); the scheme's are
+// written one by one (scheme_tensor)
 static int tensor_shape(const GPT *m, int i, size_t *d) {
     const GPTConfig *c = &m->cfg;
     size_t V = c->V, C = c->C, L = c->L;
@@ -55,9 +55,30 @@ static int tensor_shape(const GPT *m, int i, size_t *d) {
     case P_FCB: return d[0] = L, d[1] = 4 * C, 2;
     case P_FCPW: return d[0] = L, d[1] = C, d[2] = 4 * C, 3;
     case P_LNFW: case P_LNFB: return d[0] = C, 1;
-    case P_POS: return m->ps.scheme->param_shape ? m->ps.scheme->param_shape(&m->ps, d) : (d[0] = m->sizes[i], 1);
     default: return d[0] = L, d[1] = C, 2; // ln1_w/b, attproj_b, ln2_w/b, fcproj_b
     }
+}
+
+// one tensor's entry in the JSON header; *off advances past its data
+static void put_tensor(Buf *h, const char *name, const size_t *d, int nd, size_t want, size_t *off) {
+    put(h, ",\"%s\":{\"dtype\":\"F32\",\"shape\":[", name);
+    size_t p = 1;
+    for (int k = 0; k < nd; k++) put(h, "%s%zu", k ? "," : "", d[k]), p *= d[k];
+    if (p != want) die("internal: tensor '%s' has %zu values but shape product %zu", name, want, p);
+    put(h, "],\"data_offsets\":[%zu,%zu]}", *off, *off + 4 * want);
+    *off += 4 * want;
+}
+
+// the scheme's tensor k as "scheme.NAME", a per-layer one with a leading dimension of layers
+static void scheme_tensor(Buf *h, const GPT *m, int k, size_t *off) {
+    const PosTensor *t = &m->sch_t[k];
+    size_t d[4], n = pos_tensor_size(t) * (t->per_layer ? (size_t)m->cfg.L : 1);
+    int nd = 0;
+    if (t->per_layer) d[nd++] = (size_t)m->cfg.L;
+    for (int i = 0; i < t->ndim; i++) d[nd++] = t->dims[i];
+    char name[64];
+    snprintf(name, sizeof name, "scheme.%s", t->name);
+    put_tensor(h, name, d, nd, n, off);
 }
 
 int cmd_export(int argc, char **argv) {
@@ -74,31 +95,27 @@ int cmd_export(int argc, char **argv) {
     if (strcmp(format, "safetensors")) die("export: --format must be safetensors, got '%s'", format);
     GPT m;
     TrainState ts;
-    ckpt_load(ckpt, &m, &ts, NULL, NULL);
+    ckpt_load(ckpt, &m, &ts, NULL);
     const GPTConfig *c = &m.cfg;
-    const PosScheme *s = m.ps.scheme;
+    const PosScheme *s = gpt_scheme(&m, 0)->scheme;
     char label[64];
 
     Buf h = {0};
     put(&h, "{\"__metadata__\":{\"format\":\"pt\",\"producer\":\"posgpt %s\",\"scheme\":\"%s\",\"pos\":\"%s\"", POSGPT_VERSION,
-        scheme_label(c, label, sizeof label), c->pos);
+        run_label(c->scheme, ts.rand_max, label, sizeof label), c->scheme);
     put(&h, ",\"vocab\":\"%d\",\"d_model\":\"%d\",\"layers\":\"%d\",\"heads\":\"%d\",\"seq_len\":\"%d\",\"pos_rows\":\"%d\","
-        "\"rand_max\":\"%d\",\"step\":\"%ld\",\"val_loss\":\"%.9g\"", c->V, c->C, c->L, c->NH, c->T, c->pos_rows, c->rand_max,
+        "\"rand_max\":\"%d\",\"pos_sharing\":\"%s\",\"step\":\"%ld\",\"val_loss\":\"%.9g\"", c->V, c->C, c->L, c->NH, c->T,
+        c->pos_rows, ts.rand_max, pos_sharing_name(c->scheme_sharing),
         ts.step, ts.val_loss);
-    for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) put(&h, ",\"%s\":\"%.9g\"", s->hypers[i].name, c->pos_hp[i]);
+    for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) put(&h, ",\"%s\":\"%.9g\"", s->hypers[i].name, c->scheme_hp[i]);
     put(&h, ",\"layout\":\"y = x W^T + b; qkv rows q|k|v; pre-LN GPT-2 with a tied head; see docs/model.md\"}");
     size_t off = 0;
-    for (int i = 0; i < NUM_PARAM_TENSORS; i++) {
-        if (!m.sizes[i]) continue;
+    for (int i = 0; i < P_SCHEME; i++) {
         size_t d[4];
         int nd = tensor_shape(&m, i, d);
-        put(&h, ",\"%s\":{\"dtype\":\"F32\",\"shape\":[", PARAM_NAMES[i]);
-        size_t p = 1;
-        for (int k = 0; k < nd; k++) put(&h, "%s%zu", k ? "," : "", d[k]), p *= d[k];
-        if (p != m.sizes[i]) die("internal: tensor '%s' has %zu values but shape product %zu", PARAM_NAMES[i], m.sizes[i], p);
-        put(&h, "],\"data_offsets\":[%zu,%zu]}", off, off + 4 * m.sizes[i]);
-        off += 4 * m.sizes[i];
+        put_tensor(&h, PARAM_NAMES[i], d, nd, m.sizes[i], &off);
     }
+    for (int k = 0; k < m.sch_nt; k++) scheme_tensor(&h, &m, k, &off);
     put(&h, "}");
     while (h.n % 8) put(&h, " ");
     unsigned char len[8];
@@ -119,7 +136,7 @@ int cmd_export(int argc, char **argv) {
         die("cannot write the safetensors file '%s': %s", out, strerror(e));
     }
     fprintf(stderr, "wrote %s: %d tensors, %zu parameters, %zu-byte header (scheme %s, step %ld)\n", out,
-            NUM_PARAM_TENSORS - (m.sizes[P_POS] ? 0 : 1), m.num_params, h.n, label, ts.step);
+            P_SCHEME + m.sch_nt, m.num_params, h.n, label, ts.step);
     free(h.s);
     gpt_free(&m);
     return 0;

@@ -14,19 +14,25 @@ int cmd_info(int argc, char **argv) {
     if (n != 1) die("info: give one checkpoint file (posgpt info --ckpt runs/NAME/model.bin)");
     GPT m;
     TrainState ts;
-    real *mom = NULL, *vel = NULL;
-    ckpt_load(files[0], &m, &ts, &mom, &vel);
+    AdamW opt;
+    ckpt_load(files[0], &m, &ts, &opt);
     const GPTConfig *c = &m.cfg;
-    const PosScheme *s = m.ps.scheme;
+    const PosScheme *s = gpt_scheme(&m, 0)->scheme;
     char label[64];
     printf("checkpoint      %s (format v%d, checksum ok)\n", files[0], ts.version);
-    printf("scheme          %s  [%s]\n", scheme_label(c, label, sizeof label), s->cite);
-    for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) printf("  %-14s %g\n", s->hypers[i].name, c->pos_hp[i]);
+    printf("scheme          %s  [%s]\n", run_label(c->scheme, ts.rand_max, label, sizeof label), s->cite);
+    for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) printf("  %-14s %g\n", s->hypers[i].name, c->scheme_hp[i]);
     if (s->max_pos) printf("  table rows    %d (positions 0..%d)\n", c->pos_rows, c->pos_rows - 1);
-    if (c->rand_max) printf("  rand_max      %d (training positions: sorted random draws from [0, %d))\n", c->rand_max, c->rand_max);
+    if (ts.rand_max) printf("  rand_max      %d (training positions: sorted random draws from [0, %d))\n", ts.rand_max, ts.rand_max);
+    for (int k = 0; k < m.sch_nt; k++) {
+        const PosTensor *t = &m.sch_t[k];
+        printf("  tensor %-7s", t->name);
+        for (int d = 0; d < t->ndim; d++) printf("%s%zu", d ? " x " : "", t->dims[d]);
+        printf(", %s\n", t->per_layer ? "one per layer" : "shared by the layers");
+    }
     printf("model           vocab %d, d_model %d, layers %d, heads %d (head size %d), seq_len %d\n", c->V, c->C, c->L, c->NH,
            c->C / c->NH, c->T);
-    printf("parameters      %zu (%zu in matmuls, %zu position)\n", m.num_params, gpt_flop_params(&m), m.sizes[P_POS]);
+    printf("parameters      %zu (%zu in matmuls, %zu position)\n", m.num_params, gpt_flop_params(&m), m.sizes[P_SCHEME]);
     printf("training        step %ld of %d, batch %d, lr %g (warmup %d, cosine to x%g), wd %g, betas %g/%g, clip %g, seed %llu\n",
            ts.step, ts.steps, ts.batch, ts.lr, ts.warmup, ts.min_lr_frac, ts.wd, ts.beta1, ts.beta2, ts.clip,
            (unsigned long long)ts.seed);
@@ -43,11 +49,11 @@ int cmd_info(int argc, char **argv) {
         printf("schedule        validation every %d steps on %ld tokens (0 = all), checkpoint every %d, log every %d%s\n",
                r->eval_every, r->val_tokens, r->ckpt_every, r->log_every, r->skip_nonfinite ? ", skip non-finite steps" : "");
     } else printf("data            not recorded (format v1, or not written by posgpt train)\n");
-    printf("optimizer state %s\n", mom ? "yes (resumable)" : "no");
+    printf("optimizer state %s\n", opt.mom ? "yes (resumable)" : "no");
     printf("tensors:\n");
     for (int i = 0; i < NUM_PARAM_TENSORS; i++)
         if (m.sizes[i]) printf("  %-10s %10zu floats at offset %zu\n", PARAM_NAMES[i], m.sizes[i], m.offsets[i]);
-    free(mom), free(vel);
+    adamw_free(&opt);
     gpt_free(&m);
     return 0;
 }

@@ -26,12 +26,12 @@ int cmd_sample(int argc, char **argv) {
     args_parse(argc, argv, 2, defs, NULL, "sample", "--ckpt FILE [--prompt TEXT] [flags]", NULL, 0);
     if (!ckpt) die("sample: --ckpt FILE is required (see posgpt sample --help)");
     GPT m;
-    ckpt_load(ckpt, &m, NULL, NULL, NULL);
+    ckpt_load(ckpt, &m, NULL, NULL);
     runtime_setup(threads);
     int V = m.cfg.V;
     if (!context) context = m.cfg.T;
-    int lim = m.ps.scheme->max_pos ? m.ps.scheme->max_pos(&m.ps) : 0;
-    if (lim && context > lim) die("--context %d exceeds the %d positions this '%s' checkpoint serves", context, lim, m.cfg.pos);
+    int lim = gpt_max_pos(&m);
+    if (lim && context > lim) die("--context %d exceeds the %d positions this '%s' checkpoint serves", context, lim, m.cfg.scheme);
     size_t plen = strlen(prompt);
     if (plen == 0) die("--prompt is empty");
     int *buf = xmalloc((plen + (size_t)tokens) * sizeof(int));

@@ -5,6 +5,7 @@
 #include "evaluate.h"
 
 #include "cli.h"
+#include "positions.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@ void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *sp, i
             size_t s = (size_t)(k0 + b) * S;
             for (int t = 0; t < L; t++) tok[b * L + t] = text[s + t], tgt[b * L + t] = text[s + t + 1];
         }
-        pos_fill(pos, nb, L, sp->offset, sp->rand_max, &rng);
+        positions_draw(pos, nb, L, sp->offset, sp->rand_max, &rng);
         gpt_forward(&v, tok, tgt, pos);
         for (int b = 0; b < nb; b++) {
             int first = (k0 + b == 0) ? 0 : L - S;

@@ -21,7 +21,8 @@ static void usage(FILE *f) {
             "  info     print a checkpoint's header and configuration\n"
             "  plot     draw PNG figures from eval, per-position and training CSV files\n"
             "  export   write a checkpoint's tensors as a safetensors file (named tensors, config in the metadata)\n\n"
-            "position schemes (--pos): %s|randomized\n",
+            "position schemes (--pos): %s\n"
+            "randomized positions (Ruoss et al. 2023) with any of them: train --positions random\n",
             POSGPT_VERSION, pos_names());
 }
 

@@ -74,9 +74,19 @@ void require_memory(double need, const char *what, const char *advice) {
             advice);
 }
 
-const char *scheme_label(const GPTConfig *c, char *buf, size_t n) {
-    if (c->rand_max > 0) snprintf(buf, n, "randomized-%s", c->pos);
-    else snprintf(buf, n, "%s", c->pos);
+#define RANDOMIZED "randomized-"
+
+const char *run_label(const char *scheme, int rand_max, char *buf, size_t n) {
+    snprintf(buf, n, "%s%s", rand_max > 0 ? RANDOMIZED : "", scheme);
     return buf;
+}
+
+int run_label_scheme(const char *label, int *randomized) {
+    *randomized = !strncmp(label, RANDOMIZED, strlen(RANDOMIZED));
+    const char *name = label + (*randomized ? strlen(RANDOMIZED) : 0);
+    size_t len = strcspn(name, "+"); // a context extension's suffix, e.g. rope+yarn
+    for (int i = 0; i < pos_count(); i++)
+        if (strlen(pos_at(i)->name) == len && !strncmp(pos_at(i)->name, name, len)) return i;
+    return -1;
 }
 

@@ -1,15 +1,18 @@
-// pos_learned.c - a learned absolute position table added at the input (GPT-2; Radford et
+// learned.c - a learned absolute position table added at the input (GPT-2; Radford et
 // al. 2019). The table has `rows` rows (--max-pos at training time; default the training
 // length, or --rand-max under randomized positions). It has nothing to say about a
 // position >= rows: the model refuses such positions with an error naming the limit, or,
 // when evaluation is run with --clamp-pos, maps them to the last row (a documented policy).
 #include "pos.h"
 
-static size_t learned_num_params(const PosState *ps) { return (size_t)ps->rows * ps->C; }
-static int learned_shape(const PosState *ps, size_t *d) { return d[0] = (size_t)ps->rows, d[1] = (size_t)ps->C, 2; }
+// one table (rows, C), decayed like the token embedding; at the input, so never per layer
+static int learned_tensors(const PosState *ps, PosTensor *t) {
+    t[0] = (PosTensor){"table", 2, {(size_t)ps->rows, (size_t)ps->C}, 0, 1};
+    return 1;
+}
 
-static void learned_init(const PosState *ps, real *P, Rng *rng) {
-    size_t n = learned_num_params(ps);
+static void learned_init(const PosState *ps, int k, real *P, Rng *rng) {
+    size_t n = (size_t)ps->rows * ps->C;
     for (size_t i = 0; i < n; i++) P[i] = (real)(0.02 * rng_normal(rng));
 }
 
@@ -18,7 +21,7 @@ static int learned_max_pos(const PosState *ps) { return ps->rows; }
 static void learned_input_forward(const PosState *ps, real *x, const int *pos, int N) {
     // x (N, C) += P[pos[n]], P (rows, C)
     int C = ps->C;
-    const real *P = ps->params;
+    const real *P = ps->param[0];
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         const real *p_n = P + (size_t)pos[n] * C;
@@ -27,10 +30,11 @@ static void learned_input_forward(const PosState *ps, real *x, const int *pos, i
     }
 }
 
-static void learned_input_backward(const PosState *ps, real *dP, const real *dx, const int *pos, int N) {
+static void learned_input_backward(const PosState *ps, real *const *dparam, const real *dx, const int *pos, int N) {
     // forward: x[n] += P[pos[n]]  =>  dP[pos[n]] += dx[n]. Rows repeat across n, so the
     // parallel loop runs over channels (disjoint writes).
     int C = ps->C;
+    real *dP = dparam[0];
 #pragma omp parallel for schedule(static)
     for (int c = 0; c < C; c++)
         for (int n = 0; n < N; n++) dP[(size_t)pos[n] * C + c] += dx[(size_t)n * C + c];
@@ -42,10 +46,8 @@ const PosScheme pos_learned = {
     .cite = "Radford et al. 2019 (GPT-2)",
     .hypers = {{NULL, 0, NULL}},
     .relative = 0,
-    .num_params = learned_num_params,
-    .param_shape = learned_shape,
+    .tensors = learned_tensors,
     .init = learned_init,
-    .weight_decay = 1,
     .max_pos = learned_max_pos,
     .input_forward = learned_input_forward,
     .input_backward = learned_input_backward,

@@ -1,4 +1,4 @@
-// pos_kerple.c - KERPLE, kernelized relative position biases (Chi et al. 2022, "KERPLE:
+// kerple.c - KERPLE, kernelized relative position biases (Chi et al. 2022, "KERPLE:
 // Kernelized Relative Positional Embedding for Length Extrapolation", Sec. 4):
 //   kerple-log:   b(h, D) = -r1_h * log(1 + r2_h * D)
 //   kerple-power: b(h, D) = -r1_h * D^r2_h,  0 < r2_h <= 2
@@ -17,11 +17,15 @@
 #include <string.h>
 
 #define KERPLE_EPS 0.01
+#define KERPLE_PER_LAYER 0
 
-static size_t kerple_num_params(const PosState *ps) { return 2 * (size_t)ps->NH; }
-static int kerple_shape(const PosState *ps, size_t *d) { return d[0] = 2, d[1] = (size_t)ps->NH, 2; } // rows r1, r2
+// one tensor r (2, NH): rows r1 and r2
+static int kerple_tensors(const PosState *ps, PosTensor *t) {
+    t[0] = (PosTensor){"r", 2, {2, (size_t)ps->NH}, KERPLE_PER_LAYER, 0};
+    return 1;
+}
 
-static void kerple_init(const PosState *ps, real *P, Rng *rng) {
+static void kerple_init(const PosState *ps, int k, real *P, Rng *rng) {
     for (int h = 0; h < ps->NH; h++) {
         P[h] = (real)(2.0 * rng_uniform(rng));
         P[ps->NH + h] = (real)rng_uniform(rng);
@@ -31,8 +35,9 @@ static void kerple_init(const PosState *ps, real *P, Rng *rng) {
 static void clamp_range(real *x, int n, double lo, double hi) {
     for (int i = 0; i < n; i++) x[i] = x[i] < lo ? (real)lo : x[i] > hi ? (real)hi : x[i];
 }
-static void kerple_log_constrain(const PosState *ps, real *P) { clamp_range(P, 2 * ps->NH, KERPLE_EPS, 1e30); }
-static void kerple_power_constrain(const PosState *ps, real *P) {
+static void kerple_log_constrain(const PosState *ps) { clamp_range(ps->param[0], 2 * ps->NH, KERPLE_EPS, 1e30); }
+static void kerple_power_constrain(const PosState *ps) {
+    real *P = ps->param[0];
     clamp_range(P, ps->NH, KERPLE_EPS, 1e30);
     clamp_range(P + ps->NH, ps->NH, KERPLE_EPS, 2.0);
 }
@@ -57,7 +62,7 @@ static void kerple_tabulate(const PosState *ps, int ndist, real (*kernel)(real, 
     KerpleTab *t = ps->cache;
     int NH = ps->NH;
     size_t np = 2 * (size_t)NH * sizeof(real);
-    if (ndist <= t->n && !memcmp(t->snap, ps->params, np)) return;
+    if (ndist <= t->n && !memcmp(t->snap, ps->param[0], np)) return;
     if (ndist > t->cap) {
         free(t->f), free(t->logd);
         t->cap = ndist;
@@ -67,11 +72,11 @@ static void kerple_tabulate(const PosState *ps, int ndist, real (*kernel)(real, 
         for (int D = 0; with_log && D < ndist; D++) t->logd[D] = log((real)D); // no parameters: once per size
     }
     if (!t->snap) t->snap = xmalloc(np);
-    memcpy(t->snap, ps->params, np);
+    memcpy(t->snap, ps->param[0], np);
     int cap = t->cap;
 #pragma omp parallel for schedule(static)
     for (int D = 0; D < ndist; D++)
-        for (int h = 0; h < NH; h++) t->f[(size_t)h * cap + D] = kernel(ps->params[NH + h], D);
+        for (int h = 0; h < NH; h++) t->f[(size_t)h * cap + D] = kernel(ps->param[0][NH + h], D);
     t->n = ndist;
 }
 static void log_tabulate(const PosState *ps, int ndist) { kerple_tabulate(ps, ndist, log_kernel, 0); }
@@ -84,33 +89,35 @@ static inline real kernel_at(const KerpleTab *t, int h, int D, real r2, real (*k
 
 static void log_bias_forward(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores) {
     const KerpleTab *t = ps->cache;
-    real r1 = ps->params[h], r2 = ps->params[ps->NH + h];
+    real r1 = ps->param[0][h], r2 = ps->param[0][ps->NH + h];
     for (int j = 0; j < n; j++) scores[j] -= r1 * kernel_at(t, h, qpos - kpos[j], r2, log_kernel);
 }
 
-static void log_bias_backward(const PosState *ps, real *dP, int h, int qpos, const int *kpos, int n, const real *ds) {
+static void log_bias_backward(const PosState *ps, real *const *dparam, int h, int qpos, const int *kpos, int n,
+                              const real *ds) {
     // b = -r1 log(1 + r2 D): db/dr1 = -log(1 + r2 D), db/dr2 = -r1 D / (1 + r2 D)
     const KerpleTab *t = ps->cache;
-    real r1 = ps->params[h], r2 = ps->params[ps->NH + h], g1 = 0, g2 = 0;
+    real r1 = ps->param[0][h], r2 = ps->param[0][ps->NH + h], g1 = 0, g2 = 0;
     for (int j = 0; j < n; j++) {
         real D = (real)(qpos - kpos[j]);
         g1 -= ds[j] * kernel_at(t, h, qpos - kpos[j], r2, log_kernel);
         g2 -= ds[j] * r1 * D / (1 + r2 * D);
     }
-    dP[h] += g1;
-    dP[ps->NH + h] += g2;
+    dparam[0][h] += g1;
+    dparam[0][ps->NH + h] += g2;
 }
 
 static void power_bias_forward(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores) {
     const KerpleTab *t = ps->cache;
-    real r1 = ps->params[h], r2 = ps->params[ps->NH + h];
+    real r1 = ps->param[0][h], r2 = ps->param[0][ps->NH + h];
     for (int j = 0; j < n; j++) scores[j] -= r1 * kernel_at(t, h, qpos - kpos[j], r2, power_kernel);
 }
 
-static void power_bias_backward(const PosState *ps, real *dP, int h, int qpos, const int *kpos, int n, const real *ds) {
+static void power_bias_backward(const PosState *ps, real *const *dparam, int h, int qpos, const int *kpos, int n,
+                              const real *ds) {
     // b = -r1 D^r2: db/dr1 = -D^r2, db/dr2 = -r1 D^r2 ln D (0 at D = 0)
     const KerpleTab *t = ps->cache;
-    real r1 = ps->params[h], r2 = ps->params[ps->NH + h], g1 = 0, g2 = 0;
+    real r1 = ps->param[0][h], r2 = ps->param[0][ps->NH + h], g1 = 0, g2 = 0;
     for (int j = 0; j < n; j++) {
         int D = qpos - kpos[j];
         if (D <= 0) continue;
@@ -119,8 +126,8 @@ static void power_bias_backward(const PosState *ps, real *dP, int h, int qpos, c
         g1 -= ds[j] * p;
         g2 -= ds[j] * r1 * p * lnD;
     }
-    dP[h] += g1;
-    dP[ps->NH + h] += g2;
+    dparam[0][h] += g1;
+    dparam[0][ps->NH + h] += g2;
 }
 
 const PosScheme pos_kerple_log = {
@@ -129,8 +136,7 @@ const PosScheme pos_kerple_log = {
     .cite = "Chi et al. 2022 (KERPLE), Sec. 4",
     .hypers = {{NULL, 0, NULL}},
     .relative = 1,
-    .num_params = kerple_num_params,
-    .param_shape = kerple_shape,
+    .tensors = kerple_tensors,
     .init = kerple_init,
     .constrain = kerple_log_constrain,
     .prepare = kerple_prepare,
@@ -146,8 +152,7 @@ const PosScheme pos_kerple_power = {
     .cite = "Chi et al. 2022 (KERPLE), Sec. 4",
     .hypers = {{NULL, 0, NULL}},
     .relative = 1,
-    .num_params = kerple_num_params,
-    .param_shape = kerple_shape,
+    .tensors = kerple_tensors,
     .init = kerple_init,
     .constrain = kerple_power_constrain,
     .prepare = kerple_prepare,

@@ -1,4 +1,4 @@
-// pos_fire.c - FIRE, functional interpolation for relative positions (Li et al. 2023,
+// fire.c - FIRE, functional interpolation for relative positions (Li et al. 2023,
 // "Functional Interpolation for Relative Positions Improves Long Context Transformers",
 // Sec. 3): the logit bias of head h is a learned function of the normalised distance
 //   u = psi(D) / psi(max(L, i)),  psi(x) = log(c x + 1),  D = i - j,
@@ -21,6 +21,7 @@
 
 #define FIRE_MAX_HIDDEN 256
 #define FIRE_JB 16
+#define FIRE_PER_LAYER 0
 
 // ps->cache: psi(D) = log1p(c D) for D < n, built for this c
 typedef struct { int n, cap; real c; real *psi; } FireTab;
@@ -43,18 +44,22 @@ static FireView fire_view(const PosState *ps, const real *P) {
     return v;
 }
 
-static size_t fire_num_params(const PosState *ps) { return (size_t)fire_hidden(ps) * (2 + ps->NH) + ps->NH + 2; }
+// the whole MLP (and c, L) as one flat tensor, laid out as above
+static int fire_tensors(const PosState *ps, PosTensor *t) {
+    t[0] = (PosTensor){"mlp", 1, {(size_t)fire_hidden(ps) * (2 + ps->NH) + ps->NH + 2}, FIRE_PER_LAYER, 0};
+    return 1;
+}
 
 static const char *fire_validate(const PosState *ps, char *err, size_t n) {
     float hf = ps->hp[0], L = ps->hp[1];
     if (!(hf >= 1 && hf <= FIRE_MAX_HIDDEN) || hf != floorf(hf))
-        snprintf(err, n, "--fire-hidden must be an integer in [1, %d], got %g", FIRE_MAX_HIDDEN, hf);
-    else if (!(L >= 1 && L <= 1e9)) snprintf(err, n, "--fire-threshold must be in [1, 1e9], got %g", L);
+        snprintf(err, n, "fire-hidden must be an integer in [1, %d], got %g", FIRE_MAX_HIDDEN, hf);
+    else if (!(L >= 1 && L <= 1e9)) snprintf(err, n, "fire-threshold must be in [1, 1e9], got %g", L);
     else return NULL;
     return err;
 }
 
-static void fire_init(const PosState *ps, real *P, Rng *rng) {
+static void fire_init(const PosState *ps, int kt, real *P, Rng *rng) {
     int Hf = fire_hidden(ps), NH = ps->NH;
     real *w1 = P, *b1 = P + Hf, *w2 = P + 2 * Hf, *b2 = w2 + (size_t)NH * Hf;
     for (int k = 0; k < Hf; k++) w1[k] = (real)rng_normal(rng), b1[k] = (real)(2.0 * rng_uniform(rng) - 1.0);
@@ -64,8 +69,8 @@ static void fire_init(const PosState *ps, real *P, Rng *rng) {
     b2[NH + 1] = ps->hp[1];     // L
 }
 
-static void fire_constrain(const PosState *ps, real *P) {
-    FireView v = fire_view(ps, P);
+static void fire_constrain(const PosState *ps) {
+    FireView v = fire_view(ps, ps->param[0]);
     real *c = (real *)v.c, *L = (real *)v.L;
     if (!(*c >= 1e-3f)) *c = 1e-3f;
     if (!(*L >= 1.0f)) *L = 1.0f;
@@ -73,7 +78,7 @@ static void fire_constrain(const PosState *ps, real *P) {
 
 static void fire_tabulate(const PosState *ps, int ndist) {
     FireTab *t = ps->cache;
-    real c = *fire_view(ps, ps->params).c;
+    real c = *fire_view(ps, ps->param[0]).c;
     if (ndist <= t->n && c == t->c) return;
     if (ndist > t->cap) {
         free(t->psi);
@@ -92,7 +97,7 @@ static inline real fire_psi(const FireTab *t, real c, int D) {
 }
 
 static void fire_bias_forward(const PosState *ps, int h, int qpos, const int *kpos, int n, real *scores) {
-    FireView v = fire_view(ps, ps->params);
+    FireView v = fire_view(ps, ps->param[0]);
     const FireTab *t = ps->cache;
     real c = *v.c, M = (real)qpos > *v.L ? (real)qpos : *v.L;
     real inv = 1 / log1p(c * M);
@@ -113,10 +118,11 @@ static void fire_bias_forward(const PosState *ps, int h, int qpos, const int *kp
     }
 }
 
-static void fire_bias_backward(const PosState *ps, real *dP, int h, int qpos, const int *kpos, int n, const real *ds) {
+static void fire_bias_backward(const PosState *ps, real *const *dparam, int h, int qpos, const int *kpos, int n,
+                               const real *ds) {
     // o = b2_h + sum_k w2_hk relu(w1_k u + b1_k), u = psi(D) / psi(M), M = max(L, i)
     // du/dc = (D/(cD+1) psi(M) - psi(D) M/(cM+1)) / psi(M)^2; du/dL = -psi(D) c/(cL+1) / psi(M)^2 if L > i
-    FireView v = fire_view(ps, ps->params), g = fire_view(ps, dP);
+    FireView v = fire_view(ps, ps->param[0]), g = fire_view(ps, dparam[0]);
     int Hf = v.Hf;
     real c = *v.c, Lt = *v.L, M = (real)qpos > Lt ? (real)qpos : Lt;
     real pM = log1p(c * M), inv = 1 / pM;
@@ -170,7 +176,7 @@ const PosScheme pos_fire = {
                {"fire-threshold", 32.0f, "initial threshold L of the normaliser psi(max(L, i)) (learned)"},
                {NULL, 0, NULL}},
     .relative = 0, // the normaliser depends on the query position itself
-    .num_params = fire_num_params,
+    .tensors = fire_tensors,
     .init = fire_init,
     .constrain = fire_constrain,
     .validate = fire_validate,

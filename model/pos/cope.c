@@ -1,4 +1,4 @@
-// pos_cope.c - CoPE, contextual position encoding (Golovneva et al. 2024, "Contextual
+// cope.c - CoPE, contextual position encoding (Golovneva et al. 2024, "Contextual
 // Position Encoding: Learning to Count What's Important", Sec. 3). For query i and key j <= i:
 //   gate  g_ij = sigmoid(a_ij),  a_ij = q_i . k_j / sqrt(HS)   (the attention logit)
 //   position p_ij = sum_{t=j}^{i} g_it                          (fractional, counts "open" gates)
@@ -13,12 +13,18 @@
 
 static int cope_npos(const PosState *ps) { return (int)ps->hp[0]; }
 
-static size_t cope_num_params(const PosState *ps) { return (size_t)cope_npos(ps) * ps->HS; }
-static int cope_shape(const PosState *ps, size_t *d) { return d[0] = (size_t)cope_npos(ps), d[1] = (size_t)ps->HS, 2; }
+// the embeddings e (npos, HS), one table per layer as in the paper's code
+static int cope_tensors(const PosState *ps, PosTensor *t) {
+    t[0] = (PosTensor){"emb", 2, {(size_t)cope_npos(ps), (size_t)ps->HS}, 1, 0};
+    return 1;
+}
+
+// floats of scratch for a row of n keys: the larger of forward's and backward's needs
+static size_t cope_scratch(const PosState *ps, int n) { return (size_t)4 * n + 2 * (size_t)cope_npos(ps); }
 
 static const char *cope_validate(const PosState *ps, char *err, size_t n) {
     float v = ps->hp[0];
-    if (!(v >= 2 && v <= 65536) || v != floorf(v)) snprintf(err, n, "--cope-npos must be an integer in [2, 65536], got %g", v);
+    if (!(v >= 2 && v <= 65536) || v != floorf(v)) snprintf(err, n, "cope-npos must be an integer in [2, 65536], got %g", v);
     else return NULL;
     return err;
 }
@@ -54,28 +60,27 @@ static void cope_positions(const PosState *ps, const real *q, const real *a, int
         p[j] = acc < top ? acc : top;
     }
     int mmax = (int)ceil(p[0]); // p is largest at j = 0
-    dots(z, q, ps->params, HS, mmax + 1, HS);
+    dots(z, q, ps->param[0], HS, mmax + 1, HS);
 }
 
 static void cope_forward(const PosState *ps, int h, const real *q, const real *K, int kstride, int qpos, const int *kpos, int n,
-                         real scale, real *scores) {
+                         real scale, real *scores, real *scratch) {
     (void)h, (void)K, (void)kstride, (void)scale, (void)qpos, (void)kpos; // the gates read the logits in scores
-    real *buf = xmalloc(((size_t)2 * n + cope_npos(ps)) * sizeof(real)), *g = buf, *p = g + n, *z = p + n;
+    real *g = scratch, *p = g + n, *z = p + n; // 2n + npos floats
     cope_positions(ps, q, scores, n, g, p, z);
     for (int j = 0; j < n; j++) {
         int f = (int)floor(p[j]), c = (int)ceil(p[j]);
         real w = p[j] - (real)f;
         scores[j] += (1 - w) * z[f] + w * z[c];
     }
-    free(buf);
 }
 
-static void cope_backward(const PosState *ps, real *dP, int h, const real *q, const real *K, int kstride, int qpos,
-                          const int *kpos, int n, real scale, const real *ds, real *dq, real *dK) {
+static void cope_backward(const PosState *ps, real *const *dparam, int h, const real *q, const real *K, int kstride,
+                          int qpos, const int *kpos, int n, real scale, const real *ds, real *dq, real *dK, real *scratch) {
     (void)h, (void)qpos, (void)kpos;
     int np = cope_npos(ps), HS = ps->HS;
-    real *buf = xmalloc(((size_t)4 * n + 2 * (size_t)np) * sizeof(real));
-    real *a = buf, *g = a + n, *p = g + n, *dp = p + n, *z = dp + n, *dz = z + np;
+    real *a = scratch, // 4n + 2 npos floats
+          *g = a + n, *p = g + n, *dp = p + n, *z = dp + n, *dz = z + np;
     dots(a, q, K, kstride, n, HS);
     for (int j = 0; j < n; j++) a[j] = scale * a[j]; // the logits the gates saw
     cope_positions(ps, q, a, n, g, p, z);
@@ -103,11 +108,10 @@ static void cope_backward(const PosState *ps, real *dP, int h, const real *q, co
     // z[m] = q . e[m]
     for (int m = 0; m <= mmax; m++) {
         if (dz[m] == 0) continue;
-        const real *e = ps->params + (size_t)m * HS;
-        real *de = dP + (size_t)m * HS;
+        const real *e = ps->param[0] + (size_t)m * HS;
+        real *de = dparam[0] + (size_t)m * HS;
         for (int i = 0; i < HS; i++) dq[i] += dz[m] * e[i], de[i] += dz[m] * q[i];
     }
-    free(buf);
 }
 
 const PosScheme pos_cope = {
@@ -117,9 +121,8 @@ const PosScheme pos_cope = {
     .hypers = {{"cope-npos", 128.0f, "number of position embeddings (positions are clamped to npos - 1)", 1},
                {NULL, 0, NULL}},
     .relative = 1, // depends on contents only
-    .num_params = cope_num_params,
-    .param_shape = cope_shape,
-    .weight_decay = 0,
+    .tensors = cope_tensors,
+    .scratch_size = cope_scratch,
     .validate = cope_validate,
     .score_forward = cope_forward,
     .score_backward = cope_backward,

@@ -1,4 +1,4 @@
-// pos_nope.c - no position information (Haviv et al. 2022, "Transformer Language Models
+// nope.c - no position information (Haviv et al. 2022, "Transformer Language Models
 // without Positional Encodings Still Learn Positional Information"). A causal decoder can
 // still infer position from the mask. Every hook stays NULL.
 #include "pos.h"

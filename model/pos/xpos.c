@@ -1,4 +1,4 @@
-// pos_xpos.c - xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer", Sec. 3.2):
+// xpos.c - xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer", Sec. 3.2):
 // RoPE plus an exponential decay per channel pair. Pair k has zeta_k = (2k + 0.4 HS)/(1.4 HS)
 // in (0, 1); queries are scaled by zeta_k^(i/B) and keys by zeta_k^(-j/B), B = --xpos-base
 // (512), so q_i . k_j carries zeta_k^((i-j)/B): far keys count less, and only i - j matters.
@@ -6,22 +6,22 @@
 // qk_decay hook, which the model applies relative to a centre of its choosing (pos.h): the
 // training pass centres each window, the evaluation pass each block of queries, so that no
 // evaluation length can overflow float.
-#include "pos.h"
+#include "rotary.h"
 
 #include <math.h>
 
 static const char *xpos_validate(const PosState *ps, char *err, size_t n) {
     if (ps->HS % 2) snprintf(err, n, "xpos needs an even head size; d_model/heads = %d/%d = %d is odd", ps->C, ps->NH, ps->HS);
-    else if (!(ps->hp[0] > 1.0f && ps->hp[0] < 1e30f)) snprintf(err, n, "--xpos-rope-base must be > 1, got %g", ps->hp[0]);
+    else if (!(ps->hp[0] > 1.0f && ps->hp[0] < 1e30f)) snprintf(err, n, "xpos-rope-base must be > 1, got %g", ps->hp[0]);
     else if (!(ps->hp[1] >= 1.0f && ps->hp[1] < 1e30f))
-        snprintf(err, n, "--xpos-base must be >= 1, got %g (the decay's length scale, in positions)", ps->hp[1]);
+        snprintf(err, n, "xpos-base must be >= 1, got %g (the decay's length scale, in positions)", ps->hp[1]);
     else {
         // training centres each window (pos.h, qk_decay): factors reach zeta_0^(-+spread/2B),
         // which must stay within e^POS_DECAY_EXP_MAX; training positions spread up to rows - 1
         double lz0 = log(1.4 / 0.4), spread = ps->rows - 1.0;
         if (spread * lz0 / (2.0 * ps->hp[1]) <= POS_DECAY_EXP_MAX) return NULL;
-        snprintf(err, n, "--xpos-base %g is too small for training positions 0..%d: the decay zeta^(distance/B) would "
-                 "overflow float; use --xpos-base >= %g or a shorter --seq-len", ps->hp[1], ps->rows - 1,
+        snprintf(err, n, "xpos-base %g is too small for training positions 0..%d: the decay zeta^(distance/B) would "
+                 "overflow float; use xpos-base >= %g or a shorter training length", ps->hp[1], ps->rows - 1,
                  ceil(spread * lz0 / (2.0 * POS_DECAY_EXP_MAX)));
     }
     return err;
@@ -53,8 +53,12 @@ const PosScheme pos_xpos = {
                {"xpos-base", 512.0f, "scale base B of the decay zeta^(distance/B)"},
                {NULL, 0, NULL}},
     .relative = 1,
-    .ext_methods = 1u << POS_EXT_PI | 1u << POS_EXT_NTK | 1u << POS_EXT_DYNNTK | 1u << POS_EXT_YARN,
     .validate = xpos_validate,
+    .prepare = rotary_prepare,
+    .release = rotary_release,
+    .extensions = "pi|ntk|dynamic-ntk|yarn", // not rerope: its scores would lose the decay
+    .extend = rotary_extend,
+    .extension_value = rotary_extension_value,
     .qk_forward = xpos_qk_forward,
     .qk_backward = xpos_qk_backward,
     .qk_decay = xpos_qk_decay,

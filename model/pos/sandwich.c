@@ -1,4 +1,4 @@
-// pos_sandwich.c - Sandwich (Chi et al. 2023, "Dissecting Transformer Length Extrapolation
+// sandwich.c - Sandwich (Chi et al. 2023, "Dissecting Transformer Length Extrapolation
 // via the Lens of Receptive Field Analysis", Sec. 5): the inner product of two sinusoidal
 // embeddings of dimension d' depends only on the distance D,
 //   p_i . p_j = sum_{k=1}^{d'/2} cos(D / 10000^(2k/d')),
@@ -14,7 +14,7 @@
 static const char *sandwich_validate(const PosState *ps, char *err, size_t n) {
     float d = ps->hp[0];
     if (!(d >= 2 && d <= 65536) || d != floorf(d) || ((int)d) % 2)
-        snprintf(err, n, "--sandwich-dim must be an even integer in [2, 65536], got %g", d);
+        snprintf(err, n, "sandwich-dim must be an even integer in [2, 65536], got %g", d);
     else return NULL;
     return err;
 }

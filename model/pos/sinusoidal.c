@@ -1,4 +1,4 @@
-// pos_sinusoidal.c - fixed sinusoidal position vectors added at the input.
+// sinusoidal.c - fixed sinusoidal position vectors added at the input.
 // Vaswani et al. 2017, "Attention Is All You Need", Sec. 3.5:
 //   p[pos][2i] = sin(pos / 10000^(2i/C)),  p[pos][2i+1] = cos(pos / 10000^(2i/C))
 // (sin on even channels, cos on odd: the interleaved layout).
@@ -29,7 +29,7 @@ static void sinusoidal_input_forward(const PosState *ps, real *x, const int *pos
 
 static const char *sinusoidal_validate(const PosState *ps, char *err, size_t n) {
     if (ps->hp[0] >= 0 && ps->hp[0] < 1e30f) return NULL;
-    snprintf(err, n, "--sin-scale must be >= 0 (0 = 1/sqrt(d_model)), got %g", ps->hp[0]);
+    snprintf(err, n, "sin-scale must be >= 0 (0 = 1/sqrt(d_model)), got %g", ps->hp[0]);
     return err;
 }
 

@@ -1,0 +1,123 @@
+// rundir.c - the run directory's housekeeping (rundir.h).
+#include "rundir.h"
+#include "ckpt.h"
+#include "fileio.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// An exclusive lock on the run directory for as long as this process may write it: a second
+// posgpt on the same directory gets an error naming this one's PID. flock is released when
+// the process ends, however it ends, so a killed run leaves no stale lock.
+void rundir_lock(const char *dir) {
+    char p[4200];
+    snprintf(p, sizeof p, "%s/.lock", dir);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) die("cannot create the lock file '%s': %s", p, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK) die("cannot lock the run directory '%s': %s", dir, strerror(errno));
+        char buf[32] = {0};
+        long pid = pread(fd, buf, sizeof buf - 1, 0) > 0 ? atol(buf) : 0;
+        char who[64] = "another posgpt process";
+        if (pid > 0) snprintf(who, sizeof who, "another posgpt process (PID %ld)", pid);
+        die("the run directory '%s' is in use by %s; wait for it to finish, stop it, or choose another --out", dir, who);
+    }
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n) die("cannot write the lock file '%s': %s", p, strerror(errno));
+    // fd stays open: the lock lasts until exit
+}
+
+// a new run must not silently replace one that can be resumed
+void rundir_refuse_existing(const char *dir, int overwrite) {
+    char ck[4200], lg[4200];
+    snprintf(ck, sizeof ck, "%s/model.bin", dir);
+    snprintf(lg, sizeof lg, "%s/log.csv", dir);
+    struct stat st;
+    int has_ck = stat(ck, &st) == 0, has_log = stat(lg, &st) == 0;
+    if (!has_ck && !has_log) return;
+    if (overwrite) { // the old checkpoint goes first: a crash before the new one is saved leaves no mix
+        if (has_ck && unlink(ck) != 0) die("cannot remove '%s': %s", ck, strerror(errno));
+        return;
+    }
+    char what[160] = "a log.csv";
+    int finished = 0;
+    if (has_ck) {
+        FILE *f = fopen(ck, "rb");
+        GPT m;
+        TrainState ts;
+        char err[512];
+        if (f && ckpt_read(f, ck, &m, &ts, NULL, err, sizeof err) == 0) {
+            snprintf(what, sizeof what, "a %s run (step %ld of %d)", ts.step >= ts.steps ? "finished" : "resumable", ts.step, ts.steps);
+            finished = ts.step >= ts.steps;
+            gpt_free(&m);
+        } else snprintf(what, sizeof what, "a checkpoint");
+        if (f) fclose(f);
+    }
+    if (finished) die("'%s' already holds %s; choose another --out, or pass --overwrite to replace it", dir, what);
+    die("'%s' already holds %s; continue it with --resume %s, choose another --out, or pass --overwrite to replace it", dir,
+        what, dir);
+}
+
+
+void rundir_create(const char *dir) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) die("cannot create directory '%s': %s", buf, strerror(errno));
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) die("cannot create output directory '%s': %s", buf, strerror(errno));
+    // writable? checked now, not after hours of training
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.write-test.%d", buf, (int)getpid());
+    FILE *f = fopen(probe, "w");
+    if (!f) die("output directory '%s' is not writable: %s", buf, strerror(errno));
+    fclose(f);
+    unlink(probe);
+}
+
+// remove temporary files a killed run left behind (never read, only clutter; the directory
+// is locked, so no other process is writing them)
+void rundir_remove_stale_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp.") && (!strncmp(e->d_name, "model.bin.", 10) || !strncmp(e->d_name, "log.csv.", 8) ||
+                                            !strncmp(e->d_name, "config.txt.", 11))) {
+            char p[4400];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
+}
+
+// on resume: keep the header and the complete rows up to the checkpoint's step (a killed run
+// may have logged steps whose checkpoint never landed, or half a row), so the resumed log
+// has each step once
+void rundir_truncate_log(const char *path, long step) {
+    size_t n;
+    struct stat st;
+    if (stat(path, &st) != 0) return;
+    char *text = (char *)read_regular_file(path, "log", (size_t)1 << 32, &n);
+    OutFile o;
+    FILE *f = out_open(&o, path, "log");
+    int first = 1;
+    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) { // a last line with no newline is dropped
+        *nl = 0;
+        if (first || (line[0] >= '0' && line[0] <= '9' && atol(line) <= step)) fprintf(f, "%s\n", line);
+        first = 0;
+    }
+    free(text);
+    out_commit(&o);
+}
+

@@ -1,0 +1,18 @@
+// rundir.h - a training run's directory: created and checked writable up front, locked while
+// a process writes it, never silently reused, tidied of a killed run's temporary files.
+#ifndef POSGPT_RUNDIR_H
+#define POSGPT_RUNDIR_H
+
+// mkdir -p, then check the directory is writable (now, not after hours of training)
+void rundir_create(const char *dir);
+// an exclusive lock (flock on DIR/.lock) for the rest of the process: a second posgpt on the
+// same directory gets an error naming this one's PID; released however the process ends
+void rundir_lock(const char *dir);
+// a new run must not silently replace one that can be resumed: dies naming what DIR holds,
+// unless overwrite (then the old checkpoint is removed first)
+void rundir_refuse_existing(const char *dir, int overwrite);
+// remove temporary files a killed run left behind
+void rundir_remove_stale_tmp(const char *dir);
+// on resume: keep the log's header and its complete rows up to `step`
+void rundir_truncate_log(const char *path, long step);
+#endif
