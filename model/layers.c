@@ -393,8 +393,9 @@ static void softmax_causal_row(real *row, int n, int len) {
 // a scheme's parameter-dependent tables, refreshed before a pass over positions pos (B, T):
 // no distance within a sequence exceeds its largest position minus its smallest (a large
 // --pos-offset does not enlarge the table)
-static void pos_tables(const PosState *ps, const int *pos, int B, int T) {
-    if (!ps || !ps->scheme->tabulate) return;
+// Returns ndist, the number of distances the tables cover.
+static int pos_tables(const PosState *ps, const int *pos, int B, int T) {
+    if (!ps || !ps->scheme->tabulate) return 0;
     int span = 0;
     for (int b = 0; b < B; b++) {
         const int *p = pos + (size_t)b * T;
@@ -403,6 +404,7 @@ static void pos_tables(const PosState *ps, const int *pos, int B, int T) {
         span = hi - lo > span ? hi - lo : span;
     }
     ps->scheme->tabulate(ps, span + 1);
+    return span + 1;
 }
 
 // the query block in use for length T (qblock <= 0: one block of T), and the length of the
@@ -484,19 +486,22 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
     // a content term always has q/k gradients; parameters only if the scheme has some
     int want_bias = sch && sch->bias_backward && dscheme, want_term = sch && sch->score_backward;
     int want_value = sch && sch->value_backward;
-    size_t np = 0; // one (sequence, head)'s buffers: every tensor of the layer, back to back
+    int ndist = pos_tables(ps, pos, B, T);
+    // one (sequence, head)'s buffers: every tensor of the layer, then the table's gradient
+    size_t np = 0, ntab = dscheme && sch->table_grad ? sch->table_grad(ps, ndist) : 0;
     for (int k = 0; dscheme && (want_bias || want_term || want_value) && k < ps->ntensors; k++) np += ps->size[k];
+    np += np ? ntab : 0;
     real *acc = np ? xcalloc((size_t)B * NH * np, sizeof(real)) : NULL;
-    pos_tables(ps, pos, B, T);
 #pragma omp parallel
     {
         real *dS = xmalloc((size_t)T * T * sizeof(real)), *scratch = hook_scratch(ps, T);
 #pragma omp for schedule(static) collapse(2)
         for (int b = 0; b < B; b++)
             for (int h = 0; h < NH; h++) {
-                real *mine[POS_MAX_TENSORS] = {NULL};
-                for (int k = 0, o = 0; acc && k < ps->ntensors; o += (int)ps->size[k], k++)
-                    mine[k] = acc + ((size_t)b * NH + h) * np + o;
+                real *mine[POS_MAX_TENSORS + 1] = {NULL};
+                size_t o = 0;
+                for (int k = 0; acc && k < ps->ntensors; o += ps->size[k], k++) mine[k] = acc + ((size_t)b * NH + h) * np + o;
+                if (acc && ntab) mine[ps->ntensors] = acc + ((size_t)b * NH + h) * np + o;
                 size_t qoff = (size_t)b * T * C3 + (size_t)h * HS;
                 const real *Q = qkv + qoff, *K = Q + C, *V = Q + 2 * C;
                 real *dQ = dqkv + qoff, *dK = dQ + C, *dV = dQ + 2 * C;
@@ -536,9 +541,16 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
             }
         free(dS), free(scratch);
     }
-    for (int bh = 0; bh < B * NH && acc; bh++)
-        for (int k = 0, o = 0; k < ps->ntensors; o += (int)ps->size[k], k++)
+    size_t o = 0;
+    for (int k = 0; acc && k < ps->ntensors; o += ps->size[k], k++)
+        for (int bh = 0; bh < B * NH; bh++)
             for (size_t x = 0; x < ps->size[k]; x++) dscheme[k][x] += acc[(size_t)bh * np + o + x];
+    if (acc && ntab) { // the table's gradient, summed in (b, h) order like the tensors', then mapped back
+        real *dtab = acc + o; // (b, h) = (0, 0)'s slot takes the sum
+        for (int bh = 1; bh < B * NH; bh++)
+            for (size_t x = 0; x < ntab; x++) dtab[x] += acc[(size_t)bh * np + o + x];
+        sch->untabulate(ps, ndist, dtab, dscheme);
+    }
     free(acc);
 }
 

@@ -243,7 +243,7 @@ static void test_attention(const PosScheme *s, const PosExtension *ext, int qb) 
     if (np && (s->bias_forward || s->score_forward || s->value_forward)) {
         numgrad_kinks(ng, params, np, att_loss, &c);
         snprintf(name, sizeof name, "%s %s d(params) through attention [%s]", s->name,
-                 s->bias_forward ? "bias_backward" : s->score_forward ? "score_backward" : "value_backward", blk);
+                 s->bias_forward ? "bias_backward" : s->value_forward ? "score_backward and value_backward" : "score_backward", blk);
         check_close(name, dpos, ng, np, ATOL, RTOL);
     }
     // the O(T)-memory inference attention (blocks of ATT_QBLOCK; T2 > ATT_QBLOCK: several)

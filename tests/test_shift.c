@@ -47,7 +47,7 @@ static double loss_offset(GPT *m, int offset) {
 
 static void test_shift(void) {
     // the list of distance-only schemes; every other registered scheme must change
-    const char *relative[] = {"t5", "alibi", "rope", "xpos", "kerple-log", "kerple-power", "sandwich", "cope", "nope"};
+    const char *relative[] = {"t5", "alibi", "rope", "xpos", "kerple-log", "kerple-power", "sandwich", "cope", "nope", "shaw", "xl"};
     int nrel = (int)(sizeof relative / sizeof relative[0]);
     for (int i = 0; i < pos_count(); i++) {
         const PosScheme *s = pos_at(i);

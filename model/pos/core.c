@@ -22,7 +22,9 @@
     X(sandwich)                                                                                                        \
     X(xpos)                                                                                                            \
     X(fire)                                                                                                            \
-    X(cope)
+    X(cope)                                                                                                            \
+    X(shaw)                                                                                                            \
+    X(xl)
 
 #define DECLARE(name) extern const PosScheme pos_##name;
 #define ADDRESS(name) &pos_##name,

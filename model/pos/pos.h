@@ -137,6 +137,12 @@ typedef struct PosScheme {
     // the row hooks then only read; a distance beyond the table is computed directly).
     // It must give the same floats as computing each score directly. NULL: nothing to refresh.
     void (*tabulate)(const PosState *ps, int ndist);
+    // the table's gradient (optional, with tabulate): table_grad(ps, ndist) floats that the
+    // backward row hooks may add into as dparam[ps->ntensors] (per (sequence, head), like the
+    // tensors' buffers); the attention sums them and untabulate turns the sum into the
+    // tensors' gradients (e.g. a projection of fixed vectors per distance: Transformer-XL)
+    size_t (*table_grad)(const PosState *ps, int ndist);
+    void (*untabulate)(const PosState *ps, int ndist, const real *dtable, real *const *dparam);
 
     // logit bias for head h and one query at position qpos against n keys at kpos[0..n):
     // scores[j] += b(h, qpos, kpos[j]). Backward: dparam += db/dparam * dscores[j].
