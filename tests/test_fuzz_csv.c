@@ -3,7 +3,7 @@
 // each input is a seed with damage: bytes flipped, fields replaced by hostile values ("nan",
 // "1e308", "-0", "", 20-digit integers, ...), lines dropped or duplicated, separators and NUL
 // bytes inserted, truncation. Each input is plotted in a forked child (a small canvas) with
-// a 10 s alarm: it must exit 0 (a figure) or 1 (a one-line error), never crash, hang or trip
+// a limit of 10 s of CPU time: it must exit 0 (a figure) or 1 (a one-line error), never crash, hang or trip
 // a sanitizer.   build/tests/test_fuzz_csv [iterations] [seed] [first]   (default 600; make fuzz: 100000)
 // Inputs before `first` are generated (same sequence) but not run, to replay a stretch.
 // Every failing input is reported (the first 20 kept as files). Do not run it under a
@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,6 +117,14 @@ static Str mutate(Rng *r, int *kind) {
     return s;
 }
 
+// A hang is 10 s of CPU time (SIGXCPU), not of wall time: a loaded machine must not turn a
+// slow input into a "hang". A child blocked without using CPU is caught by a 10-minute alarm.
+static void hang_limits(void) {
+    struct rlimit cpu = {10, 11};
+    setrlimit(RLIMIT_CPU, &cpu);
+    alarm(600);
+}
+
 int main(int argc, char **argv) {
     long iters = argc > 1 ? atol(argv[1]) : 600;
     Rng r;
@@ -135,7 +144,7 @@ int main(int argc, char **argv) {
         if (pid == 0) {
             int devnull = open("/dev/null", O_WRONLY);
             dup2(devnull, 1), dup2(devnull, 2);
-            alarm(10);
+            hang_limits();
             char *args[] = {"posgpt", "plot", "--width", "320", "--height", "240", "--out", png, csv, NULL};
             exit(cmd_plot(9, args));
         }

@@ -6,7 +6,7 @@
 // records of the glyphs the text uses, numberOfHMetrics, numGlyphs, indexToLocFormat,
 // unitsPerEm, the ascender, hmtx entries, the GPOS lookup structure, the kern header and pairs,
 // truncation, bytes flipped. Each input is written to a file and, in a forked child with a
-// 10 s alarm, loaded with font_load, measured and drawn (printable ASCII, composite Latin-1
+// limit of 10 s of CPU time, loaded with font_load, measured and drawn (printable ASCII, composite Latin-1
 // letters, a letter past U+FFFF, a stray byte; across and upwards, at two sizes): it must
 // exit 0 (drawn) or 1 (a one-line error), never crash, hang or trip a sanitizer.
 //   build/tests/test_fuzz_font [iterations] [seed] [first]   (default 1000; make fuzz: 100000)
@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -310,6 +311,14 @@ static int render(const char *path) {
     return 0;
 }
 
+// A hang is 10 s of CPU time (SIGXCPU), not of wall time: a loaded machine must not turn a
+// slow input into a "hang". A child blocked without using CPU is caught by a 10-minute alarm.
+static void hang_limits(void) {
+    struct rlimit cpu = {10, 11};
+    setrlimit(RLIMIT_CPU, &cpu);
+    alarm(600);
+}
+
 int main(int argc, char **argv) {
     long iters = argc > 1 ? atol(argv[1]) : 1000;
     Rng r;
@@ -332,7 +341,7 @@ int main(int argc, char **argv) {
         if (pid == 0) {
             int devnull = open("/dev/null", O_WRONLY);
             dup2(devnull, 1), dup2(devnull, 2);
-            alarm(10);
+            hang_limits();
             exit(render(path));
         }
         int st = 0;

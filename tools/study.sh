@@ -21,7 +21,8 @@ quick=0
 [ -x ./posgpt ] || make --no-print-directory posgpt
 [ -s data/kjv.txt ] || make --no-print-directory data/kjv.txt
 bin=${POSGPT:-./posgpt}
-schemes=${SCHEMES:-"sinusoidal learned t5 alibi rope nope randomized kerple-log kerple-power sandwich xpos fire cope"}
+all_schemes="sinusoidal learned t5 alibi rope nope randomized kerple-log kerple-power sandwich xpos fire cope shaw xl"
+schemes=${SCHEMES:-$all_schemes}
 if [ $quick = 1 ]; then
   out=${OUT:-runs/study-quick}
   T=64; MODEL=(--layers 2 --d-model 64 --heads 4); STEPS=300; BATCH=16; LR=2e-3; TOKENS=16384
@@ -38,7 +39,8 @@ longest=$((32 * T))
 offsets=""; for k in 0 4 8 12 16 20 24 28 31; do offsets="${offsets:+$offsets,}$((k * T))"; done
 mkdir -p "$out"
 keep=${KEEP_EVAL:-0}
-echo "tools/study.sh $*" > "$out/command.txt"
+# command.txt keeps every run that wrote into $out (a partial rerun with SCHEMES=... adds a line)
+echo "${SCHEMES:+SCHEMES=\"$SCHEMES\" }tools/study.sh $*   ($(date -u +%Y-%m-%d), $($bin --version 2>/dev/null | head -1))" >> "$out/command.txt"
 [ "$keep" = 1 ] && echo "(resumed with KEEP_EVAL=1: evaluations newer than their checkpoint were kept)" >> "$out/command.txt"
 # ev OUTPUT ARGS...: `posgpt eval ARGS`, whose result file is OUTPUT (passed by the caller as
 # --csv or --per-position as @OUT@, which becomes OUTPUT.part until the run completes); kept
@@ -100,10 +102,11 @@ for s in $schemes; do
   fi
 done
 echo "study wall time: $(( (SECONDS - t_start) / 60 )) min$([ "$keep" = 1 ] && echo " (a resumed run: work kept from earlier runs not counted)")" | tee "$out/walltime.txt" >&2
-# gather all rows into one CSV per kind
+# gather all rows into one CSV per kind: every scheme's results in $out, also those a run with
+# SCHEMES=subset left from earlier
 gather() { # pattern output
   local first=1
-  for f in $(for s in $schemes; do ls "$out/$s"/$1 2>/dev/null; done); do
+  for f in $(for s in $all_schemes; do ls "$out/$s"/$1 2>/dev/null; done); do
     if [ $first = 1 ]; then cat "$f"; first=0; else tail -n +2 "$f"; fi
   done > "$out/$2"
 }
