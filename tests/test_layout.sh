@@ -1,0 +1,53 @@
+# test_layout.sh - the README's file map matches the tree: every file the map names exists, and
+# every source, header, script and document of the project's folders is in the map. The map is
+# the fenced block after the line "<!-- file map -->" in README.md. In it, a line whose first
+# word ends in "/" starts a folder; the other words that look like file names (NAME.EXT, or
+# NAME.{h,c}) name files of the current folder; everything else is description.
+. "$(dirname "$0")/lib.sh" layout
+
+map=$(awk '/<!-- file map -->/ { on = 1; next } on && /^```/ { if (++fence == 2) exit; next } on && fence == 1' README.md)
+[ -n "$map" ] && ok "README has a file map (<!-- file map --> and a fenced block)" || bad "file map" "README.md has no <!-- file map --> block"
+
+# the map as "folder/file" lines
+listed=$(printf '%s\n' "$map" | awk '
+  { start = 1
+    if ($1 ~ /\/$/) { dir = $1; start = 2; dirs[dir] = 1 }
+    for (i = start; i <= NF; i++) {
+      w = $i; sub(/[,;:]$/, "", w)
+      if (w ~ /^[A-Za-z0-9_.-]+\.\{[a-z,]+\}$/) { # name.{h,c}
+        base = w; sub(/\.\{.*/, "", base); ext = w; sub(/.*\{/, "", ext); sub(/\}$/, "", ext)
+        n = split(ext, e, ","); for (k = 1; k <= n; k++) print dir base "." e[k]
+      } else if (w ~ /^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.(c|h|sh|py|md|txt)$/) print dir w
+    } }
+  END { for (d in dirs) print "DIR " d }')
+nfiles=$(printf '%s\n' "$listed" | grep -vc '^DIR ')
+[ "$nfiles" -gt 20 ] && ok "the file map names $nfiles files" || bad "file map" "only $nfiles files named"
+
+# every named file exists; every named folder exists
+missing=""
+while read -r f; do
+  case $f in
+    "DIR "*) d=${f#DIR }; [ -d "$d" ] || missing="$missing $d" ;;
+    *) [ -f "$f" ] || missing="$missing $f" ;;
+  esac
+done <<< "$listed"
+[ -z "$missing" ] && ok "every file and folder the map names exists" || bad "file map" "named but not in the tree:$missing"
+
+# every project file of these folders is named (build output and data are not sources)
+unlisted=""
+for f in $(find model train tools tests docs -type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.py' -o -name '*.md' \) | sort); do
+  printf '%s\n' "$listed" | grep -qxF "$f" || unlisted="$unlisted $f"
+done
+[ -z "$unlisted" ] && ok "every source, header, script and document is in the map" || bad "file map" "in the tree but not in the map:$unlisted"
+
+# the wing: every scheme file of model/pos/ is a registered scheme, and every scheme has a file
+schemes=$($BIN --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')
+nofile=""
+for s in $schemes; do
+  f=model/pos/${s%%-*}.c # kerple-log and kerple-power share kerple.c
+  [ -f "$f" ] || nofile="$nofile $s"
+done
+[ -z "$nofile" ] && ok "every registered scheme has its file in model/pos/ ($(echo $schemes | wc -w) schemes)" \
+  || bad "scheme files" "no model/pos/NAME.c for:$nofile"
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]
