@@ -31,13 +31,13 @@ void die_at(const char *file, int line, const char *fmt, ...) {
 
 void *malloc_check(size_t n, const char *file, int line) {
     void *p = malloc(n ? n : 1);
-    if (!p) die_at(file, line, "out of memory allocating %zu bytes; try a smaller --batch or length", n);
+    if (!p) die_at(file, line, "out of memory allocating %zu bytes; try a smaller batch or length", n);
     return p;
 }
 
 void *calloc_check(size_t n, size_t size, const char *file, int line) {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) die_at(file, line, "out of memory allocating %zu x %zu bytes; try a smaller --batch or length", n, size);
+    if (!p) die_at(file, line, "out of memory allocating %zu x %zu bytes; try a smaller batch or length", n, size);
     return p;
 }
 

@@ -392,7 +392,7 @@ static void softmax_causal_row(real *row, int n, int len) {
 
 // a scheme's parameter-dependent tables, refreshed before a pass over positions pos (B, T):
 // no distance within a sequence exceeds its largest position minus its smallest (a large
-// --pos-offset does not enlarge the table)
+// offset of the positions does not enlarge the table)
 // Returns ndist, the number of distances the tables cover.
 static int pos_tables(const PosState *ps, const int *pos, int B, int T) {
     if (!ps || !ps->scheme->tabulate) return 0;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// the registry: one line per scheme, in the order --help lists them
+// the registry: one line per scheme, in the order lists show them
 #define SCHEMES(X)                                                                                                     \
     X(sinusoidal)                                                                                                      \
     X(learned)                                                                                                         \

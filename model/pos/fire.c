@@ -9,7 +9,7 @@
 // One MLP shared by heads (one output each) and layers. Parameters, in order:
 //   w1[Hf], b1[Hf], w2[NH][Hf], b2[NH], c, L.
 // Init (ours): w1 ~ N(0,1), b1 ~ U(-1,1), w2 ~ N(0, 0.02^2), b2 = 0, c = 1,
-// L = --fire-threshold (32). Constraint after every step: c >= 1e-3, L >= 1.
+// L = fire-threshold (32). Constraint after every step: c >= 1e-3, L >= 1.
 // Speed: psi(D) depends only on D and c, so it is tabulated before each attention pass (the
 // tabulate hook); the MLP runs over blocks of FIRE_JB keys at once, the hidden units in the
 // outer loop, so the compiler vectorizes over keys. Each sum still adds its terms in the

@@ -1,8 +1,8 @@
 // learned.c - a learned absolute position table added at the input (GPT-2; Radford et
-// al. 2019). The table has `rows` rows (--max-pos at training time; default the training
-// length, or --rand-max under randomized positions). It has nothing to say about a
-// position >= rows: the model refuses such positions with an error naming the limit, or,
-// when evaluation is run with --clamp-pos, maps them to the last row (a documented policy).
+// al. 2019). The table has `rows` rows (the positions training can reach, or more if asked).
+// It has nothing to say about a position >= rows: the model refuses such positions with an
+// error naming the limit, or, when the model's clamp_pos is set, maps them to the last row
+// (a documented policy of the evaluator).
 #include "pos.h"
 
 // one table (rows, C), decayed like the token embedding; at the input, so never per layer
@@ -42,7 +42,7 @@ static void learned_input_backward(const PosState *ps, real *const *dparam, cons
 
 const PosScheme pos_learned = {
     .name = "learned",
-    .summary = "learned absolute table (--max-pos rows) added at the input",
+    .summary = "learned absolute table added at the input, one row per position training can reach",
     .cite = "Radford et al. 2019 (GPT-2)",
     .hypers = {{NULL, 0, NULL}},
     .relative = 0,

@@ -30,10 +30,10 @@
 #define POS_MAX_TENSORS 4
 
 typedef struct {
-    const char *name; // e.g. "rope-base" (the CLI flag --rope-base)
+    const char *name; // e.g. "rope-base" (the program offers it as a flag of that name)
     float def;        // default value
     const char *help;
-    int integer;      // 1: an integer (still stored as float32); --help shows N, not X
+    int integer;      // 1: an integer (still stored as float32)
 } PosHyper;
 
 // one learnable tensor of a scheme
@@ -81,8 +81,8 @@ typedef struct {
 } PosState;
 
 typedef struct PosScheme {
-    const char *name;    // --pos NAME
-    const char *summary; // one line for --help
+    const char *name;    // the scheme's name
+    const char *summary; // one line of description
     const char *cite;    // paper reference
     PosHyper hypers[POS_MAX_HYPER]; // terminated by {NULL}
     int relative;        // 1: depends only on distances pos_i - pos_j (shift-invariant)

@@ -1,7 +1,7 @@
 // rope.c - rotary position embedding (Su et al. 2021, "RoFormer", Sec. 3.4.2): rotate
 // each pair of q and k channels of every head, every layer, by pos * theta_k with
 // theta_k = base^(-2k/HS), k = 0..HS/2-1. Then q_m . k_n depends only on m - n.
-// Pairing: rotate-half (x_k, x_{k+HS/2}) by default (GPT-NeoX); --rope-interleaved 1
+// Pairing: rotate-half (x_k, x_{k+HS/2}) by default (GPT-NeoX); rope-interleaved 1
 // pairs (x_{2k}, x_{2k+1}) (RoFormer). The two give the same scores up to a fixed
 // permutation of head channels; never mix them between training and evaluation.
 // A rotation is orthogonal, so the backward is the rotation by -pos * theta_k.

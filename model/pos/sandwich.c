@@ -4,7 +4,7 @@
 //   p_i . p_j = sum_{k=1}^{d'/2} cos(D / 10000^(2k/d')),
 // and is added to the logits as a parameter-free bias, shifted to 0 at D = 0 and compressed
 // per head like ALiBi's slopes: b(h, D) = (sum - d'/2) / (8 (h+1) / H), h = 0..H-1.
-// --sandwich-dim sets d' (default 128). The sums for D < 65536 are tabulated once.
+// sandwich-dim sets d' (default 128). The sums for D < 65536 are tabulated once.
 #include "pos.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 // the keys and to the values,
 //   score(h, i, j) = q_i . (k_j + a^K(D)) / sqrt(HS),   out_i = sum_j p_ij (v_j + a^V(D)),
 //   D = min(pos_i - pos_j, k)  (causal: distances are >= 0, so k + 1 vectors each),
-// k = --shaw-clip. The model computes q_i.k_j and p_ij v_j; the content term adds
+// k = shaw-clip. The model computes q_i.k_j and p_ij v_j; the content term adds
 // q_i.a^K(D) / sqrt(HS) and the value term adds sum_j p_ij a^V(D). Tensors: key and value
 // (k + 1, HS), shared by the heads (Sec. 3.1) and one pair per layer. Init (ours, as the other
 // learned tables): N(0, 0.02).

@@ -4,8 +4,8 @@
 // (sin on even channels, cos on odd: the interleaved layout).
 // Amplitude: the table's entries are O(1) while token embeddings start at N(0, 0.02), so an
 // unscaled table drowns the tokens (docs/schemes.md). posgpt multiplies the
-// table by --sin-scale; the default 0 means C^-0.5 (the scale x-transformers initialises its
-// learned scalar to). --sin-scale 1 gives the unscaled original. Defined at every position.
+// table by sin-scale; the default 0 means C^-0.5 (the scale x-transformers initialises its
+// learned scalar to). sin-scale 1 gives the unscaled original. Defined at every position.
 #include "pos.h"
 
 static double sin_scale(const PosState *ps) {
@@ -35,7 +35,7 @@ static const char *sinusoidal_validate(const PosState *ps, char *err, size_t n) 
 
 const PosScheme pos_sinusoidal = {
     .name = "sinusoidal",
-    .summary = "fixed sin/cos vectors added at the input (table x --sin-scale)",
+    .summary = "fixed sin/cos vectors added at the input, scaled by sin-scale",
     .cite = "Vaswani et al. 2017, Sec. 3.5",
     .hypers = {{"sin-scale", 0.0f, "multiplier on the table; 0 = 1/sqrt(d_model), 1 = unscaled"}, {NULL, 0, NULL}},
     .relative = 0,

@@ -1,7 +1,7 @@
 // t5.c - T5 relative position bias, causal form (Raffel et al. 2020, Sec. 2.1):
 // a learned scalar per (bucket, head) added to the logits, buckets of the distance
 // D = pos_i - pos_j from t5_bucket() below (half exact, half log-spaced up to
-// --t5-max-dist, beyond that all in the last bucket). One table shared by all layers,
+// t5-max-dist, beyond that all in the last bucket). One table shared by all layers,
 // laid out (buckets, NH) so each head owns a column. Initialised to zero.
 #include "schemes.h"
 

@@ -6,7 +6,7 @@
 // (the authors' code concatenates the sines and the cosines). The model computes q_i.k_j; this
 // content term adds the other three. Tensors: w_r (NH HS, dR), one per layer (the paper's
 // W_{k,R}^n); u and v (NH, HS), shared by the layers (the paper's global u, v).
-// Init (ours, as the other learned tensors): N(0, 0.02). --xl-dim sets dR (0 = d_model).
+// Init (ours, as the other learned tensors): N(0, 0.02). xl-dim sets dR (0 = d_model).
 // Speed: r_h(D) for every head and distance of the pass is tabulated once per attention pass
 // (tabulate); its gradient is gathered per distance by the row hooks and turned into W_R's by
 // untabulate, one product per pass instead of one per score.

@@ -1,6 +1,6 @@
 // xpos.c - xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer", Sec. 3.2):
 // RoPE plus an exponential decay per channel pair. Pair k has zeta_k = (2k + 0.4 HS)/(1.4 HS)
-// in (0, 1); queries are scaled by zeta_k^(i/B) and keys by zeta_k^(-j/B), B = --xpos-base
+// in (0, 1); queries are scaled by zeta_k^(i/B) and keys by zeta_k^(-j/B), B = xpos-base
 // (512), so q_i . k_j carries zeta_k^((i-j)/B): far keys count less, and only i - j matters.
 // The q/k hooks only rotate (interleaved pairs, as in the paper's code); the decay is the
 // qk_decay hook, which the model applies relative to a centre of its choosing (pos.h): the
@@ -38,7 +38,7 @@ static void xpos_qk_backward(const PosState *ps, real *dv, const int *pos, int B
 }
 
 // channels 2k and 2k+1 decay at log(zeta_k) per B positions; position interpolation (eval
-// --rope-scaling pi) divides positions by s, so the decay too
+// extension pi) divides positions by s, so the decay too
 static void xpos_qk_decay(const PosState *ps, int T, double *rate) {
     int HS = ps->HS;
     double f = rotary_pos_scale(ps, T) / ps->hp[1];
