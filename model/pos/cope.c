@@ -3,8 +3,9 @@
 //   gate  g_ij = sigmoid(a_ij),  a_ij = q_i . k_j / sqrt(HS)   (the attention logit)
 //   position p_ij = sum_{t=j}^{i} g_it                          (fractional, counts "open" gates)
 //   logit += (1 - w) z_i[floor p] + w z_i[ceil p],  w = p - floor p,  z_i[m] = q_i . e[m]
-// p is clamped to cope-npos - 1. The position embeddings e (npos, HS) are learned, shared
-// by heads (as in the paper) and by layers (the paper learns them per layer), initialised to
+// p is clamped to npos - 1 (cope-npos). The position embeddings e (npos, HS) are learned, shared
+// by heads (as in the paper), one table per layer (the paper's code builds a CoPE module in
+// each attention layer; pos-sharing shared gives one table for all), initialised to
 // zero as in the paper. The term depends only on contents, never on token indices, so CoPE is
 // unchanged by shifted positions.
 #include "pos.h"

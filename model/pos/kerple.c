@@ -2,8 +2,10 @@
 // Kernelized Relative Positional Embedding for Length Extrapolation", Sec. 4):
 //   kerple-log:   b(h, D) = -r1_h * log(1 + r2_h * D)
 //   kerple-power: b(h, D) = -r1_h * D^r2_h,  0 < r2_h <= 2
-// D = pos_i - pos_j >= 0, learned r1_h, r2_h per head, shared by the layers (as posgpt's T5
-// table; the paper learns them per layer). After every optimizer step they are clamped to
+// D = pos_i - pos_j >= 0, learned r1_h, r2_h per head, shared by the layers as in the authors'
+// code (chijames/KERPLE, megatron/model/gpt2_model.py: init_specs builds one ParallelKerpleLog
+// or ParallelKerplePower and hands the same module to every transformer layer as its rpe).
+// pos-sharing layer gives each layer its own pair. After every optimizer step they are clamped to
 // [0.01, inf) (power: r2 to [0.01, 2]), the paper's constraint. Init as the authors' code:
 // r1 ~ U(0, 2), r2 ~ U(0, 1), then clamped. Parameters laid out (r1[NH], r2[NH]).
 // Speed: the transcendental part of each bias, log(1 + r2 D) or D^r2 (and ln D for the
@@ -17,7 +19,7 @@
 #include <string.h>
 
 #define KERPLE_EPS 0.01
-#define KERPLE_PER_LAYER 0
+#define KERPLE_PER_LAYER 0 // shared: see above
 
 // one tensor r (2, NH): rows r1 and r2
 static int kerple_tensors(const PosState *ps, PosTensor *t) {
