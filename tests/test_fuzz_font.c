@@ -1,5 +1,5 @@
 // test_fuzz_font.c - a seeded mutation fuzzer for `posgpt plot --font`: font_check
-// (train/font_check.c) and the stb_truetype calls of plot.c behind it. The seed is DejaVu
+// (tools/plot/font_check.c) and the stb_truetype calls of text.c behind it. The seed is DejaVu
 // Sans; each input is the seed with structural damage: table records (offset, length, tag)
 // changed or two tables swapped, numTables, the cmap header, encoding records and subtable
 // fields, the loca entries, headers, contour ends, instruction lengths, flags and component
@@ -15,7 +15,7 @@
 // tracer (strace, gdb): LeakSanitizer cannot work under ptrace and every input would fail.
 #include "check.h"
 #include "common.h"
-#include "plot.h"
+#include "chart.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

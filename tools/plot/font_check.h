@@ -1,7 +1,7 @@
 // font_check.h - checks a TrueType font before stb_truetype reads it. stb_truetype trusts
 // its input: every offset, count and length in the file is followed without a bounds check,
 // so a damaged font makes it read outside the file, recurse without end or assert. The
-// check walks exactly the structures that the calls in plot.c make stb_truetype read
+// check walks exactly the structures that the calls in text.c make stb_truetype read
 // (stbtt_InitFont, FindGlyphIndex, GetFontVMetrics, ScaleForMappingEmToPixels,
 // GetGlyphHMetrics, GetGlyphKernAdvance, GetGlyphBox and the glyph outlines the rasteriser
 // reads) and refuses the font unless all of them lie inside their tables and the file:
