@@ -42,6 +42,17 @@ const char *gpt_config_check(const GPTConfig *c, char *err, size_t n) {
     return err;
 }
 
+unsigned gpt_scheme_layout(const GPTConfig *c) {
+    PosState ps;
+    PosTensor t[POS_MAX_TENSORS];
+    char err[256];
+    if (!scheme_state(c, &ps, err, sizeof err)) return 0;
+    unsigned layout = 0;
+    int nt = pos_tensors(&ps, t);
+    for (int k = 0; k < nt; k++) layout |= (unsigned)(t[k].per_layer != 0) << k;
+    return layout;
+}
+
 // the size table: one entry per tensor, in checkpoint order
 static void param_sizes(const GPTConfig *c, size_t scheme_params, size_t sz[NUM_PARAM_TENSORS]) {
     size_t V = c->V, C = c->C, L = c->L;

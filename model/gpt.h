@@ -72,6 +72,8 @@ typedef struct {
 const char *gpt_config_check(const GPTConfig *cfg, char *err, size_t n);
 // parameter count of a valid cfg, without allocating anything
 size_t gpt_param_count(const GPTConfig *cfg);
+// which of the scheme's tensors are one per layer under cfg's sharing: bit k for tensor k
+unsigned gpt_scheme_layout(const GPTConfig *cfg);
 // Validate cfg (errors exit via die), set the size table, allocate parameters. No init.
 void gpt_build(GPT *m, const GPTConfig *cfg);
 void gpt_init(GPT *m, uint64_t seed); // GPT-2 init, then the scheme's init

@@ -526,6 +526,68 @@ static void test_crc32(void) {
 // Format v2 adds the run record (data identity, validation and logging settings) in bytes
 // 256..1023 of the header, which v1 left zero: the record loads back as saved, and a v1 file
 // (version 1, those bytes zero, CRC recomputed) still loads, with no record.
+// rewrite a checkpoint's header fields (version, sharing at 304, layout at 308) and its CRC
+static void rewrite_header(const char *path, int version, int sharing, int layout) {
+    FILE *f = fopen(path, "r+b");
+    unsigned char h[CKPT_HEADER_BYTES];
+    if (!f || fread(h, 1, sizeof h, f) != sizeof h) die("cannot reread %s", path);
+    uint32_t v[3] = {(uint32_t)version, (uint32_t)sharing, (uint32_t)layout};
+    int at[3] = {8, 304, 308};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 4; i++) h[at[k] + i] = (unsigned char)(v[k] >> (8 * i));
+    memset(h + 248, 0, 4);
+    uint32_t crc = crc32_update(0, h, sizeof h);
+    float buf[256];
+    size_t n;
+    while ((n = fread(buf, sizeof(float), 256, f)) > 0) crc = crc32_update(crc, buf, n * sizeof(float));
+    for (int i = 0; i < 4; i++) h[248 + i] = (unsigned char)(crc >> (8 * i));
+    fseek(f, 0, SEEK_SET);
+    if (fwrite(h, 1, sizeof h, f) != sizeof h || fclose(f)) die("cannot rewrite %s", path);
+}
+
+// Where a scheme's tensors live: format 4 stores the layout (which tensors are per layer) as
+// well as the sharing asked for, so a file keeps loading as it was trained when a scheme's
+// default changes. Versions 2 and 3 have no layout: a v2 file is all shared; a v3 file's
+// "paper" means the defaults of format 3, under which FIRE's MLP was shared.
+static void test_checkpoint_layout(void) {
+    struct { const char *scheme; int built, version, stored, layout, want, ok; const char *what; } cases[] = {
+        {"cope", POS_SHARING_SHARED, 2, 0, 0, POS_SHARING_SHARED, 1, "a v2 cope file (no sharing field) loads shared"},
+        {"fire", POS_SHARING_SHARED, 3, POS_SHARING_PAPER, 0, POS_SHARING_SHARED, 1,
+         "a v3 fire file with sharing 'paper' loads with the MLP shared, as format 3 meant"},
+        {"cope", POS_SHARING_PAPER, 3, POS_SHARING_PAPER, 0, POS_SHARING_PAPER, 1, "a v3 cope file with sharing 'paper' loads per layer"},
+        {"fire", POS_SHARING_SHARED, 4, POS_SHARING_PAPER, 0, POS_SHARING_SHARED, 1,
+         "a v4 file whose stored layout 'paper' no longer gives (a changed default) loads as stored"},
+        {"xl", POS_SHARING_PAPER, 4, POS_SHARING_PAPER, 1, POS_SHARING_PAPER, 1, "a v4 xl file (w_r per layer, u and v shared) loads as saved"},
+        {"xl", POS_SHARING_PAPER, 4, POS_SHARING_PAPER, 2, -1, 0, "a v4 file with a layout no sharing gives is refused, naming it"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        GPTConfig c = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = 8, .pos_rows = 8, .scheme_sharing = cases[i].built};
+        snprintf(c.scheme, sizeof c.scheme, "%s", cases[i].scheme);
+        pos_default_hypers(pos_find(cases[i].scheme), c.scheme_hp);
+        GPT m, m2;
+        gpt_build(&m, &c);
+        gpt_init(&m, 3);
+        TrainState ts = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 1, .val_loss = NAN}, t2;
+        char path[64], err[512] = "";
+        snprintf(path, sizeof path, "/tmp/posgpt-test-%d-layout.bin", (int)getpid());
+        ckpt_save(path, &m, &ts, NULL);
+        unsigned saved = gpt_scheme_layout(&c);
+        rewrite_header(path, cases[i].version, cases[i].stored, cases[i].version >= 4 ? cases[i].layout : 0);
+        FILE *f = fopen(path, "rb");
+        int rc = ckpt_read(f, path, &m2, &t2, NULL, err, sizeof err);
+        fclose(f);
+        if (cases[i].ok)
+            check(rc == 0 && m2.cfg.scheme_sharing == cases[i].want && gpt_scheme_layout(&m2.cfg) == saved &&
+                      m2.num_params == m.num_params && !memcmp(m.params, m2.params, m.num_params * sizeof(real)),
+                  cases[i].what, "rc %d %s; sharing %d (want %d), layout 0x%x (saved 0x%x)", rc, err, rc ? -1 : m2.cfg.scheme_sharing,
+                  cases[i].want, rc ? 0 : gpt_scheme_layout(&m2.cfg), saved);
+        else check(rc != 0 && strstr(err, "scheme layout 0x2"), cases[i].what, "rc %d: %s", rc, err);
+        if (rc == 0) gpt_free(&m2);
+        remove(path);
+        gpt_free(&m);
+    }
+}
+
 static void test_checkpoint_v1(void) {
     GPTConfig c = {.V = 256, .C = 8, .L = 1, .NH = 2, .T = 8, .pos_rows = 8};
     snprintf(c.scheme, sizeof c.scheme, "alibi");
@@ -577,6 +639,7 @@ int main(void) {
     test_fast_math();
     test_checkpoint_ranges();
     test_checkpoint_v1();
+    test_checkpoint_layout();
     test_crc32();
     test_rotary_batch_exact();
     test_xpos_long_infer();

@@ -33,18 +33,19 @@ echo "base $(git rev-parse --short "$base") vs working tree $(git rev-parse --sh
 printf "%-12s %16s %16s\n" scheme "max|dtrain|" "max|dval|"
 worst=0
 # the working tree spells a scheme the way it does now: randomized positions are a training
-# flag, and a scheme's tensors shared by the layers (as every base build had them) is
-# --pos-sharing shared
-newflags() {
-  local how=(--pos "$1")
-  [ "$1" = randomized ] && how=(--pos sinusoidal --positions random)
-  "$tmp/posgpt-new" train --help 2>&1 | grep -q -- --pos-sharing && how+=(--pos-sharing shared)
+# flag; and both sides share a scheme's tensors by the layers (--pos-sharing shared), as every
+# build before --pos-sharing had them, since the schemes' defaults have changed since
+flags() { # BIN SCHEME
+  local how=(--pos "$2")
+  [ "$2" = randomized ] && [ "$1" = "$tmp/posgpt-new" ] && how=(--pos sinusoidal --positions random)
+  "$1" train --help 2>&1 | grep -q -- --pos-sharing && how+=(--pos-sharing shared)
   echo "${how[@]}"
 }
 for s in $schemes; do
   for side in base new; do
-    bin=$tmp/posgpt-new how="--pos $s"
-    [ $side = base ] && bin=$wt/posgpt || how=$(newflags "$s")
+    bin=$tmp/posgpt-new
+    [ $side = base ] && bin=$wt/posgpt
+    how=$(flags "$bin" "$s")
     # shellcheck disable=SC2086
     $bin train --data "$data" $how --out "$tmp/$side-$s" --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 \
       --steps 200 --lr 1e-3 --seed 1 --eval-every 50 --val-tokens 16384 --log-every 1 --threads "$threads" > /dev/null 2>&1

@@ -51,12 +51,21 @@ def main():
     hp = [float(meta[name]) for name, _ in ref.HYPERS.get(scheme, [])]
     hp += [0.0] * (8 - len(hp))
     dims = {k: int(meta[k]) for k in ("vocab", "d_model", "layers", "heads", "seq_len", "pos_rows", "rand_max")}
+    # the scheme's tensors are "scheme.NAME", with a leading dimension of layers when per layer
+    layout = []
+    for name, shape, _ in ref.scheme_tensors(scheme, dims["d_model"], dims["heads"], dims["pos_rows"], hp):
+        if "scheme." + name not in tensors:
+            print(f"safetensors_check: error: the file has no tensor scheme.{name}", file=sys.stderr)
+            return 2
+        layout.append(len(tensors["scheme." + name].shape) == len(shape) + 1)
     model = ref.GPT(dims["vocab"], dims["d_model"], dims["layers"], dims["heads"], dims["seq_len"], scheme, hp,
-                    dims["pos_rows"], dims["rand_max"])
+                    dims["pos_rows"], dims["rand_max"], layout=layout)
     nfile = len(tensors)
-    tensors = dict(tensors)
-    tensors.setdefault("pos", [])  # a scheme without parameters exports no `pos` tensor
-    model.load_tensors(tensors)
+    try:
+        model.load_tensors(tensors)
+    except ValueError as e:
+        print(f"safetensors_check: error: {e}", file=sys.stderr)
+        return 2
     model.eval()
     L = a.len or dims["seq_len"]
     loss, tokens, _ = ref.evaluate(model, ref.heldout_text(a.data), L, a.max_tokens)

@@ -3,12 +3,13 @@
 
 A plain PyTorch re-implementation of posgpt, built from docs/model.md (the architecture and
 `posgpt eval`), docs/schemes.md (every position scheme) and docs/checkpoint.md (the bytes of
-model.bin, format v1 and v2). It does not share code with posgpt; it exists to check that
+model.bin, formats v1 to v4). It does not share code with posgpt; it exists to check that
 the docs describe the model completely and that posgpt computes what they say.
 
 As a module (`importlib.util.spec_from_file_location("torch_ref", "tools/torch_ref.py")`):
-    read_checkpoint(path) -> (header dict, {tensor name: np.ndarray float32})
-    GPT(V, C, L, NH, T, scheme, hp, pos_rows, rand_max)      a torch.nn.Module
+    read_checkpoint(path) -> (header dict, {tensor name: np.ndarray float32}); the scheme's
+        tensors are named "scheme.NAME", with a leading dimension of layers when per layer
+    GPT(V, C, L, NH, T, scheme, hp, pos_rows, rand_max, layout=None)      a torch.nn.Module
         .load_tensors(tensors)   copy checkpoint tensors in (parameters bear their names)
         .forward(tok, pos=None)  -> logits (B, T, V) float32
     GPT.from_checkpoint(path)    both steps at once
@@ -55,9 +56,9 @@ DEFAULT_POSGPT = os.path.join(REPO, "posgpt")
 HEADER_SIZE = 1024
 MAGIC = b"POSGPTCK"
 TENSOR_NAMES = ["wte", "ln1_w", "ln1_b", "qkv_w", "qkv_b", "attproj_w", "attproj_b", "ln2_w", "ln2_b",
-                "fc_w", "fc_b", "fcproj_w", "fcproj_b", "lnf_w", "lnf_b", "pos"]
+                "fc_w", "fc_b", "fcproj_w", "fcproj_b", "lnf_w", "lnf_b", "scheme"]
 SCHEMES = ["sinusoidal", "learned", "t5", "alibi", "rope", "nope", "kerple-log", "kerple-power", "sandwich",
-           "xpos", "fire", "cope"]
+           "xpos", "fire", "cope", "shaw", "xl"]
 # hyperparameter slots and defaults (docs/schemes.md, first table)
 HYPERS = {
     "sinusoidal": [("sin-scale", 0.0)],
@@ -67,6 +68,8 @@ HYPERS = {
     "xpos": [("xpos-rope-base", 10000.0), ("xpos-base", 512.0)],
     "fire": [("fire-hidden", 32.0), ("fire-threshold", 32.0)],
     "cope": [("cope-npos", 128.0)],
+    "shaw": [("shaw-clip", 16.0)],
+    "xl": [("xl-dim", 0.0)],
 }
 
 
@@ -84,26 +87,44 @@ def core_shapes(V, C, L):
             ("fcproj_w", (L, C, 4 * C)), ("fcproj_b", (L, C)), ("lnf_w", (C,)), ("lnf_b", (C,))]
 
 
-def pos_shape(scheme, C, NH, rows, hp):
-    """The shape of tensor 15 (`pos`) for a scheme (docs/checkpoint.md, tensor 15)."""
+def scheme_tensors(scheme, C, NH, rows, hp):
+    """The scheme's tensors, in file order: [(name, shape, per layer by default)]
+    (docs/checkpoint.md, tensor 15, and docs/schemes.md, first table)."""
+    HS = C // NH
     if scheme == "learned":
-        return (rows, C)
+        return [("table", (rows, C), False)]
     if scheme == "t5":
-        return (int(hp[0]), NH)                      # row = bucket, column = head
+        return [("table", (int(hp[0]), NH), False)]  # row = bucket, column = head
     if scheme in ("kerple-log", "kerple-power"):
-        return (2, NH)                               # r1 (NH), then r2 (NH)
+        return [("r", (2, NH), False)]               # r1 (NH), then r2 (NH)
     if scheme == "fire":
         Hf = int(hp[0])                              # w1 (Hf), b1 (Hf), w2 (NH, Hf), b2 (NH), c, L
-        return (2 * Hf + NH * Hf + NH + 2,)
+        return [("mlp", (2 * Hf + NH * Hf + NH + 2,), True)]
     if scheme == "cope":
-        return (int(hp[0]), C // NH)                 # e (npos, HS)
-    return (0,)
+        return [("emb", (int(hp[0]), HS), True)]     # e (npos, HS)
+    if scheme == "shaw":
+        k = int(hp[0])
+        return [("key", (k + 1, HS), True), ("value", (k + 1, HS), True)]
+    if scheme == "xl":
+        dR = int(hp[0]) or C
+        return [("w_r", (C, dR), True), ("u", (NH, HS), False), ("v", (NH, HS), False)]
+    return []
+
+
+def scheme_layout(scheme, C, NH, rows, hp, sharing):
+    """Per tensor, whether it is one per layer under a sharing (0 as the scheme declares, 1 all
+    shared, 2 all per layer; an input table is never per layer)."""
+    t = scheme_tensors(scheme, C, NH, rows, hp)
+    if sharing == 1 or scheme == "learned":
+        return [False] * len(t)
+    return [True] * len(t) if sharing == 2 else [pl for _, _, pl in t]
 
 
 def read_checkpoint(path):
-    """Parse a posgpt checkpoint (format v1 or v2). Returns (header, tensors): header a dict of
+    """Parse a posgpt checkpoint (formats v1 to v4). Returns (header, tensors): header a dict of
     the fields of docs/checkpoint.md, tensors {name: np.ndarray float32} with the documented
-    shapes. Raises ValueError naming the check that failed."""
+    shapes, the scheme's as "scheme.NAME" ((L, ...) when per layer; header["layout"] says
+    which are). Raises ValueError naming the check that failed."""
     with open(path, "rb") as f:
         b = f.read()
     if len(b) < HEADER_SIZE:
@@ -111,8 +132,8 @@ def read_checkpoint(path):
     if b[:8] != MAGIC:
         raise ValueError(f"{path}: bad magic {b[:8]!r} (want {MAGIC!r})")
     version, hsize = struct.unpack_from("<2I", b, 8)
-    if version not in (1, 2):
-        raise ValueError(f"{path}: format version {version}; this reader knows versions 1 and 2")
+    if version not in (1, 2, 3, 4):
+        raise ValueError(f"{path}: format version {version}; this reader knows versions 1 to 4")
     if hsize != HEADER_SIZE:
         raise ValueError(f"{path}: header size {hsize}, want {HEADER_SIZE}")
     h = {"version": version, "header_size": hsize}
@@ -139,6 +160,11 @@ def read_checkpoint(path):
         h["val_tokens"], = struct.unpack_from("<Q", b, 296)
         h["data_path"] = b[384:704].split(b"\0", 1)[0].decode("utf-8", "replace")
         h["val_path"] = b[704:1024].split(b"\0", 1)[0].decode("utf-8", "replace")
+    # where the scheme's tensors live: v1, v2 all shared; v3 the sharing asked for (its 0
+    # meaning format 3's defaults: FIRE's MLP shared then); v4 also the layout it gave
+    h["sharing"] = struct.unpack_from("<I", b, 304)[0] if version >= 3 else 1
+    if h["sharing"] > 2:
+        raise ValueError(f"{path}: scheme sharing {h['sharing']}, want 0, 1 or 2")
 
     V, C, L, NH, T, P = h["V"], h["C"], h["L"], h["NH"], h["T"], h["P"]
     if h["n_tensors"] != len(TENSOR_NAMES):
@@ -158,11 +184,20 @@ def read_checkpoint(path):
     if crc != h["crc"]:
         raise ValueError(f"{path}: CRC-32 {crc:08x} != stored {h['crc']:08x}")
 
-    shapes = core_shapes(V, C, L) + [("pos", pos_shape(h["scheme"], C, NH, h["pos_rows"], h["hp"]))]
+    st = scheme_tensors(h["scheme"], C, NH, h["pos_rows"], h["hp"])
+    if version >= 4:
+        mask, = struct.unpack_from("<I", b, 308)
+        if mask >> len(st):
+            raise ValueError(f"{path}: scheme layout 0x{mask:x} names tensors '{h['scheme']}' does not have")
+        h["layout"] = [bool(mask >> k & 1) for k in range(len(st))]
+    else:
+        sharing = 1 if version == 3 and h["sharing"] == 0 and h["scheme"] == "fire" else h["sharing"]
+        h["layout"] = scheme_layout(h["scheme"], C, NH, h["pos_rows"], h["hp"], sharing)
+    shapes = core_shapes(V, C, L) + [("scheme." + n, ((L,) if pl else ()) + s) for (n, s, _), pl in zip(st, h["layout"])]
     n_all = sum(int(np.prod(s)) for _, s in shapes)
     if n_all != P:
         raise ValueError(f"{path}: P={P}, but the dimensions and the '{h['scheme']}' scheme give {n_all} "
-                         f"parameters (pos tensor {shapes[-1][1]})")
+                         f"parameters (scheme tensors {shapes[len(core_shapes(V, C, L)):]})")
     params = np.frombuffer(b, dtype="<f4", count=P, offset=HEADER_SIZE).astype(np.float32)
     out, off = {}, 0
     for name, shape in shapes:
@@ -173,22 +208,21 @@ def read_checkpoint(path):
 
 
 # ==============================================================================================
-# position schemes (docs/schemes.md). Each maps onto one or more of four places of the forward
+# position schemes (docs/schemes.md). Each maps onto one or more of five places of the forward
 # pass: input_add (absolute schemes), qk (rotary), bias (added to the scaled logits),
-# term (CoPE's content-dependent logit term). Positions arrive as int64 tensors; a (1, T)
-# row is shared by the whole batch, a (B, T) tensor gives each sequence its own.
+# term (a content-dependent logit term: CoPE, Shaw's keys, Transformer-XL), value (added to
+# the attention output: Shaw's values). Positions arrive as int64 tensors; a (1, T) row is
+# shared by the whole batch, a (B, T) tensor gives each sequence its own. P is the layer's
+# view of the scheme's tensors: the tensor itself for a scheme with one, else {name: tensor}.
 
 class Scheme:
     name = "nope"                                    # "nope": every hook a no-op
-    has_bias = has_term = has_decay = False
+    has_bias = has_term = has_value = has_decay = False
     decays_params = False                            # AdamW weight decay on tensor 15 (learned only)
 
     def __init__(self, C, NH, rows, hp):
         self.C, self.NH, self.HS, self.rows, self.hp = C, NH, C // NH, rows, list(hp)
         self.ext = None                              # eval-time rotary extension (RotaryExt)
-
-    def pos_shape(self):
-        return pos_shape(self.name, self.C, self.NH, self.rows, self.hp)
 
     def init(self, P, gen):                          # the scheme's own init (schemes.md): zeros unless said
         P.zero_()
@@ -208,7 +242,10 @@ class Scheme:
     def bias(self, qpos, kpos, P):                   # -> (Bp, NH, nq, nk)
         raise NotImplementedError
 
-    def term(self, q, S, P, mask):
+    def term(self, q, k, S, P, mask, qpos, kpos):     # -> (B, NH, nq, nk), added to the scaled logits
+        raise NotImplementedError
+
+    def value(self, A, P, qpos, kpos):                # A the attention weights -> (B, NH, nq, HS)
         raise NotImplementedError
 
 
@@ -488,11 +525,11 @@ class Fire(Scheme):
 class Cope(Scheme):
     """schemes.md "cope": with the scaled logits a_ij, gates g = sigmoid(a), p_ij = sum_{t=j..i} g_it
     clamped to npos - 1, term (1 - w) q_i.e[floor p] + w q_i.e[ceil p], w = p - floor p
-    (q_i.e unscaled). e (npos, HS) shared by heads and layers."""
+    (q_i.e unscaled). e (npos, HS) shared by the heads, one per layer by default."""
     name = "cope"
     has_term = True
 
-    def term(self, q, S, P, mask):
+    def term(self, q, k, S, P, mask, qpos, kpos):
         g = torch.sigmoid(S) * mask                                                   # keys j > i: 0
         p = torch.flip(torch.cumsum(torch.flip(g, [-1]), -1), [-1])                  # sum over t >= j
         p = p.clamp(max=float(P.shape[0] - 1))
@@ -504,8 +541,54 @@ class Cope(Scheme):
         return (1 - w) * zf + w * zc
 
 
+class Shaw(Scheme):
+    """schemes.md "shaw": D' = min(D, k); logit term q_i.a^K[D'] / sqrt(HS), value term
+    sum_j p_ij a^V[D']; key, value (k + 1, HS) shared by the heads."""
+    name = "shaw"
+    has_term = has_value = True
+
+    def init(self, P, gen):
+        P["key"].normal_(0.0, 0.02, generator=gen)
+        P["value"].normal_(0.0, 0.02, generator=gen)
+
+    def clipped(self, qpos, kpos, shape):
+        return distances(qpos, kpos).clamp(max=int(self.hp[0])).expand(shape)        # (B, NH, nq, nk)
+
+    def term(self, q, k, S, P, mask, qpos, kpos):
+        z = q @ P["key"].t()                                                          # (B, NH, nq, k + 1)
+        return torch.gather(z, -1, self.clipped(qpos, kpos, S.shape)) * (1.0 / math.sqrt(self.HS))
+
+    def value(self, A, P, qpos, kpos):
+        D = self.clipped(qpos, kpos, A.shape)
+        w = torch.zeros(*A.shape[:-1], int(self.hp[0]) + 1, dtype=A.dtype).scatter_add_(-1, D, A)
+        return w @ P["value"]                                                         # (B, NH, nq, HS)
+
+
+class XL(Scheme):
+    """schemes.md "xl": logit term [u_h.k_j + (q_i + v_h).r_h(D)] / sqrt(HS), r_h(D) = W_R^h R(D),
+    R(D) the dR/2 sines then the dR/2 cosines of D 10000^(-2m/dR) (double, rounded to float);
+    w_r (C, dR) with rows h HS + e; u, v (NH, HS)."""
+    name = "xl"
+    has_term = True
+
+    def init(self, P, gen):
+        for n in ("w_r", "u", "v"):
+            P[n].normal_(0.0, 0.02, generator=gen)
+
+    def term(self, q, k, S, P, mask, qpos, kpos):
+        dR = int(self.hp[0]) or self.C
+        D = distances(qpos, kpos)
+        n = int(D.max()) + 1
+        ang = torch.arange(n, dtype=torch.float64)[:, None] * torch.pow(10000.0, -2.0 * torch.arange(dR // 2, dtype=torch.float64) / dR)
+        R = torch.cat([torch.sin(ang), torch.cos(ang)], dim=1).to(torch.float32)      # (n, dR)
+        r = torch.einsum("hed,nd->hne", P["w_r"].view(self.NH, self.HS, dR), R)      # (NH, n, HS)
+        z = (q + P["v"][None, :, None, :]) @ r.transpose(-1, -2)[None]                # (B, NH, nq, n)
+        uk = (k * P["u"][None, :, None, :]).sum(-1)[:, :, None, :]                    # (B, NH, 1, nk)
+        return (torch.gather(z, -1, D.expand(S.shape)) + uk) * (1.0 / math.sqrt(self.HS))
+
+
 SCHEME_CLASSES = {cls.name: cls for cls in (Sinusoidal, Learned, T5, Alibi, Rope, Scheme, KerpleLog, KerplePower,
-                                            Sandwich, Xpos, Fire, Cope)}
+                                            Sandwich, Xpos, Fire, Cope, Shaw, XL)}
 assert sorted(SCHEME_CLASSES) == sorted(SCHEMES)
 
 
@@ -517,7 +600,7 @@ class GPT(torch.nn.Module):
     are named and shaped as the checkpoint's tensors (docs/checkpoint.md), layers stacked."""
 
     def __init__(self, V=256, C=128, L=4, NH=4, T=128, scheme="alibi", hp=None, pos_rows=0, rand_max=0,
-                 clamp_pos=False):
+                 clamp_pos=False, layout=None):
         super().__init__()
         if scheme not in SCHEME_CLASSES:
             raise ValueError(f"unknown position scheme '{scheme}'; choose one of {', '.join(SCHEMES)}")
@@ -534,13 +617,29 @@ class GPT(torch.nn.Module):
         if scheme in ("rope", "xpos") and self.HS % 2:
             raise ValueError(f"{scheme} needs an even head size, got {self.HS}")
         self.scheme.clamp = clamp_pos
-        for name, shape in core_shapes(V, C, L) + [("pos", self.scheme.pos_shape())]:
+        for name, shape in core_shapes(V, C, L):
             self.register_parameter(name, torch.nn.Parameter(torch.zeros(shape, dtype=torch.float32)))
+        # the scheme's tensors: parameter scheme_NAME, (L, ...) when per layer (layout: a bool
+        # per tensor; None: the scheme's defaults)
+        st = scheme_tensors(scheme, C, NH, pos_rows, hp)
+        self.layout = list(layout) if layout is not None else scheme_layout(scheme, C, NH, pos_rows, hp, 0)
+        if len(self.layout) != len(st):
+            raise ValueError(f"layout {self.layout} for the {len(st)} tensors of '{scheme}'")
+        self.sch_names = [n for n, _, _ in st]
+        for (n, shape, _), pl in zip(st, self.layout):
+            full = ((L,) if pl else ()) + shape
+            self.register_parameter("scheme_" + n, torch.nn.Parameter(torch.zeros(full, dtype=torch.float32)))
+
+    def scheme_params(self, l):
+        """Layer l's view of the scheme's tensors (the hooks' P): None, the one tensor, or a dict."""
+        views = {n: getattr(self, "scheme_" + n)[l] if pl else getattr(self, "scheme_" + n)
+                 for n, pl in zip(self.sch_names, self.layout)}
+        return None if not views else views[self.sch_names[0]] if len(views) == 1 else views
 
     @classmethod
     def from_header(cls, h, clamp_pos=False):
         return cls(h["V"], h["C"], h["L"], h["NH"], h["T"], h["scheme"], h["hp"], h["pos_rows"], h["rand_max"],
-                   clamp_pos)
+                   clamp_pos, h.get("layout"))
 
     @classmethod
     def from_checkpoint(cls, path, clamp_pos=False):
@@ -551,14 +650,17 @@ class GPT(torch.nn.Module):
         return m
 
     def load_tensors(self, tensors):
-        """Copy the 16 checkpoint tensors (read_checkpoint's dict) into the parameters."""
+        """Copy the checkpoint's tensors (read_checkpoint's dict: 15 named as in the file, the
+        scheme's as "scheme.NAME") into the parameters; shapes must match exactly."""
         with torch.no_grad():
-            for name in TENSOR_NAMES:
-                p = getattr(self, name)
+            for name in TENSOR_NAMES[:-1] + ["scheme." + n for n in self.sch_names]:
+                p = getattr(self, name.replace("scheme.", "scheme_"))
+                if name not in tensors:
+                    raise ValueError(f"tensor {name} is missing")
                 a = np.asarray(tensors[name], dtype=np.float32)
-                if a.size != p.numel():
-                    raise ValueError(f"tensor {name}: {a.size} floats, the model wants {tuple(p.shape)}")
-                p.copy_(torch.from_numpy(a.reshape(tuple(p.shape))))
+                if tuple(a.shape) != tuple(p.shape):
+                    raise ValueError(f"tensor {name}: shape {tuple(a.shape)}, the model wants {tuple(p.shape)}")
+                p.copy_(torch.from_numpy(a))
 
     def init_weights(self, seed=1):
         """docs/model.md "Initialisation" (training only; not posgpt's random stream)."""
@@ -575,14 +677,16 @@ class GPT(torch.nn.Module):
                     p.fill_(1.0)
                 else:
                     p.zero_()
-            if self.pos.numel():
-                self.scheme.init(self.pos, g)
+            for l in range(self.L if any(self.layout) else 1):   # a shared tensor is drawn again: harmless
+                if self.sch_names:
+                    self.scheme.init(self.scheme_params(l), g)
             self.constrain()
 
     def constrain(self):
-        if self.pos.numel():
-            with torch.no_grad():
-                self.scheme.constrain(self.pos)
+        with torch.no_grad():
+            for l in range(self.L if any(self.layout) else 1):
+                if self.sch_names:
+                    self.scheme.constrain(self.scheme_params(l))
 
     def set_rope_scaling(self, method, factor=0.0):
         """Eval-time context extension (schemes.md): rope and xpos only."""
@@ -600,14 +704,15 @@ class GPT(torch.nn.Module):
             qb = max(1, min(qb, (1 << 23) // (T * int(self.hp[0]))))
         return qb
 
-    def attention(self, q, k, v, pos, cache=None):
-        """Causal attention of q, k, v (B, NH, T, HS) at positions pos (Bp, T), in blocks of queries:
-        S_ij = q_i.k_j / sqrt(HS) + bias_h(i, j) (+ CoPE's term), softmax over j <= i.
-        Every scheme's bias is shared by the layers: with a dict `cache`, the first layer's
-        biases (per block) are kept for the others when they are small enough."""
+    def attention(self, q, k, v, pos, P, cache=None):
+        """Causal attention of q, k, v (B, NH, T, HS) at positions pos (Bp, T), in blocks of queries,
+        with P the layer's scheme tensors: S_ij = q_i.k_j / sqrt(HS) + bias_h(i, j) (+ a content
+        term), softmax over j <= i, out = A v (+ a value term). When the scheme's tensors are
+        shared by the layers, so is its bias: with a dict `cache`, the first layer's biases
+        (per block) are kept for the others when they are small enough."""
         B, NH, T, HS = q.shape
         scale = torch.tensor(1.0 / math.sqrt(HS), dtype=torch.float32)
-        sch, P = self.scheme, self.pos
+        sch = self.scheme
         rate = sch.decay_rates(T) if sch.has_decay else None
         if rate is not None and self.training:        # training: centre the decay on each window
             c = 0.5 * (pos.min(1, keepdim=True).values + pos.max(1, keepdim=True).values).to(torch.float64)
@@ -615,7 +720,7 @@ class GPT(torch.nn.Module):
             q, k = q * torch.exp(x).to(torch.float32), k * torch.exp(-x).to(torch.float32)
             rate = None
         qb = self.query_block(T)
-        keep = cache is not None and sch.has_bias and pos.shape[0] * NH * T * T <= (1 << 24)
+        keep = cache is not None and sch.has_bias and not any(self.layout) and pos.shape[0] * NH * T * T <= (1 << 24)
         outs = []
         for q0 in range(0, T, qb):
             q1 = min(T, q0 + qb)                      # queries q0..q1-1 see keys 0..q1-1
@@ -636,9 +741,13 @@ class GPT(torch.nn.Module):
                         cache[q0] = bias
                 S = S + bias
             if sch.has_term:
-                S = S + sch.term(Q, S, P, mask.to(S.dtype))
+                S = S + sch.term(Q, K, S, P, mask.to(S.dtype), qpos, kpos)
             S = S.masked_fill(~mask, float("-inf"))
-            outs.append(torch.softmax(S, dim=-1) @ Vb)
+            A = torch.softmax(S, dim=-1)
+            out = A @ Vb
+            if sch.has_value:
+                out = out + sch.value(A, P, qpos, kpos)
+            outs.append(out)
         return torch.cat(outs, dim=2)
 
     def forward(self, tok, pos=None):
@@ -658,14 +767,14 @@ class GPT(torch.nn.Module):
             raise ValueError("negative position")
         C, NH, HS = self.C, self.NH, self.HS
         ln = lambda x, w, b: F.layer_norm(x, (C,), w, b, 1e-5)
-        x = self.scheme.input_add(F.embedding(tok, self.wte), pos, self.pos)
+        x = self.scheme.input_add(F.embedding(tok, self.wte), pos, self.scheme_params(0))
         cache = {}                                    # bias blocks shared by the layers
         for l in range(self.L):
             h = ln(x, self.ln1_w[l], self.ln1_b[l])
             qkv = F.linear(h, self.qkv_w[l], self.qkv_b[l])
             q, k, v = (t.reshape(B, T, NH, HS).transpose(1, 2) for t in qkv.split(C, dim=-1))
             q, k = self.scheme.qk(q, k, pos, T)
-            o = self.attention(q, k, v, pos, cache).transpose(1, 2).reshape(B, T, C)
+            o = self.attention(q, k, v, pos, self.scheme_params(l), cache).transpose(1, 2).reshape(B, T, C)
             x = x + F.linear(o, self.attproj_w[l], self.attproj_b[l])
             h = ln(x, self.ln2_w[l], self.ln2_b[l])
             x = x + F.linear(F.gelu(F.linear(h, self.fc_w[l], self.fc_b[l]), approximate="tanh"),
@@ -896,7 +1005,7 @@ def bench_train(args):
     B, T = args.batch, args.T
     decay = [getattr(m, n) for n in ("wte", "qkv_w", "attproj_w", "fc_w", "fcproj_w")]
     if m.scheme.decays_params:
-        decay.append(m.pos)
+        decay += [getattr(m, "scheme_" + n) for n in m.sch_names]
     rest = [p for p in m.parameters() if all(p is not d for d in decay)]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
                             lr=1e-3, betas=(0.9, 0.95), eps=1e-8)

@@ -58,11 +58,31 @@ enum {
     // version 2: the run record (zero in version 1)
     H_DBYTES = 256, H_VBYTES = 264, H_DCRC = 272, H_VCRC = 276, H_EVALEVERY = 280, H_CKPTEVERY = 284, H_LOGEVERY = 288,
     H_RUNFLAGS = 292, H_VALTOKENS = 296,
-    // version 3: where the scheme's tensors live (PosSharing; version 1 and 2: all shared)
-    H_SHARING = 304,
+    // version 3: the scheme sharing asked for (PosSharing; version 1 and 2: all shared);
+    // version 4: the layout it gave, bit k set when scheme tensor k is one per layer
+    H_SHARING = 304, H_LAYOUT = 308,
     H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
+
+// Format 3 stored only the sharing asked for; "paper" meant the schemes' defaults of the
+// time, which for FIRE was one MLP shared by the layers (now one per layer, as its paper).
+static int v3_paper_sharing(const char *scheme) {
+    return !strcmp(scheme, "fire") ? POS_SHARING_SHARED : POS_SHARING_PAPER;
+}
+
+// Format 4 stores the layout itself. If the sharing stored no longer gives it (a scheme's
+// default changed since the file was written), the sharing that does is used: the file
+// loads as it was trained. -1 if no sharing gives it.
+static int layout_sharing(GPTConfig *c, uint32_t layout) {
+    const int modes[3] = {c->scheme_sharing, POS_SHARING_SHARED, POS_SHARING_LAYER};
+    for (int i = 0; i < 3; i++) {
+        c->scheme_sharing = modes[i];
+        if (gpt_scheme_layout(c) == layout) return 0;
+    }
+    c->scheme_sharing = modes[0];
+    return -1;
+}
 
 // float32 copy of n reals (a no-op cast in the float build); 0, or -1 with errno set
 static int write_f32(FILE *f, const real *x, size_t n, uint32_t *crc) {
@@ -92,6 +112,7 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     memcpy(h + H_POS, c->scheme, strnlen(c->scheme, 31));
     for (int i = 0; i < POS_MAX_HYPER; i++) put_f32(h, H_HP + 4 * i, c->scheme_hp[i]);
     put_u32(h, H_SHARING, (uint32_t)c->scheme_sharing);
+    put_u32(h, H_LAYOUT, gpt_scheme_layout(c));
     put_u64(h, H_NPARAMS, m->num_params);
     put_u64(h, H_STEP, (uint64_t)ts->step);
     for (int i = 0; i < 4; i++) put_u64(h, H_RNG + 8 * i, ts->rng.s[i]);
@@ -185,9 +206,13 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
     for (int i = 0; i < POS_MAX_HYPER; i++) c.scheme_hp[i] = get_f32(h, H_HP + 4 * i);
     uint32_t sharing = ver >= 3 ? get_u32(h, H_SHARING) : POS_SHARING_SHARED;
     if (sharing >= POS_SHARING_COUNT) FAIL("checkpoint '%s' is corrupted: scheme sharing = %u", name, sharing);
+    if (ver == 3 && sharing == POS_SHARING_PAPER) sharing = (uint32_t)v3_paper_sharing(c.scheme);
     c.scheme_sharing = (int)sharing;
     char why[256];
     if (gpt_config_check(&c, why, sizeof why)) FAIL("checkpoint '%s' holds an unusable configuration: %s", name, why);
+    if (ver >= 4 && layout_sharing(&c, get_u32(h, H_LAYOUT)))
+        FAIL("checkpoint '%s' is corrupted: its scheme layout 0x%x (tensors one per layer) is none that '%s' can have", name,
+             get_u32(h, H_LAYOUT), c.scheme);
     uint64_t np = get_u64(h, H_NPARAMS);
     size_t want = gpt_param_count(&c);
     if (np != want)

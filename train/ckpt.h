@@ -10,7 +10,7 @@
 #include "optim.h"
 
 #define CKPT_MAGIC "POSGPTCK"
-#define CKPT_VERSION 3 // reads 1 (no run record) and 2 (scheme tensors shared by all layers) too
+#define CKPT_VERSION 4 // reads 1 (no run record), 2 (scheme tensors shared by all layers) and 3 (no layout) too
 #define CKPT_PATH_BYTES 320
 #define CKPT_HEADER_BYTES 1024
 

@@ -72,14 +72,13 @@ int cmd_eval(int argc, char **argv) {
     if (rand_pos && (noff > 1 || offs[0])) die("--pos-offset applies to contiguous positions only");
     // a context extension by name; the scheme checks that it knows it and its settings
     int extend = strcmp(scaling, "none") != 0;
-    char known[128];
-    snprintf(known, sizeof known, "|%s|", pos_extension_names());
-    char probe[64];
-    snprintf(probe, sizeof probe, "|%s|", scaling);
-    if (extend && !strstr(known, probe)) {
+    if (extend && !pos_extension_known(scaling)) {
         char list[160] = "none";
-        for (char *p = known + 1, *e; (e = strchr(p, '|')); p = e + 1) // "none, a, b or c"
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%.*s", strchr(e + 1, '|') ? ", " : " or ", (int)(e - p), p);
+        const char *names = pos_extension_names();
+        for (const char *p = names, *e; p; p = e ? e + 1 : NULL) { // "none, a, b or c"
+            e = strchr(p, '|');
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%.*s", e ? ", " : " or ", e ? (int)(e - p) : (int)strlen(p), p);
+        }
         die("--rope-scaling must be %s, got '%s'", list, scaling);
     }
     if (factor != 0 && factor < 1) die("--rope-factor must be 0 (from the length) or >= 1, got %g", factor);

@@ -169,6 +169,8 @@ const char *pos_extension_names(void) {
     return buf;
 }
 
+int pos_extension_known(const char *method) { return listed(pos_extension_names(), method); }
+
 const char *pos_extend(PosState *ps, const PosExtension *e, char *err, size_t n) {
     const PosScheme *s = ps->scheme;
     if (!strcmp(e->method, "none")) // back to the plain scheme

@@ -6,7 +6,10 @@
 // with learnable c > 0 and threshold L >= 1. Dividing by psi of the query position
 // ("progressive interpolation") keeps u in [0, 1] at any length, so longer windows reuse
 // the trained range of f; it also makes the bias depend on i itself, not only on i - j.
-// One MLP shared by heads (one output each) and layers. Parameters, in order:
+// One MLP per layer, shared by its heads (one output each): FIRE as the paper trains it;
+// the paper names the variant with one MLP for all layers FIRE-S (layerwise sharing, a
+// cheaper option; here --pos-sharing shared). No code by the authors is public.
+// Parameters, in order:
 //   w1[Hf], b1[Hf], w2[NH][Hf], b2[NH], c, L.
 // Init (ours): w1 ~ N(0,1), b1 ~ U(-1,1), w2 ~ N(0, 0.02^2), b2 = 0, c = 1,
 // L = fire-threshold (32). Constraint after every step: c >= 1e-3, L >= 1.
@@ -21,7 +24,7 @@
 
 #define FIRE_MAX_HIDDEN 256
 #define FIRE_JB 16
-#define FIRE_PER_LAYER 0
+#define FIRE_PER_LAYER 1
 
 // ps->cache: psi(D) = log1p(c D) for D < n, built for this c
 typedef struct { int n, cap; real c; real *psi; } FireTab;

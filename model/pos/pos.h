@@ -207,6 +207,8 @@ const char *pos_extend(PosState *ps, const PosExtension *e, char *err, size_t n)
 int pos_has_extension(const PosScheme *s, const char *method);
 // "a|b|c": every method some scheme lists, in registry order, each once
 const char *pos_extension_names(void);
+// 1 if some scheme lists the method
+int pos_extension_known(const char *method);
 
 // ---- q/k decay (the qk_decay hook) ----
 // The largest exponent |rate (p - c)| the model lets a factor reach: e^60 ~ 1e26 leaves float

@@ -5,8 +5,9 @@
 //   D = min(pos_i - pos_j, k)  (causal: distances are >= 0, so k + 1 vectors each),
 // k = shaw-clip. The model computes q_i.k_j and p_ij v_j; the content term adds
 // q_i.a^K(D) / sqrt(HS) and the value term adds sum_j p_ij a^V(D). Tensors: key and value
-// (k + 1, HS), shared by the heads (Sec. 3.1) and one pair per layer. Init (ours, as the other
-// learned tables): N(0, 0.02).
+// (k + 1, HS), shared by the heads (Sec. 3.1) and one pair per layer, as the authors'
+// tensor2tensor code has them (common_attention.py: one "embeddings" table of (2k + 1, depth)
+// per attention layer's variable scope). Init (ours, as the other learned tables): N(0, 0.02).
 // Speed: a row's term needs q . a^K(D) for the k + 1 distances only, so those are computed once
 // per row; the value term gathers the weights per distance first, then adds k + 1 vectors.
 #include "pos.h"
@@ -43,7 +44,10 @@ static inline int clipd(int D, int k) { return D < k ? (D > 0 ? D : 0) : k; }
 // the largest clipped distance of a row
 static int row_top(int k, int qpos, const int *kpos, int n) {
     int top = 0;
-    for (int j = 0; j < n && top < k; j++) top = clipd(qpos - kpos[j], k) > top ? clipd(qpos - kpos[j], k) : top;
+    for (int j = 0; j < n && top < k; j++) {
+        int d = clipd(qpos - kpos[j], k);
+        top = d > top ? d : top;
+    }
     return top;
 }
 
@@ -87,19 +91,18 @@ static void shaw_score_backward(const PosState *ps, real *const *dparam, int h, 
     }
 }
 
-// w[d] = sum of the row's weights at clipped distance d
-static int value_weights(int k, int qpos, const int *kpos, int n, const real *probs, real *w) {
-    int top = row_top(k, qpos, kpos, n);
+// w[d] = sum of the row's weights at clipped distance d, for d = 0..top (row_top)
+static void value_weights(int k, int top, int qpos, const int *kpos, int n, const real *probs, real *w) {
     for (int d = 0; d <= top; d++) w[d] = 0;
     for (int j = 0; j < n; j++) w[clipd(qpos - kpos[j], k)] += probs[j];
-    return top;
 }
 
 static void shaw_value(const PosState *ps, int h, int qpos, const int *kpos, int n, const real *probs, real *out) {
     (void)h;
     int k = shaw_clip(ps), HS = ps->HS;
     real w[SHAW_MAX_CLIP + 1];
-    int top = value_weights(k, qpos, kpos, n, probs, w);
+    int top = row_top(k, qpos, kpos, n);
+    value_weights(k, top, qpos, kpos, n, probs, w);
     const real *A = ps->param[SHAW_VALUE];
     for (int d = 0; d <= top; d++)
         for (int e = 0; e < HS; e++) out[e] += w[d] * A[(size_t)d * HS + e];
@@ -119,7 +122,7 @@ static void shaw_value_backward(const PosState *ps, real *const *dparam, int h, 
     for (int j = 0; j < n; j++) dprobs[j] += g[clipd(qpos - kpos[j], k)];
     if (!dA) return;
     real w[SHAW_MAX_CLIP + 1];
-    value_weights(k, qpos, kpos, n, probs, w);
+    value_weights(k, top, qpos, kpos, n, probs, w);
     for (int d = 0; d <= top; d++)
         for (int e = 0; e < HS; e++) dA[(size_t)d * HS + e] += w[d] * dout[e];
 }

@@ -5,7 +5,9 @@
 // R(D) = [sin(D f_0) .. sin(D f_{dR/2-1}), cos(D f_0) .. cos(D f_{dR/2-1})], f_m = 10000^(-2m/dR)
 // (the authors' code concatenates the sines and the cosines). The model computes q_i.k_j; this
 // content term adds the other three. Tensors: w_r (NH HS, dR), one per layer (the paper's
-// W_{k,R}^n); u and v (NH, HS), shared by the layers (the paper's global u, v).
+// W_{k,R}^n); u and v (NH, HS), shared by the layers: the paper's u, v carry no layer index,
+// and the authors' code (kimiyoung/transformer-xl) unties them per layer only with the
+// untie_r option, off by default.
 // Init (ours, as the other learned tensors): N(0, 0.02). xl-dim sets dR (0 = d_model).
 // Speed: r_h(D) for every head and distance of the pass is tabulated once per attention pass
 // (tabulate); its gradient is gathered per distance by the row hooks and turned into W_R's by
@@ -40,16 +42,17 @@ static void xl_init(const PosState *ps, int k, real *p, Rng *rng) {
     for (size_t i = 0; i < n; i++) p[i] = (real)(0.02 * rng_normal(rng));
 }
 
-// cache: R(D) for D < nR (parameter-free), and r_h(D) = W_R^h R(D) for D < n, (NH, n, HS)
+// cache: R(D) for D < nR (parameter-free), and r_h(D) = W_R^h R(D) for D < n, (NH, n, HS),
+// built from W_R as in snap
 typedef struct {
     int nR, capR, n, cap;
-    real *R, *r;
+    real *R, *r, *snap;
 } XlTab;
 
 static void xl_prepare(PosState *ps) { ps->cache = xcalloc(1, sizeof(XlTab)); }
 static void xl_release(PosState *ps) {
     XlTab *t = ps->cache;
-    if (t) free(t->R), free(t->r), free(t);
+    if (t) free(t->R), free(t->r), free(t->snap), free(t);
 }
 
 static void xl_tabulate(const PosState *ps, int ndist) {
@@ -74,8 +77,13 @@ static void xl_tabulate(const PosState *ps, int ndist) {
         t->r = xmalloc((size_t)NH * ndist * HS * sizeof(real));
         t->cap = ndist;
     }
-    // W_R changes with every step: the projection is redone on every pass
+    // the projection is redone when W_R has changed (every training step) or more distances
+    // are asked for; evaluation's passes (W_R fixed) reuse it
     const real *W = ps->param[XL_WR];
+    size_t nw = (size_t)ps->C * dR * sizeof(real);
+    if (ndist <= t->n && t->snap && !memcmp(t->snap, W, nw)) return;
+    if (!t->snap) t->snap = xmalloc(nw);
+    memcpy(t->snap, W, nw);
 #pragma omp parallel for schedule(static) collapse(2)
     for (int h = 0; h < NH; h++)
         for (int D = 0; D < ndist; D++)
