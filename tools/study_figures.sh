@@ -5,7 +5,7 @@
 #   tools/study_figures.sh DIR T STEPS BATCH     e.g. tools/study_figures.sh runs/study 128 1200 32
 #
 # Writes into DIR: ppl_vs_length.png and .svg (two panels: every point on a log axis, and a
-# close-up of the best), ppl_vs_length_new.png (the six schemes beyond the first seven, with
+# close-up of the best), ppl_vs_length_new.png (the schemes beyond the first seven, with
 # T5, ALiBi and RoPE), loss_by_position.png, rope_extension.png, offset.png, training.png,
 # and figures.txt (the commands, as run).
 set -euo pipefail
@@ -27,7 +27,7 @@ plot --kind position --out "$out/loss_by_position.png" --title "Loss by position
 # the schemes beyond the first seven, with T5, ALiBi and RoPE for reference
 sel=$(mktemp)
 trap 'rm -f "$sel"' EXIT
-awk -F, 'NR == 1 || $1 ~ /^(t5|alibi|rope|kerple-log|kerple-power|sandwich|xpos|fire|cope)$/' "$out/eval.csv" > "$sel"
+awk -F, 'NR == 1 || $1 ~ /^(t5|alibi|rope|kerple-log|kerple-power|sandwich|xpos|fire|cope|shaw|xl)$/' "$out/eval.csv" > "$sel"
 cp "$sel" "$out/eval_new.csv"
 [ "$(wc -l < "$sel")" -gt 1 ] && plot --kind ppl --zoom 1.3 --width 2400 --height 1100 --out "$out/ppl_vs_length_new.png" \
   --title "Beyond the seven: perplexity vs evaluation length (trained at $T bytes)" "$out/eval_new.csv"

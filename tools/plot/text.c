@@ -2,14 +2,7 @@
 // font_check first), measuring and drawing UTF-8 strings. See text.h.
 // stb_truetype (Debian libstb-dev) is compiled here, static, so no other file's copy can
 // clash with it.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#pragma GCC diagnostic ignored "-Wmisleading-indentation"
+#include "stb_quiet.h"
 // stb_truetype's asserts check its rasteriser's own arithmetic (a glyph whose outline leaves
 // its box, as in a damaged or sloppy font, can trip them, harmlessly for what follows) or
 // mark input it does not handle, which font_check refuses first: off, as in a release build
