@@ -394,11 +394,11 @@ static void softmax_causal_row(real *row, int n, int len) {
 // no distance within a sequence exceeds its largest position minus its smallest (a large
 // offset of the positions does not enlarge the table)
 // Returns ndist, the number of distances the tables cover.
-static int pos_tables(const PosState *ps, const int *pos, int B, int T) {
+static int pos_tables(const PosState *ps, const int *pos, int B, int T, int ld) {
     if (!ps || !ps->scheme->tabulate) return 0;
     int span = 0;
     for (int b = 0; b < B; b++) {
-        const int *p = pos + (size_t)b * T;
+        const int *p = pos + (size_t)b * ld;
         int lo = p[0], hi = p[0];
         for (int t = 1; t < T; t++) lo = p[t] < lo ? p[t] : lo, hi = p[t] > hi ? p[t] : hi;
         span = hi - lo > span ? hi - lo : span;
@@ -437,7 +437,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
     int HS = C / NH, C3 = 3 * C, QB = att_block(qblock, T);
     real scale = (real)(1.0 / sqrt((double)HS));
     void (*value)(const PosState *, int, int, const int *, int, const real *, real *) = ps ? ps->scheme->value_forward : NULL;
-    pos_tables(ps, pos, B, T);
+    pos_tables(ps, pos, B, T, T);
 #pragma omp parallel
     {
         real *scratch = hook_scratch(ps, T);
@@ -486,7 +486,7 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
     // a content term always has q/k gradients; parameters only if the scheme has some
     int want_bias = sch && sch->bias_backward && dscheme, want_term = sch && sch->score_backward;
     int want_value = sch && sch->value_backward;
-    int ndist = pos_tables(ps, pos, B, T);
+    int ndist = pos_tables(ps, pos, B, T, T);
     // one (sequence, head)'s buffers: every tensor of the layer, then the table's gradient
     size_t np = 0, ntab = dscheme && sch->table_grad ? sch->table_grad(ps, ndist) : 0;
     for (int k = 0; dscheme && (want_bias || want_term || want_value) && k < ps->ntensors; k++) np += ps->size[k];
@@ -572,7 +572,7 @@ static void decay_block(const double *rate, const real *Q, const real *K, int C3
 
 // the decay rates of a scheme with q/k decay at length T (NULL: none), after checking that
 // every block of queries fits the decay's float range
-static double *infer_decay_rates(const PosState *ps, const int *pos, int B, int T, int QB) {
+static double *infer_decay_rates(const PosState *ps, const int *pos, int B, int T, int ld, int q_first, int QB) {
     if (!ps || !ps->scheme->qk_decay) return NULL;
     int HS = ps->HS;
     double *rate = xmalloc((size_t)HS * sizeof(double));
@@ -581,8 +581,8 @@ static double *infer_decay_rates(const PosState *ps, const int *pos, int B, int 
     // QB - 1: any decay base that can train fits blocks of 64)
     int lim = pos_decay_max_span(ps, T);
     for (int b = 0; b < B; b++)
-        for (int q0 = 0; q0 < T; q0 += QB) {
-            const int *p = pos + (size_t)b * T;
+        for (int q0 = q_first; q0 < T; q0 += QB) {
+            const int *p = pos + (size_t)b * ld;
             int last = q0 + block_len(q0, QB, T) - 1;
             if ((double)p[last] - p[q0] > lim)
                 die("q/k decay: a block of queries spreads over %.0f positions, more than the %d this decay's float "
@@ -593,14 +593,19 @@ static double *infer_decay_rates(const PosState *ps, const int *pos, int B, int 
 
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
                              int B, int T, int C, int NH, int qblock) {
-    // same as attention_forward, one block of QB queries at a time against keys
-    // 0..(last query of the block): scratch (QB, T) per thread, O(T) memory.
-    int HS = C / NH, C3 = 3 * C;
+    attention_forward_rows(out, qkv, pos, ps, B, T, T, 0, C, NH, qblock);
+}
+
+void attention_forward_rows(real *out, const real *qkv, const int *pos, const PosState *ps,
+                            int B, int T, int ld, int q_first, int C, int NH, int qblock) {
+    // same as attention_forward for queries q_first..T-1, one block of QB queries at a time
+    // against keys 0..(last query of the block): scratch (QB, T) per thread, O(T) memory.
+    int HS = C / NH, C3 = 3 * C, NQ = T - q_first;
     real scale = (real)(1.0 / sqrt((double)HS));
-    int QB = att_block(qblock, T), nblk = (T + QB - 1) / QB;
+    int QB = att_block(qblock, NQ), nblk = (NQ + QB - 1) / QB;
     void (*value)(const PosState *, int, int, const int *, int, const real *, real *) = ps ? ps->scheme->value_forward : NULL;
-    double *rate = infer_decay_rates(ps, pos, B, T, QB);
-    pos_tables(ps, pos, B, T);
+    double *rate = infer_decay_rates(ps, pos, B, T, ld, q_first, QB);
+    pos_tables(ps, pos, B, T, ld);
 #pragma omp parallel
     {
         real *S = xmalloc((size_t)QB * T * sizeof(real)), *scratch = hook_scratch(ps, T);
@@ -610,11 +615,11 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
             for (int h = 0; h < NH; h++)
                 for (int blk = 0; blk < nblk; blk++) {
                     // later blocks have more keys: reverse order balances the dynamic schedule
-                    int q0 = (nblk - 1 - blk) * QB;
+                    int q0 = q_first + (nblk - 1 - blk) * QB;
                     int nq = block_len(q0, QB, T), nk = q0 + nq;
-                    const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
-                    real *O = out + (size_t)b * T * C + (size_t)h * HS;
-                    const int *pos_b = pos + (size_t)b * T;
+                    const real *Q = qkv + (size_t)b * ld * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
+                    real *O = out + (size_t)b * NQ * C + (size_t)h * HS; // query i's row at O + (i - q_first) C
+                    const int *pos_b = pos + (size_t)b * ld;
                     if (rate) {
                         decay_block(rate, Q, K, C3, pos_b, q0, nq, HS, Qs, Ks);
                         gemm(0, 1, nq, nk, HS, scale, Qs, HS, Ks, HS, 0, S, nk);
@@ -624,9 +629,9 @@ void attention_forward_infer(real *out, const real *qkv, const int *pos, const P
                         if (ps) row_terms(ps, h, Q + (size_t)(q0 + r) * C3, K, C3, pos_b, q0 + r, scale, row, scratch);
                         softmax_causal_row(row, q0 + r + 1, nk);
                     }
-                    gemm(0, 0, nq, HS, nk, 1, S, nk, V, C3, 0, O + (size_t)q0 * C, C);
+                    gemm(0, 0, nq, HS, nk, 1, S, nk, V, C3, 0, O + (size_t)(q0 - q_first) * C, C);
                     for (int r = 0; value && r < nq; r++)
-                        value(ps, h, pos_b[q0 + r], pos_b, q0 + r + 1, S + (size_t)r * nk, O + (size_t)(q0 + r) * C);
+                        value(ps, h, pos_b[q0 + r], pos_b, q0 + r + 1, S + (size_t)r * nk, O + (size_t)(q0 - q_first + r) * C);
                 }
         free(S), free(Qs), free(scratch);
     }

@@ -66,6 +66,11 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
 // keys, in per-thread scratch; nothing kept.
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,
                              int B, int T, int C, int NH, int qblock);
+// The inference form for the queries q_first..T-1 only, against keys 0..T-1, with the
+// sequences ld rows apart in qkv (B, ld, 3C) and pos (B, ld) (a key/value cache has room for
+// more rows than are filled); out (B, T - q_first, C) holds the queries' rows.
+void attention_forward_rows(real *out, const real *qkv, const int *pos, const PosState *ps,
+                            int B, int T, int ld, int q_first, int C, int NH, int qblock);
 
 // losses (N) = -log softmax(logits)[target]; probs (N,V) may alias logits
 void crossentropy_forward(real *losses, real *probs, const real *logits, const int *targets, int N, int V);

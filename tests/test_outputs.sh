@@ -10,7 +10,8 @@
 #  - a new run refuses a directory that holds one (unless --overwrite); a second process on a
 #    locked run directory gets an error naming the holder's PID;
 #  - a log row cut in half by a crash is dropped on resume;
-#  - sampling at a tiny temperature equals greedy sampling.
+#  - sampling at a tiny temperature equals greedy sampling; with the key/value cache it equals
+#    sampling without (--no-cache) while the context holds every byte.
 . "$(dirname "$0")/lib.sh" outputs
 phrase_text 6 3000 > "$tmp/text.txt"
 S=(--data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 10 --val-tokens 512 --threads 1)
@@ -109,10 +110,15 @@ if awk -F, 'NR > 1 && NF != 7 { bad = 1 } END { exit bad }' "$tmp/cut/log.csv" &
 else bad "log after resume" "$(grep -v '^[0-9]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*$' "$tmp/cut/log.csv" | head -2)"; fi
 # sampling at a tiny temperature is the greedy choice, never a run of byte 0xFF
 $BIN sample --ckpt "$CK" --prompt "and the " --tokens 60 --temperature 0 > "$tmp/greedy.txt" 2>/dev/null
-for t in 0.001 1e-20; do
+for t in 0.001 1e-20 1e-300; do
   $BIN sample --ckpt "$CK" --prompt "and the " --tokens 60 --temperature $t > "$tmp/cold.txt" 2>/dev/null
   cmp -s "$tmp/cold.txt" "$tmp/greedy.txt" && ! grep -q $'\xff' "$tmp/cold.txt" \
     && ok "sample --temperature $t equals greedy sampling (no underflow to byte 0xFF)" || bad "sample --temperature $t" "$(head -c 80 "$tmp/cold.txt" | od -c | head -2)"
 done
+# the cache gives the bytes that recomputing every window gives, while no window slides (a
+# greedy choice could differ only at a near-tie of two logits, within float rounding)
+$BIN sample --ckpt "$CK" --prompt "and the " --tokens 50 --context 64 --temperature 0 > "$tmp/cached.txt" 2>/dev/null
+$BIN sample --ckpt "$CK" --prompt "and the " --tokens 50 --context 64 --temperature 0 --no-cache > "$tmp/nocache.txt" 2>/dev/null
+[ -s "$tmp/cached.txt" ] && cmp -s "$tmp/cached.txt" "$tmp/nocache.txt" && ok "sample with the key/value cache = --no-cache (greedy, 58 bytes in a context of 64)"   || bad "sample cache" "$(head -c 80 "$tmp/cached.txt") // $(head -c 80 "$tmp/nocache.txt")"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

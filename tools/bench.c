@@ -5,10 +5,13 @@
 //
 //   build/bench train  CONFIG SCHEME [warmup steps]    median tokens/s of full training steps
 //   build/bench eval   CONFIG SCHEME T [reps]          forward-only tokens/s + peak RSS at length T, batch 1
+//   build/bench decode CONFIG SCHEME CTX [tokens]      greedy decoding tokens/s at a CTX-token context, batch 1,
+//                                                       with the key/value cache and recomputing the window
 //   build/bench sgemm                                   sgemm GFLOP/s at 2048^3 and at the step's shapes
 // CONFIG: S (4 layers, d 128, 4 heads, T 128, batch 32) or M (6, 256, 8, T 256, batch 16).
 // Output lines start with RESULT and are key=value pairs.
 #include "cli.h"
+#include "decode.h"
 #include "gpt.h"
 #include "layers.h"
 #include "optim.h"
@@ -117,6 +120,47 @@ static void bench_eval(Cfg c, const char *scheme, int T, int reps) {
     gpt_free(&m);
 }
 
+// Decoding the last `gen` tokens of a CTX-token context, one at a time: with the cache (after
+// a prefill of CTX - gen tokens) and by recomputing the forward pass over every token so far
+// (what the cache saves; fewer steps, as each costs a whole pass). Median time per token.
+static void bench_decode(Cfg c, const char *scheme, int ctx, int gen) {
+    GPT m;
+    int rand_max;
+    build(&m, c, scheme, ctx, &rand_max);
+    if (gen < 1 || gen >= ctx) die("bench decode: need 1 <= tokens < context");
+    int *tok = xmalloc(ctx * sizeof(int));
+    Rng rng;
+    rng_seed(&rng, 9);
+    for (int i = 0; i < ctx; i++) tok[i] = (int)rng_below(&rng, 256);
+    Decoder d;
+    decoder_init(&d, &m, 1, ctx, ctx - gen);
+    double *dt = xmalloc(gen * sizeof(double)), t0 = now_seconds();
+    decoder_feed(&d, tok, NULL, ctx - gen);
+    double prefill = now_seconds() - t0;
+    for (int i = 0; i < gen; i++) {
+        t0 = now_seconds();
+        decoder_feed(&d, tok + ctx - gen + i, NULL, 1);
+        dt[i] = now_seconds() - t0;
+    }
+    double cached = median(dt, gen);
+    int nfull = gen < 8 ? gen : 8;
+    for (int i = 0; i < nfull; i++) { // the window grows by one token per step, as in decoding
+        int T = ctx - nfull + 1 + i;
+        gpt_alloc(&m, 1, T, 0);
+        t0 = now_seconds();
+        gpt_forward(&m, tok, NULL, NULL);
+        dt[i] = now_seconds() - t0;
+    }
+    double full = median(dt, nfull);
+    printf("RESULT kind=decode scheme=%s L=%d d=%d H=%d ctx=%d threads=%d cached_tokens_per_s=%.1f uncached_tokens_per_s=%.2f "
+           "speedup=%.1f prefill_tokens_per_s=%.1f peak_rss_mib=%.0f\n",
+           scheme, c.L, c.C, c.NH, ctx, omp_get_max_threads(), 1 / cached, 1 / full, full / cached, (ctx - gen) / prefill,
+           peak_rss_mib());
+    decoder_free(&d);
+    free(tok), free(dt);
+    gpt_free(&m);
+}
+
 static double sgemm_gflops(int M, int N, int K, int ta, int tb, double min_s) {
     float *A = xmalloc((size_t)M * K * 4), *Bm = xmalloc((size_t)K * N * 4), *C = xmalloc((size_t)M * N * 4);
     for (size_t i = 0; i < (size_t)M * K; i++) A[i] = (float)(i % 7) * 0.1f;
@@ -148,9 +192,11 @@ int main(int argc, char **argv) {
     ensure_fast_blas(argv);
     if (argc >= 4 && !strcmp(argv[1], "train")) bench_train(config(argv[2]), argv[3], argc > 4 ? atoi(argv[4]) : 3, argc > 5 ? atoi(argv[5]) : 15);
     else if (argc >= 5 && !strcmp(argv[1], "eval")) bench_eval(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 3);
+    else if (argc >= 5 && !strcmp(argv[1], "decode")) bench_decode(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 64);
     else if (argc >= 2 && !strcmp(argv[1], "sgemm")) bench_sgemm();
     else {
-        fprintf(stderr, "usage: bench train S|M SCHEME [warmup] [steps] | bench eval S|M SCHEME T [reps] | bench sgemm\n");
+        fprintf(stderr, "usage: bench train S|M SCHEME [warmup] [steps] | bench eval S|M SCHEME T [reps] | "
+                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm\n");
         return 2;
     }
     return 0;

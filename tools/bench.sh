@@ -5,6 +5,8 @@
 #   training tokens/s (median over timed steps) at configs S and M for every scheme, with
 #     achieved GFLOP/s (FLOPs/token = 6N + 12 L T d_model) as a fraction of the sgemm peak;
 #   forward-only evaluation tokens/s and peak RSS at T = 1024, 4096, 16384 (config S, batch 1);
+#   greedy decoding tokens/s at a 1024-token context (config S, batch 1), with the key/value
+#     cache and recomputing the forward pass for every token, and their ratio;
 #   with TORCH=1, the project's own PyTorch reference model (tools/torch_ref.py, written from
 #     docs/model.md and docs/schemes.md; needs /usr/bin/python3 with Debian's python3-torch) at
 #     the same configs in the same run, and the ratio ours / PyTorch.
@@ -97,6 +99,16 @@ for s in $schemes; do
     fi
     printf "\n"
   done
+done
+
+echo
+echo "decoding, config S, batch 1, 1024-token context (median time per token: 64 cached steps after a 960-token prefill;"
+echo "8 uncached steps, each a forward pass over the 1017..1024 tokens so far)"
+printf "%-12s %16s %18s %9s %16s\n" scheme "cached tok/s" "uncached tok/s" speedup "prefill tok/s"
+for s in $schemes; do
+  r=$($B decode S $s 1024 64)
+  printf "%-12s %16.0f %18.2f %8.0fx %16.0f\n" $s "$(echo "$r" | get cached_tokens_per_s)" "$(echo "$r" | get uncached_tokens_per_s)" \
+    "$(echo "$r" | get speedup)" "$(echo "$r" | get prefill_tokens_per_s)"
 done
 
 # plot --kind position reads a row per position: its time must grow as n log n, not n^2

@@ -1,8 +1,15 @@
-// cmd_sample.c - `posgpt sample`: generate bytes from a checkpoint, feeding back the last
-// --context bytes (default the training length) each step.
+// cmd_sample.c - `posgpt sample`: generate bytes from a checkpoint. The prompt and the bytes
+// generated share a key/value cache (model/decode.h), so each new byte costs one row of the
+// forward pass. The model sees at most --context bytes (default the training length), at
+// positions from 0: when the cache is full, its newest half is kept and read again from
+// position 0, so every byte is predicted from between context/2 and context bytes.
+// --no-cache recomputes the last --context bytes for every byte instead (the cost the cache
+// saves; positions restart at 0 in every window, so past the context the two differ).
 #include "args.h"
 #include "ckpt.h"
 #include "cli.h"
+#include "decode.h"
+#include "layers.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +18,7 @@
 
 int cmd_sample(int argc, char **argv) {
     const char *ckpt = NULL, *prompt = "\n";
-    int tokens = 200, context = 0, top_k = 0, threads = 0;
+    int tokens = 200, context = 0, top_k = 0, threads = 0, no_cache = 0;
     double temperature = 0.8;
     long seed = 1;
     ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "checkpoint to sample from"},
@@ -22,6 +29,7 @@ int cmd_sample(int argc, char **argv) {
                      {"context", ARG_INT, &context, "bytes of context fed to the model; 0 = training length", 0, 1 << 20},
                      {"seed", ARG_LONG, &seed, "sampling seed", 0, 9e18},
                      {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
+                     {"no-cache", ARG_FLAG, &no_cache, "recompute the last --context bytes for every byte (no key/value cache)"},
                      {NULL}};
     args_parse(argc, argv, 2, defs, NULL, "sample", "--ckpt FILE [--prompt TEXT] [flags]", NULL, 0);
     if (!ckpt) die("sample: --ckpt FILE is required (see posgpt sample --help)");
@@ -41,25 +49,34 @@ int cmd_sample(int argc, char **argv) {
     rng_seed(&rng, (uint64_t)seed);
     fwrite(prompt, 1, plen, stdout);
     double *p = xmalloc((size_t)V * sizeof(double));
+    real *nc_logits = xmalloc((size_t)V * sizeof(real));
+    Decoder d;
+    if (!no_cache) decoder_init(&d, &m, 1, context, context);
     for (int k = 0; k < tokens; k++) {
-        int T = n < (size_t)context ? (int)n : context;
-        gpt_alloc(&m, 1, T, 0);
-        gpt_forward(&m, buf + n - T, NULL, NULL);
-        const real *logits = m.probs + (size_t)(T - 1) * V; // softmax probabilities at the last position
+        const real *logits; // the next byte's logits
+        if (no_cache) {
+            int T = n < (size_t)context ? (int)n : context;
+            gpt_alloc(&m, 1, T, 0);
+            gpt_forward(&m, buf + n - T, NULL, NULL);
+            gemm(0, 1, 1, V, m.cfg.C, 1, m.lnf + (size_t)(T - 1) * m.cfg.C, m.cfg.C, m.params + m.offsets[P_WTE], m.cfg.C, 0,
+                 nc_logits, V);
+            logits = nc_logits;
+        } else if (k == 0 || d.n == context) { // the prompt, or a full cache: read the newest bytes from position 0
+            int keep = k == 0 ? (n < (size_t)context ? (int)n : context) : (context + 1) / 2;
+            decoder_reset(&d);
+            logits = decoder_feed(&d, buf + n - keep, NULL, keep);
+        } else logits = decoder_feed(&d, buf + n - 1, NULL, 1);
         int next = 0;
         if (temperature == 0) {
             for (int v = 1; v < V; v++)
                 if (logits[v] > logits[next]) next = v;
         } else {
-            // p ~ probs^(1/temperature), restricted to the top k, formed in log space relative to
-            // the most likely byte (which gets exp(0) = 1), so no temperature > 0 can make every
+            // p ~ softmax(logits / temperature), restricted to the top k, formed relative to the
+            // most likely byte (which gets exp(0) = 1), so no temperature > 0 can make every
             // weight underflow: as the temperature falls, sampling tends to the greedy choice
             double sum = 0, lmax = -INFINITY;
-            for (int v = 0; v < V; v++) {
-                p[v] = logits[v] > 0 ? log((double)logits[v]) / temperature : -INFINITY;
-                lmax = p[v] > lmax ? p[v] : lmax;
-            }
-            for (int v = 0; v < V; v++) p[v] = exp(p[v] - lmax);
+            for (int v = 0; v < V; v++) lmax = logits[v] > lmax ? logits[v] : lmax;
+            for (int v = 0; v < V; v++) p[v] = exp(((double)logits[v] - lmax) / temperature);
             if (top_k > 0) {
                 for (int v = 0; v < V; v++) { // keep p[v] if fewer than top_k entries beat it
                     int better = 0;
@@ -80,7 +97,8 @@ int cmd_sample(int argc, char **argv) {
         if (fflush(stdout) != 0 || ferror(stdout)) die("cannot write to standard output: %s", strerror(errno));
     }
     putchar('\n');
-    free(p), free(buf);
+    if (!no_cache) decoder_free(&d);
+    free(p), free(buf), free(nc_logits);
     gpt_free(&m);
     return 0;
 }
