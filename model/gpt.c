@@ -296,7 +296,7 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
     const PosScheme *s = gpt_scheme(m, 0)->scheme;
     if (!B) die("internal: gpt_forward before gpt_alloc");
     for (int n = 0; n < N; n++) {
-        if (tok[n] < 0 || tok[n] >= V || (tgt && (tgt[n] < 0 || tgt[n] >= V))) die("token id out of range [0, %d)", V);
+        if (tok[n] < 0 || tok[n] >= V || (tgt && (tgt[n] < GPT_NO_TARGET || tgt[n] >= V))) die("token id out of range [0, %d)", V);
         m->tok[n] = tok[n];
         m->tgt[n] = tgt ? tgt[n] : 0;
     }
@@ -344,8 +344,9 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
     crossentropy_forward(m->losses, m->probs, m->probs, tgt ? m->tgt : NULL, N, V);
     if (!tgt) return 0.0;
     double sum = 0.0;
-    for (int n = 0; n < N; n++) sum += m->losses[n];
-    return sum / N;
+    int scored = 0;
+    for (int n = 0; n < N; n++) sum += m->losses[n], scored += m->tgt[n] != GPT_NO_TARGET;
+    return scored ? sum / scored : 0.0;
 }
 
 void gpt_zero_grad(GPT *m) {
@@ -362,7 +363,9 @@ void gpt_backward(GPT *m) {
     size_t NC = (size_t)N * C;
 
     // loss = mean_n loss_n
-    for (int n = 0; n < N; n++) m->dloss[n] = (real)(1.0 / N);
+    int scored = 0;
+    for (int n = 0; n < N; n++) scored += m->tgt[n] != GPT_NO_TARGET;
+    for (int n = 0; n < N; n++) m->dloss[n] = m->tgt[n] != GPT_NO_TARGET ? (real)(1.0 / scored) : 0;
     crossentropy_backward(m->probs, m->probs, m->tgt, m->dloss, N, V);
     // logits = lnf . wte^T  =>  dlnf = dlogits . wte; dwte += dlogits^T . lnf
     real *dlnf = m->dln;

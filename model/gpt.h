@@ -88,7 +88,10 @@ void gpt_alloc(GPT *m, int B, int T, int train);
 // gradients and optimizer moments are not included (4 bytes x num_params each).
 double gpt_alloc_bytes(const GPTConfig *c, int B, int T, int train, int threads);
 // Forward on tok (B,T) at positions pos (B,T) (NULL: 0..T-1). With targets, returns the mean
-// loss and fills m->losses; without, returns 0. Logits/probabilities are left in m->probs.
+// loss over the scored positions (a target GPT_NO_TARGET is not scored: a task's prompt and
+// padding; 0 if none is) and fills m->losses; without, returns 0. Probabilities are left in
+// m->probs, the final LayerNorm's output in m->lnf.
+#define GPT_NO_TARGET (-1)
 double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos);
 void gpt_zero_grad(GPT *m);
 void gpt_backward(GPT *m); // gradient of the mean loss of the last forward, added into grads

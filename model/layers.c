@@ -645,13 +645,14 @@ void crossentropy_forward(real *losses, real *probs, const real *logits, const i
         const real *z = logits + (size_t)n * V;
         real *p = probs + (size_t)n * V;
         real mx = vmax(z, V);
-        real zt = targets ? z[targets[n]] : 0; // read before p (which may alias z) is written
+        int scored = targets && targets[n] >= 0; // a negative target: position not scored
+        real zt = scored ? z[targets[n]] : 0;   // read before p (which may alias z) is written
         for (int v = 0; v < V; v++) p[v] = layer_exp(z[v] - mx);
         double sum = dsum(p, V);
         real inv = (real)(1.0 / sum);
         for (int v = 0; v < V; v++) p[v] *= inv;
         // -log p[target] = log(sum) + max - z[target]: exact even when p[target] underflows
-        if (targets) losses[n] = (real)(log(sum) + (double)mx - (double)zt);
+        if (targets) losses[n] = scored ? (real)(log(sum) + (double)mx - (double)zt) : 0;
     }
 }
 

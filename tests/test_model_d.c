@@ -67,6 +67,58 @@ static void model_check(const PosScheme *s, int randomized, int sharing) {
     free(num), free(ana);
 }
 
+// Task training scores only the answer: targets GPT_NO_TARGET (a prompt, the right padding)
+// drop out of the mean. The gradient of the masked mean against central differences, for a
+// bias scheme and a content-dependent one; the loss is the mean of the scored positions'
+// losses; and the padding after a sequence's last scored position changes nothing (attention
+// is causal, so right padding needs no mask of its own).
+static void masked_check(const char *scheme) {
+    int B = 2, T = 6;
+    GPTConfig cfg = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = T, .pos_rows = T};
+    snprintf(cfg.scheme, sizeof cfg.scheme, "%s", scheme);
+    pos_default_hypers(pos_find(scheme), cfg.scheme_hp);
+    GPT m;
+    gpt_build(&m, &cfg);
+    gpt_init(&m, 7);
+    Rng rng;
+    rng_seed(&rng, 98);
+    for (size_t i = 0; i < m.num_params; i++) m.params[i] += 0.3 * rng_normal(&rng);
+    gpt_constrain(&m);
+    // sequence 0: prompt of 2, answer of 3, 1 padding; sequence 1: prompt of 3, answer of 2, 1 padding
+    int tok[12], tgt[12], score[12] = {0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0};
+    for (int i = 0; i < B * T; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = score[i] ? (int)rng_below(&rng, 256) : GPT_NO_TARGET;
+    gpt_alloc(&m, B, T, 1);
+    double loss = gpt_forward(&m, tok, tgt, NULL), mean = 0;
+    for (int i = 0; i < B * T; i++) mean += score[i] ? m.losses[i] / 5.0 : 0;
+    char name[160];
+    snprintf(name, sizeof name, "masked loss [%s] = the mean over the 5 scored positions", scheme);
+    check(fabs(loss - mean) < 1e-12, name, "%.15g vs %.15g", loss, mean);
+    gpt_zero_grad(&m);
+    gpt_backward(&m);
+    size_t n = m.num_params;
+    double *num = malloc(n * sizeof(double)), *ana = malloc(n * sizeof(double));
+    memcpy(ana, m.grads, n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        double keep = m.params[i];
+        m.params[i] = keep + 1e-5;
+        double lp = gpt_forward(&m, tok, tgt, NULL);
+        m.params[i] = keep - 1e-5;
+        double lm = gpt_forward(&m, tok, tgt, NULL);
+        m.params[i] = keep;
+        num[i] = (lp - lm) / 2e-5;
+    }
+    snprintf(name, sizeof name, "masked loss [%s]: gradient = central differences, every parameter", scheme);
+    check_close(name, ana, num, n, 1e-8, 1e-5);
+    int tok2[12];
+    memcpy(tok2, tok, sizeof tok);
+    tok2[5] = (tok2[5] + 1) % 256, tok2[11] = (tok2[11] + 7) % 256; // the last position of each: padding
+    double loss2 = gpt_forward(&m, tok2, tgt, NULL);
+    snprintf(name, sizeof name, "masked loss [%s]: right padding changes nothing", scheme);
+    check(loss2 == loss, name, "%.17g vs %.17g", loss2, loss);
+    gpt_free(&m);
+    free(num), free(ana);
+}
+
 static void prepared(PosState *ps, const PosScheme *s, int C, int NH, const float *hp) {
     pos_state_fill(ps, s, C, NH, 1, hp, POS_SHARING_PAPER);
     pos_prepare(ps);
@@ -145,6 +197,8 @@ int main(void) {
         }
     }
     rope_properties();
+    masked_check("alibi");
+    masked_check("cope");
     test_free_all();
     return check_done();
 }
