@@ -22,16 +22,16 @@ OPT     := -O3 $(ARCH) -g
 BIN     := posgpt
 endif
 CFLAGS  ?= $(OPT)
-ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp -fno-math-errno $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Imodel/pos -Itrain -Itools/plot
+ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp -fno-math-errno $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Imodel/pos -Itrain -Itrain/tasks -Itools/plot
 LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lz -lm
 , := ,
 
 MODEL_SRC := $(wildcard model/*.c model/pos/*.c)
-APP_SRC   := $(filter-out train/main.c,$(wildcard train/*.c tools/plot/*.c))
+APP_SRC   := $(filter-out train/main.c,$(wildcard train/*.c train/tasks/*.c tools/plot/*.c))
 MODEL_OBJ := $(MODEL_SRC:%.c=$(B)/f/%.o)
 MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
-HDRS      := $(wildcard model/*.h model/pos/*.h train/*.h tools/plot/*.h)
+HDRS      := $(wildcard model/*.h model/pos/*.h train/*.h train/tasks/*.h tools/plot/*.h)
 
 .PHONY: all test test-build test-kernels test-sanitize fuzz valgrind bench demo data deps clean
 all: $(BIN)

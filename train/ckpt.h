@@ -21,6 +21,7 @@ typedef struct {
     uint64_t data_bytes, val_bytes; // file sizes; val_bytes 0 = held out from --data
     uint32_t data_crc, val_crc;     // CRC-32 of the contents
     int eval_every, ckpt_every, log_every, skip_nonfinite;
+    int task;                       // the data is a task's train.txt (train --task): answers scored only
     long val_tokens;
 } RunRecord;
 

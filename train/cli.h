@@ -9,6 +9,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_task(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 // if OpenBLAS picked kernels weaker than the CPU supports, re-execute with OPENBLAS_CORETYPE set

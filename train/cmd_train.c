@@ -12,6 +12,7 @@
 #include "positions.h"
 #include "progress.h"
 #include "rundir.h"
+#include "task_batch.h"
 #include "train.h"
 
 #include <errno.h>
@@ -33,7 +34,9 @@ typedef struct {
     GPT m;
     TrainState ts;
     AdamW opt;
-    Corpus corpus;
+    Corpus corpus;    // the training text (with --task: train.txt, read for its identity)
+    TaskData tasks;   // --task: the examples
+    int task;
     char dir[4096], ckpt_path[4200], log_path[4200];
     FILE *logf;
     long last_ckpt;   // step of the checkpoint on disk (-1: none yet)
@@ -79,7 +82,9 @@ static void write_config(const char *path, const Run *r) {
             pos_sharing_name(c->scheme_sharing));
     for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) fprintf(f, "%s = %g\n", s->hypers[i].name, c->scheme_hp[i]);
     fprintf(f, "pos_rows = %d\npositions = %s\nrand_max = %d\n", c->pos_rows, ts->rand_max ? "random" : "contiguous", ts->rand_max);
-    fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
+    if (r->task) fprintf(f, "data = %s\ntask = %s\nval = (the last %d examples)\n", a->data, a->task ? a->task : "(from the run)",
+                         r->tasks.set.n - r->tasks.ntrain);
+    else fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
     fprintf(f, "seq_len = %d\nlayers = %d\nd_model = %d\nheads = %d\nvocab = %d\n", c->T, c->L, c->C, c->NH, c->V);
     fprintf(f, "params = %zu\nbatch = %d\nsteps = %d\nwarmup = %d\n", m->num_params, ts->batch, ts->steps, ts->warmup);
     fprintf(f, "lr = %g\nmin_lr_frac = %g\nweight_decay = %g\nbeta1 = %g\nbeta2 = %g\neps = %g\nclip = %g\nseed = %llu\n",
@@ -101,6 +106,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     ArgDef defs[] = {
         {"data", ARG_STR, &a->data, "training text (any file; tokens are bytes)"},
         {"val", ARG_STR, &a->val, "held-out text (default: the last 10% of --data)"},
+        {"task", ARG_STR, &a->task, "train on a task's examples instead (posgpt task gen): DIR/train.txt, the answers scored only; "
+                                    "--seq-len defaults to the longest example"},
         {"out", ARG_STR, &a->out, "run directory (default: runs/<scheme>-<seq-len>)"},
         {"resume", ARG_STR, &a->resume, "continue the run in this directory from its model.bin"},
         {"init-from", ARG_STR, &a->init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
@@ -143,6 +150,22 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     if (a->resume && (a->init_from || a->keep_optimizer))
         die("--init-from starts a new run from a checkpoint's weights; --resume continues a run: give one of them");
     if (a->keep_optimizer && !a->init_from) die("--keep-optimizer applies only with --init-from");
+    if (a->task) {
+        static char path[4200];
+        if (a->data || a->val) die("--task DIR trains on DIR/train.txt: drop --data and --val");
+        snprintf(path, sizeof path, "%s/train.txt", a->task);
+        a->data = path;
+    }
+}
+
+// --task: the examples, and the row length they need (a new run's --seq-len defaults to it)
+static void load_tasks(Run *r) {
+    r->task = 1;
+    taskdata_load(&r->tasks, r->a.data);
+    int need = r->tasks.set.max_total;
+    if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = need;
+    int T = r->a.resume ? r->m.cfg.T : r->a.seq_len;
+    if (need > T) die("the longest example of '%s' has %d bytes; --seq-len %d is too short for it", r->a.data, need, T);
 }
 
 // --resume DIR: the run's model, optimizer and settings; flags may only repeat them
@@ -180,6 +203,8 @@ static void open_resumed(Run *r) {
             die("--val %s conflicts with the run in '%s', which held out the last 10%% of its --data", a->val, r->dir);
         a->eval_every = rec->eval_every, a->val_tokens = rec->val_tokens, a->ckpt_every = rec->ckpt_every;
         a->log_every = rec->log_every, a->skip_nonfinite = a->skip_nonfinite || rec->skip_nonfinite;
+        if (rec->task) load_tasks(r);
+        else if (a->task) die("--task %s: the run in '%s' trained on text, not on a task", a->task, r->dir);
     } else if (!a->data)
         die("--resume %s: this checkpoint (format v1) does not record its training text; pass the same --data (and --val, "
             "--eval-every, --val-tokens) as the original run", r->dir);
@@ -229,7 +254,8 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
 // a new run (from the flags or --init-from): model, trainer state, fresh or kept moments
 static void start_new(Run *r) {
     TrainArgs *a = &r->a;
-    if (!a->data) die("train: --data FILE is required (see posgpt train --help)");
+    if (!a->data) die("train: --data FILE (or --task DIR) is required (see posgpt train --help)");
+    if (a->task) load_tasks(r);
     GPTConfig c;
     GPT src;
     AdamW src_opt = {0};
@@ -275,6 +301,7 @@ static void load_text(Run *r) {
     corpus_load(cp, r->a.data, r->a.val);
     if (r->a.resume && r->ts.run.data_bytes) settings_check_text(&(Origin){r->dir, 0}, &r->a, cp, &r->ts.run);
     else settings_record_run(&r->ts.run, &r->a, cp); // a new run, or a v1 run: recorded from now on
+    if (r->task) return; // examples, not windows: load_tasks checked their length
     if (cp->ntrain < (size_t)T + 1)
         die("training text is too short: %zu bytes, a window of --seq-len %d needs at least %d", cp->ntrain, T, T + 1);
     if (cp->nval < (size_t)T + 1)
@@ -309,7 +336,8 @@ static void open_outputs(Run *r) {
 static void draw_batch(Run *r, int *tok, int *tgt, int *pos) {
     int B = r->ts.batch, T = r->m.cfg.T;
     const Corpus *cp = &r->corpus;
-    for (int b = 0; b < B; b++) {
+    if (r->task) task_draw(&r->tasks, &r->ts.rng, B, T, tok, tgt);
+    for (int b = 0; b < B && !r->task; b++) {
         size_t off = (size_t)rng_below(&r->ts.rng, cp->ntrain - T);
         for (int t = 0; t < T; t++) tok[b * T + t] = cp->train[off + t], tgt[b * T + t] = cp->train[off + t + 1];
     }
@@ -351,6 +379,11 @@ static double validate(Run *r, Progress *pr) {
     EvalSpec vs = {.len = T, .stride = T, .max_tokens = r->a.val_tokens, .batch = val_batch(T), .stop = &g_stop};
     EvalResult res;
     progress_note(pr, "validating");
+    if (r->task) { // the held-out examples' answers
+        double loss = task_val_loss(&r->m, &r->tasks, val_batch(T), T, &g_stop);
+        if (isnan(loss) && g_stop) r->val_cut = 1;
+        return isnan(loss) ? NAN : (r->ts.val_loss = loss);
+    }
     evaluate(&r->m, r->corpus.val, r->corpus.nval, &vs, 0, &res);
     if (res.stopped) { // the partial loss is not logged
         r->val_cut = 1;
@@ -479,6 +512,7 @@ int cmd_train(int argc, char **argv) {
     int status = finish(r, &pr);
     adamw_free(&r->opt);
     corpus_free(&r->corpus);
+    if (r->task) taskdata_free(&r->tasks);
     gpt_free(&r->m);
     return status;
 }

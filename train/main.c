@@ -20,7 +20,8 @@ static void usage(FILE *f) {
             "  sample   generate text from a checkpoint\n"
             "  info     print a checkpoint's header and configuration\n"
             "  plot     draw PNG figures from eval, per-position and training CSV files\n"
-            "  export   write a checkpoint's tensors as a safetensors file (named tensors, config in the metadata)\n\n"
+            "  export   write a checkpoint's tensors as a safetensors file (named tensors, config in the metadata)\n"
+            "  task     algorithmic tasks: gen writes a task's examples, eval scores a checkpoint on them\n\n"
             "position schemes (--pos): %s\n"
             "randomized positions (Ruoss et al. 2023) with any of them: train --positions random\n",
             POSGPT_VERSION, pos_names());
@@ -47,9 +48,10 @@ int main(int argc, char **argv) {
                               : !strcmp(cmd, "info")   ? cmd_info
                               : !strcmp(cmd, "plot")   ? cmd_plot
                               : !strcmp(cmd, "export") ? cmd_export
+                              : !strcmp(cmd, "task")   ? cmd_task
                                                        : NULL;
     if (!fn) {
-        fprintf(stderr, "posgpt: error: unknown command '%s' (commands: train, eval, sample, info, plot, export; see posgpt --help)\n", cmd);
+        fprintf(stderr, "posgpt: error: unknown command '%s' (commands: train, eval, sample, info, plot, export, task; see posgpt --help)\n", cmd);
         return 2;
     }
     ensure_fast_blas(argv);

@@ -8,7 +8,7 @@
 #include "data.h"
 
 typedef struct {
-    const char *data, *val, *out, *pos, *positions, *pos_sharing, *resume, *init_from;
+    const char *data, *val, *task, *out, *pos, *positions, *pos_sharing, *resume, *init_from;
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
     int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite, keep_optimizer;
     long val_tokens;

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# test_tasks.sh - the algorithmic tasks (posgpt task gen / train --task / task eval):
+#  - every generator writes "N<tab>DEPTH<tab>PROMPT>ANSWER;" lines whose answer is what the task
+#    defines, recomputed here in awk from the prompt (copy, reverse, sort, add, sum, parity; the
+#    passkey's key is the one stated in its prompt, at the depth the line gives);
+#  - lengths: training 1..L, test 1..M L with the same count at each; the same seed gives the
+#    same files, another seed other ones; bad requests are one-line errors;
+#  - train --task trains on the answers, records it, and resumes;
+#  - task eval's exact match: on a test file holding the model's own greedy answers
+#    (--outputs) every example is right; with each answer's first byte changed, none is.
+. "$(dirname "$0")/lib.sh" tasks
+
+# rule TASK: awk program printing "bad LINE" for every line whose answer breaks the task's rule
+check_rule() {
+  awk -F'\t' -v task="$1" '
+    function rev(s,  r, i) { r = ""; for (i = length(s); i > 0; i--) r = r substr(s, i, 1); return r }
+    function srt(s,  a, n, i, j, t, r) { n = length(s); for (i = 1; i <= n; i++) a[i] = substr(s, i, 1)
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      r = ""; for (i = 1; i <= n; i++) r = r a[i]; return r }
+    function add(x, y,  i, c, d, r) { r = ""; c = 0
+      for (i = 0; i < length(x); i++) { d = substr(x, length(x) - i, 1) + substr(y, length(y) - i, 1) + c; r = (d % 10) r; c = int(d / 10) }
+      return (c ? "1" : "") r }
+    { n = $1; body = $3; sep = index(body, ">"); p = substr(body, 1, sep - 1); a = substr(body, sep + 1)
+      if (substr(a, length(a), 1) != ";") { print "bad end: " $0; next }
+      a = substr(a, 1, length(a) - 1)
+      if (task == "copy") want = p
+      else if (task == "reverse") want = rev(p)
+      else if (task == "sort") want = srt(p)
+      else if (task == "add") { split(p, o, "+"); want = add(o[1], o[2]); if (length(o[1]) != n || length(o[2]) != n) { print "bad len: " $0; next } }
+      else if (task == "sum") { s = 0; for (i = 1; i <= length(p); i++) s += substr(p, i, 1); want = s % 10 }
+      else if (task == "parity") { s = 0; for (i = 1; i <= length(p); i++) s += substr(p, i, 1); want = s % 2 }
+      else if (task == "passkey") { match(p, /The pass key is [0-9]+\./); want = substr(p, RSTART + 16, RLENGTH - 17)
+        m = gsub(/ (The grass is green|The sky is blue|The sun is yellow|Here we go|There and back again)\./, "&", p)
+        if (m + (substr(p, 1, 3) != "The" || substr(p, 1, 9) == "The pass " ? 0 : 1) != n) { print "bad sentences: " $0; next } }
+      if (task != "add" && task != "passkey" && length(p) != n) { print "bad len: " $0; next }
+      if (a != want) print "bad answer (want " want "): " $0 }'
+}
+
+for t in copy reverse sort add sum parity passkey; do
+  d=$tmp/$t
+  if ! $BIN task gen --task $t --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$d" > /dev/null 2> "$tmp/gen.err"; then
+    bad "task gen $t" "$(cat "$tmp/gen.err")"; continue
+  fi
+  b=$(cat "$d/train.txt" "$d/test.txt" | check_rule $t | head -3)
+  [ -z "$b" ] && ok "task gen $t: every answer is what the task defines (300 training, 84 test examples)" || bad "task gen $t answers" "$b"
+  tr_lens=$(cut -f1 "$d/train.txt" | sort -n | uniq | tr '\n' ' ')
+  te_counts=$(cut -f1 "$d/test.txt" | sort -n | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')
+  [ "$tr_lens" = "1 2 3 4 5 6 " ] && [ "$(cut -f1 "$d/test.txt" | sort -n | uniq | wc -l)" = 12 ] && [ "$te_counts" = "7 " ] \
+    && ok "task gen $t: training lengths 1..6, test lengths 1..12 with 7 each" || bad "task gen $t lengths" "train: $tr_lens test counts: $te_counts"
+done
+# passkey: the depth column says where the key is (0%: before any filler, 100%: after all of it)
+awk -F'\t' '$2 == 0 && substr($3, 1, 16) != "The pass key is " { bad = 1 } $2 == 100 && $3 !~ /Remember it\. What is/ { bad = 1 } END { exit bad }' \
+  "$tmp/passkey/test.txt" && ok "task gen passkey: the key sits at the depth the line gives" || bad "passkey depth" "$(head -2 "$tmp/passkey/test.txt")"
+$BIN task gen --task reverse --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$tmp/again" 2> /dev/null
+$BIN task gen --task reverse --max-len 6 --n 300 --test-per-len 7 --seed 4 --out "$tmp/other" 2> /dev/null
+cmp -s "$tmp/again/train.txt" "$tmp/reverse/train.txt" && cmp -s "$tmp/again/test.txt" "$tmp/reverse/test.txt" \
+  && ! cmp -s "$tmp/other/train.txt" "$tmp/reverse/train.txt" && ok "task gen: the same seed gives the same files, another seed other ones" \
+  || bad "task gen seed" "files differ or coincide"
+for args in "--task nosuch --out $tmp/x" "--task parity --max-len 40000 --out $tmp/x" "--task copy" "--task passkey --depths 5,x --out $tmp/x"; do
+  # shellcheck disable=SC2086
+  $BIN task gen $args > /dev/null 2> "$tmp/err"; rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "task gen" "$tmp/err" && ok "task gen $args: a one-line error" || bad "task gen $args" "rc $rc: $(cat "$tmp/err")"
+done
+
+# train --task: the answers only, recorded, resumable
+T=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 30 --eval-every 10 --threads 1)
+$BIN train "${T[@]}" --out "$tmp/run" --stop-at 15 > /dev/null 2> "$tmp/train.err" \
+  && $BIN train --resume "$tmp/run" > /dev/null 2>> "$tmp/train.err" && [ "$(tail -1 "$tmp/run/log.csv" | cut -d, -f1)" = 30 ] \
+  && grep -q "^task = $tmp/copy" "$tmp/run/config.txt" && grep -q "^seq_len = 14" "$tmp/run/config.txt" \
+  && ok "train --task: seq-len from the longest example (14 bytes), stops at 15, resumes from its record to 30" \
+  || bad "train --task" "$(tail -2 "$tmp/train.err"; grep -E 'task|seq_len' "$tmp/run/config.txt")"
+$BIN train "${T[@]}" --seq-len 10 --out "$tmp/short" > /dev/null 2> "$tmp/err"
+grep -q "longest example .* 14 bytes" "$tmp/err" && ok "train --task: a --seq-len too short for the longest example is refused" || bad "seq-len" "$(cat "$tmp/err")"
+
+# task eval: exact match against the model's own greedy answers (a model trained long enough
+# to end its answers with the end mark)
+$BIN train "${T[@]}" --steps 200 --lr 1e-2 --eval-every 100 --out "$tmp/run2" > /dev/null 2>&1
+if $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --csv "$tmp/acc.csv" --outputs "$tmp/out.txt" 2> "$tmp/eval.err"; then
+  [ "$(head -1 "$tmp/acc.csv")" = "task,scheme,train_max_len,len,depth,examples,correct,accuracy" ] && [ "$(wc -l < "$tmp/acc.csv")" = 13 ] \
+    && ok "task eval: a CSV with a header and a row per test length (12)" || bad "task eval csv" "$(head -3 "$tmp/acc.csv")"
+  mkdir -p "$tmp/own" "$tmp/wrong"
+  cp "$tmp/copy/task.txt" "$tmp/own/" && cp "$tmp/copy/task.txt" "$tmp/wrong/"
+  # the model's answers that end with the end mark, as the expected ones; then each first byte changed
+  awk -F'\t' '$3 ~ />.+;$/' "$tmp/out.txt" > "$tmp/own/test.txt"
+  awk -F'\t' -v OFS='\t' '{ s = index($3, ">"); c = substr($3, s + 1, 1); $3 = substr($3, 1, s) (c == "a" ? "b" : "a") substr($3, s + 2); print }' \
+    "$tmp/own/test.txt" > "$tmp/wrong/test.txt"
+  n=$(wc -l < "$tmp/own/test.txt")
+  $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/own" --csv "$tmp/own.csv" 2> /dev/null
+  $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/wrong" --csv "$tmp/wrong.csv" 2> /dev/null
+  r1=$(awk -F, 'NR > 1 { e += $6; c += $7 } END { print e, c }' "$tmp/own.csv")
+  r0=$(awk -F, 'NR > 1 { e += $6; c += $7 } END { print e, c }' "$tmp/wrong.csv")
+  [ "$n" -gt 0 ] && [ "$r1" = "$n $n" ] && [ "$r0" = "$n 0" ] \
+    && ok "task eval: its own $n greedy answers are all right; with their first byte changed, none is" \
+    || bad "task eval exact match" "$n examples: own '$r1', changed '$r0'"
+else bad "task eval" "$(tail -1 "$tmp/eval.err")"; fi
+
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,51 @@
+// task_batch.c - batches of task examples for training and validation. See task_batch.h.
+#include "task_batch.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void taskdata_load(TaskData *d, const char *train_path) {
+    taskset_read(&d->set, train_path);
+    int nval = d->set.n / 20;
+    nval = nval < 1 ? 1 : nval > 2000 ? 2000 : nval;
+    if (d->set.n < 2) die("task file '%s' has %d example; training needs at least 2 (one is held out)", train_path, d->set.n);
+    d->ntrain = d->set.n - nval;
+}
+
+void taskdata_free(TaskData *d) { taskset_free(&d->set); }
+
+void task_row(const TaskExample *x, int T, int *tok, int *tgt) {
+    int len = x->nprompt + x->nanswer;
+    if (len > T) die("internal: a task example of %d bytes in a row of %d", len, T);
+    for (int t = 0; t < T; t++) {
+        tok[t] = t < x->nprompt ? (unsigned char)x->prompt[t] : t < len ? (unsigned char)x->answer[t - x->nprompt] : TASK_PAD;
+        // position t predicts byte t + 1: scored for the answer's bytes, nprompt .. len - 1
+        tgt[t] = t + 1 >= x->nprompt && t + 1 < len ? (unsigned char)x->answer[t + 1 - x->nprompt] : GPT_NO_TARGET;
+    }
+}
+
+void task_draw(const TaskData *d, Rng *rng, int B, int T, int *tok, int *tgt) {
+    for (int b = 0; b < B; b++) task_row(&d->set.ex[rng_below(rng, (uint64_t)d->ntrain)], T, tok + (size_t)b * T, tgt + (size_t)b * T);
+}
+
+double task_val_loss(const GPT *m, const TaskData *d, int B, int T, volatile sig_atomic_t *stop) {
+    int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
+    double sum = 0;
+    long scored = 0;
+    GPT v; // inference activations of its own: the training buffers stay as they are
+    gpt_view(&v, m);
+    gpt_alloc(&v, B, T, 0);
+    for (int i = d->ntrain; i < d->set.n && !(stop && *stop); i += B) {
+        int nb = d->set.n - i < B ? d->set.n - i : B;
+        for (int b = 0; b < B; b++) task_row(&d->set.ex[i + (b < nb ? b : 0)], T, tok + (size_t)b * T, tgt + (size_t)b * T);
+        for (int b = nb; b < B; b++) // a short last batch: the filler rows are not scored
+            for (int t = 0; t < T; t++) tgt[(size_t)b * T + t] = GPT_NO_TARGET;
+        gpt_forward(&v, tok, tgt, NULL);
+        for (int n = 0; n < B * T; n++)
+            if (tgt[n] != GPT_NO_TARGET) sum += v.losses[n], scored++;
+    }
+    gpt_free(&v);
+    free(tok), free(tgt);
+    return stop && *stop ? NAN : scored ? sum / scored : NAN;
+}

@@ -1,0 +1,29 @@
+// task_batch.h - training on a task's examples (`train --task DIR`): a batch is B examples
+// drawn at random, one per row from position 0, right-padded to T; the loss scores the
+// answer's bytes only (the prompt and the padding have no target: GPT_NO_TARGET). The last
+// 5% of train.txt's examples (at least 1, at most 2000) are held out for validation, scored
+// the same way.
+#ifndef POSGPT_TASK_BATCH_H
+#define POSGPT_TASK_BATCH_H
+
+#include "gpt.h"
+#include "tasks.h"
+
+#include <signal.h>
+
+#define TASK_PAD '\n' // the byte padding a row after its example (never scored, never attended to)
+
+typedef struct {
+    TaskSet set;
+    int ntrain;       // examples [0, ntrain) train, [ntrain, set.n) validate
+} TaskData;
+
+void taskdata_load(TaskData *d, const char *train_path);
+void taskdata_free(TaskData *d);
+// one example into row tok/tgt (T each): its bytes, padding, targets on the answer only
+void task_row(const TaskExample *x, int T, int *tok, int *tgt);
+// B random training examples (rng: the trainer's data order)
+void task_draw(const TaskData *d, Rng *rng, int B, int T, int *tok, int *tgt);
+// mean answer loss over the validation examples, in batches of B (NaN if *stop was set)
+double task_val_loss(const GPT *m, const TaskData *d, int B, int T, volatile sig_atomic_t *stop);
+#endif

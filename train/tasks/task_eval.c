@@ -1,0 +1,145 @@
+// task_eval.c - `posgpt task eval`: exact-match accuracy of a checkpoint on a task's test
+// examples, by length (and by the key's depth for passkey). The prompts are fed through the
+// key/value cache in batches of equal prompt length, then the answer is decoded greedily one
+// byte at a time; an example counts as correct when every byte up to and including the end
+// mark ';' is the expected one.
+#include "args.h"
+#include "ckpt.h"
+#include "cli.h"
+#include "decode.h"
+#include "fileio.h"
+#include "tasks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// "key = value" of a task.txt, or NULL
+static const char *meta(const char *text, const char *key, char *buf, size_t n) {
+    size_t k = strlen(key);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, key, k) && !strncmp(p + k, " = ", 3)) {
+            const char *v = p + k + 3, *e = strchr(v, '\n');
+            snprintf(buf, n, "%.*s", (int)(e ? e - v : (long)strlen(v)), v);
+            return buf;
+        }
+    return NULL;
+}
+
+static const TaskSet *g_set; // for the sort
+static int by_prompt(const void *a, const void *b) {
+    const TaskExample *x = &g_set->ex[*(const int *)a], *y = &g_set->ex[*(const int *)b];
+    return x->nprompt != y->nprompt ? x->nprompt - y->nprompt : *(const int *)a - *(const int *)b;
+}
+
+int task_eval(int argc, char **argv) {
+    const char *ckpt = NULL, *dir = NULL, *csv = NULL, *outputs = NULL;
+    int batch = 64, threads = 0, clamp = 0;
+    ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "checkpoint (required)"},
+                     {"task", ARG_STR, &dir, "task directory (posgpt task gen): its test.txt is scored (required)"},
+                     {"csv", ARG_STR, &csv, "write the accuracies here (default: standard output)"},
+                     {"outputs", ARG_STR, &outputs, "write every example with the answer the model gave (test.txt's format)"},
+                     {"batch", ARG_INT, &batch, "examples decoded together", 1, 4096},
+                     {"clamp-pos", ARG_FLAG, &clamp, "learned tables: positions past the last row use the last row"},
+                     {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
+                     {NULL}};
+    args_parse(argc, argv, 3, defs, NULL, "task eval", "--ckpt FILE --task DIR [flags]", NULL, 0);
+    if (!ckpt || !dir) die("task eval: --ckpt FILE and --task DIR are required (see posgpt task eval --help)");
+    char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    size_t n;
+    char *desc = (char *)read_regular_file(path, "task description", 1 << 20, &n);
+    if (!meta(desc, "task", name, sizeof name) || !task_find(name)) die("task eval: '%s' names no task (posgpt task gen writes it)", path);
+    meta(desc, "max_len", maxlen, sizeof maxlen);
+    free(desc);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    TaskSet set;
+    taskset_read(&set, path);
+    GPT m;
+    TrainState ts;
+    ckpt_load(ckpt, &m, &ts, NULL);
+    m.clamp_pos = clamp;
+    runtime_setup(threads);
+    int lim = gpt_max_pos(&m);
+    if (lim && set.max_total > lim && !clamp)
+        die("task eval: the longest test example has %d bytes; the '%s' checkpoint serves %d positions (pass --clamp-pos to "
+            "use its last row beyond them)", set.max_total, m.cfg.scheme, lim);
+    // examples in order of prompt length; a batch holds one prompt length
+    int *order = xmalloc((size_t)set.n * sizeof(int)), maxp = 0, maxlen_ex = 0, maxdep = 0;
+    for (int i = 0; i < set.n; i++) {
+        order[i] = i;
+        maxp = set.ex[i].nprompt > maxp ? set.ex[i].nprompt : maxp;
+        maxlen_ex = set.ex[i].len > maxlen_ex ? set.ex[i].len : maxlen_ex;
+        maxdep = set.ex[i].depth_pct > maxdep ? set.ex[i].depth_pct : maxdep;
+    }
+    g_set = &set;
+    qsort(order, (size_t)set.n, sizeof(int), by_prompt);
+    // tallies by (length, depth)
+    long *total = xcalloc((size_t)(maxlen_ex + 1) * 101, sizeof(long)), *right = xcalloc((size_t)(maxlen_ex + 1) * 101, sizeof(long));
+    Decoder d;
+    decoder_init(&d, &m, batch, set.max_total, maxp);
+    int *tok = xmalloc((size_t)batch * maxp * sizeof(int)), *next = xmalloc((size_t)batch * sizeof(int));
+    int *ok = xmalloc((size_t)batch * sizeof(int)), *done = xmalloc((size_t)batch * sizeof(int));
+    char *gen = xmalloc((size_t)batch * (set.max_total + 1)); // each row's answer so far
+    OutFile oo;
+    FILE *fo = outputs ? out_open(&oo, outputs, "outputs file") : NULL;
+    int V = m.cfg.V;
+    double t0 = now_seconds();
+    for (int i = 0; i < set.n;) {
+        int np = set.ex[order[i]].nprompt, nb = 0, maxa = 0;
+        while (i + nb < set.n && nb < batch && set.ex[order[i + nb]].nprompt == np) nb++;
+        for (int b = 0; b < batch; b++) { // rows past nb repeat the last example (not counted)
+            const TaskExample *x = &set.ex[order[i + (b < nb ? b : nb - 1)]];
+            for (int t = 0; t < np; t++) tok[b * np + t] = (unsigned char)x->prompt[t];
+            maxa = x->nanswer > maxa ? x->nanswer : maxa;
+            ok[b] = 1, done[b] = 0;
+        }
+        decoder_reset(&d);
+        const real *lg = decoder_feed(&d, tok, NULL, np);
+        // greedy, up to the end mark or the expected answer's length (a longer one is wrong anyway)
+        for (int k = 0; k < maxa; k++) {
+            int live = 0;
+            for (int b = 0; b < batch; b++) {
+                const TaskExample *x = &set.ex[order[i + (b < nb ? b : nb - 1)]];
+                int best = 0;
+                for (int v = 1; v < V; v++)
+                    if (lg[(size_t)b * V + v] > lg[(size_t)b * V + best]) best = v;
+                next[b] = best;
+                if (done[b]) continue;
+                gen[(size_t)b * (set.max_total + 1) + k] = (char)best, gen[(size_t)b * (set.max_total + 1) + k + 1] = 0;
+                if (best != (unsigned char)x->answer[k]) ok[b] = 0;
+                done[b] = best == TASK_END || k + 1 >= x->nanswer;
+                live += !done[b] && (ok[b] || fo);
+            }
+            if (!live) break; // every example decided (and, for --outputs, written out)
+            lg = decoder_feed(&d, next, NULL, 1);
+        }
+        for (int b = 0; b < nb; b++) {
+            const TaskExample *x = &set.ex[order[i + b]];
+            total[(size_t)x->len * 101 + x->depth_pct]++, right[(size_t)x->len * 101 + x->depth_pct] += ok[b];
+            if (fo) fprintf(fo, "%d\t%d\t%.*s%s\n", x->len, x->depth_pct, x->nprompt, x->prompt, gen + (size_t)b * (set.max_total + 1));
+        }
+        i += nb;
+    }
+    double secs = now_seconds() - t0;
+    OutFile o;
+    FILE *f = csv ? out_open(&o, csv, "accuracy CSV") : stdout;
+    fprintf(f, "task,scheme,train_max_len,len,depth,examples,correct,accuracy\n");
+    long all = 0, allr = 0;
+    for (int L = 1; L <= maxlen_ex; L++)
+        for (int dp = 0; dp <= 100; dp++) {
+            long t = total[(size_t)L * 101 + dp], r = right[(size_t)L * 101 + dp];
+            if (!t) continue;
+            fprintf(f, "%s,%s,%s,%d,%d,%ld,%ld,%.6f\n", name, run_label(m.cfg.scheme, ts.rand_max, label, sizeof label), maxlen, L, dp,
+                    t, r, (double)r / t);
+            all += t, allr += r;
+        }
+    if (csv) out_commit(&o);
+    if (fo) out_commit(&oo);
+    fprintf(stderr, "%s on %s: %ld of %ld test examples exactly right (%.1f%%), %.1f s\n", label, name, allr, all, 100.0 * allr / all,
+            secs);
+    decoder_free(&d);
+    free(order), free(total), free(right), free(tok), free(next), free(ok), free(done), free(gen);
+    taskset_free(&set);
+    gpt_free(&m);
+    return 0;
+}

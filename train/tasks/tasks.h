@@ -1,0 +1,60 @@
+// tasks.h - the algorithmic tasks of the length-generalisation study (docs/tasks.md): each
+// example is one line of bytes, "PROMPT>ANSWER;", generated from a seed at a chosen length
+// n (the number of input symbols), and scored by exact match of the answer a model writes
+// after the '>' (greedy, up to the ';').
+//   copy      n letters a..j                  answer: the same letters
+//   reverse   n letters a..j                  answer: them in reverse order
+//   sort      n letters a..j                  answer: them in ascending order
+//   add       two n-digit numbers, "A+B"      answer: A + B in decimal
+//   sum       n digits                        answer: their sum mod 10 (one digit)
+//   parity    n bits                          answer: 1 if an odd number of them is 1, else 0
+//   passkey   n filler sentences with a 5-digit key stated at a depth, then the question
+//             answer: the key
+// Task files (`posgpt task gen`): a directory with train.txt (lengths uniform in 1..L),
+// test.txt (every length 1..M L, M = 2 by default, the same number of examples each) and
+// task.txt (what made them); a line per example, "N<tab>DEPTH<tab>PROMPT>ANSWER;" with N its
+// length and DEPTH passkey's key depth in percent (0 for the other tasks).
+#ifndef POSGPT_TASKS_H
+#define POSGPT_TASKS_H
+
+#include "common.h"
+
+#include <stddef.h>
+
+#define TASK_SEP '>' // ends the prompt
+#define TASK_END ';' // ends the answer
+#define TASK_MAX_LINE 65536
+
+typedef struct {
+    const char *name, *summary;
+    int max_n;        // the longest n the generator accepts
+    // writes the example "PROMPT>ANSWER;" of length n (no newline) into buf, NUL-terminated;
+    // depth in [0, 1] places passkey's key (other tasks ignore it)
+    void (*make)(char *buf, size_t cap, int n, double depth, Rng *rng);
+} Task;
+
+int task_count(void);
+const Task *task_at(int i);
+const Task *task_find(const char *name);
+const char *task_names(void); // "copy|reverse|..."
+
+// one example, split: the prompt ends with TASK_SEP, the answer with TASK_END
+typedef struct {
+    int len;          // its length n (from the file's metadata column, or 0)
+    int depth_pct;    // passkey: the key's depth in percent; else 0
+    int nprompt, nanswer;
+    const char *prompt, *answer; // into the owning TaskSet's text
+} TaskExample;
+
+typedef struct {
+    char *text;       // the file, lines cut in place
+    TaskExample *ex;
+    int n;
+    int max_total;    // the longest prompt + answer, in bytes
+} TaskSet;
+
+// Read a task file (the lines above). Dies with a one-line error naming the file and line of
+// anything else.
+void taskset_read(TaskSet *s, const char *path);
+void taskset_free(TaskSet *s);
+#endif
