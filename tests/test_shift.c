@@ -1,8 +1,10 @@
 // test_shift.c - float-build checks of position shifts and of RoPE context extension:
-//  - the shift test (Sinha et al. 2022): for every registered scheme, a random model's loss
-//    with positions 1000..1000+T-1 against 0..T-1. Schemes that depend only on distances
-//    must agree to float error, the others (absolute tables, FIRE's query-position
-//    normaliser) must not; and the schemes flagged relative are exactly the expected list.
+//  - the shift test (Sinha et al. 2022): for every registered scheme, a random model's loss at
+//    every position with positions 1000..1000+T-1 against 0..T-1. Schemes that depend only on
+//    distances must agree to float error (measured: at most 4e-6 nats, rope and xpos; the
+//    bound is 2e-5 (1 + loss)), the others (absolute tables, FIRE's query-position
+//    normaliser) must differ by more than 0.01 somewhere (measured: 0.19 to 6); and the
+//    schemes flagged relative are exactly the expected list.
 //  - eval --rope-scaling: at or below the training length every method is the identity;
 //    pi at factor s on positions s*p equals plain RoPE on p; ntk equals plain RoPE with base
 //    * s^(HS/(HS-2)); dynamic-ntk follows the window length; yarn leaves high-frequency pairs
@@ -58,13 +60,21 @@ static void test_shift(void) {
         check(s->relative == expect, name, "flag %d, expected %d", s->relative, expect);
         GPT m;
         build(&m, s->name, NULL, 1000 + T);
-        double l0 = loss_offset(&m, 0), l1 = loss_offset(&m, 1000), d = fabs(l1 - l0);
+        // every position's loss, not only the mean: a random model's mean loss hardly moves
+        // when its attention changes, the losses of single positions do
+        real l0s[B * T];
+        double l0 = loss_offset(&m, 0), d = 0;
+        memcpy(l0s, m.losses, sizeof l0s);
+        double l1 = loss_offset(&m, 1000);
+        for (int n = 0; n < B * T; n++) d = fmax(d, fabs((double)m.losses[n] - l0s[n]));
         if (expect) {
-            snprintf(name, sizeof name, "shift test [%s]: loss at offset 1000 == offset 0 (%.7f, %.7f)", s->name, l0, l1);
-            check(d <= 2e-5 * (1 + fabs(l0)), name, "|diff| %.3g", d);
+            snprintf(name, sizeof name, "shift test [%s]: every position's loss at offset 1000 == at offset 0 (means %.7f, %.7f)",
+                     s->name, l0, l1);
+            check(d <= 2e-5 * (1 + fabs(l0)), name, "largest |diff| %.3g", d);
         } else {
-            snprintf(name, sizeof name, "shift test [%s]: loss at offset 1000 differs from offset 0 (%.5f, %.5f)", s->name, l0, l1);
-            check(d > 1e-3, name, "|diff| only %.3g", d);
+            snprintf(name, sizeof name, "shift test [%s]: the losses at offset 1000 differ from offset 0 (means %.5f, %.5f)", s->name,
+                     l0, l1);
+            check(d > 1e-2, name, "largest |diff| only %.3g", d);
         }
         gpt_free(&m);
     }
