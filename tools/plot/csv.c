@@ -73,18 +73,18 @@ void csv_read(Csv *t, const char *path) {
     }
     int h = 0;
     while (h < nl && !*csv_trim(lines[h])) h++;
-    if (h == nl) die("plot: '%s' is empty (no header row)", path);
+    if (h == nl) free(lines), die("plot: '%s' is empty (no header row)", path);
     snprintf(t->header, sizeof t->header, "%s", csv_trim(lines[h]));
     if (!strchr(t->header, ',') && strchr(t->header, ';'))
-        die("plot: '%s' separates its fields with ';'; posgpt reads comma-separated files (the header is: %s)", path, t->header);
+        free(lines), die("plot: '%s' separates its fields with ';'; posgpt reads comma-separated files (the header is: %s)", path, t->header);
     t->ncol = csv_split(lines[h], t->col, 64);
-    if (t->ncol > 64) die("plot: '%s' has %d columns; at most 64", path, t->ncol);
+    if (t->ncol > 64) free(lines), die("plot: '%s' has %d columns; at most 64", path, t->ncol);
     t->cell = xmalloc((size_t)nl * t->ncol * sizeof(char *) + 1);
     t->line = xmalloc((size_t)nl * sizeof(int) + 1);
     for (int i = h + 1; i < nl; i++) {
         if (!*csv_trim(lines[i])) continue; // blank lines (a trailing newline) are fine
         int k = csv_split(lines[i], t->cell + (size_t)t->nrow * t->ncol, t->ncol);
-        if (k != t->ncol) die("plot: %s line %d: %d fields, but the header has %d", path, i + 1, k, t->ncol);
+        if (k != t->ncol) free(lines), die("plot: %s line %d: %d fields, but the header has %d", path, i + 1, k, t->ncol);
         t->line[t->nrow++] = i + 1;
     }
     free(lines);
