@@ -53,11 +53,11 @@ TEST_D := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*_d.c))
 TEST_F := $(patsubst tests/%.c,$(B)/tests/%,$(filter-out $(wildcard tests/test_*_d.c),$(wildcard tests/test_*.c)))
 
 # (and the position sampler, which the gradient checks draw positions with)
-$(TEST_D): $(B)/tests/%: tests/%.c tests/check.h tests/track_alloc.h $(MODEL_DBL) $(B)/d/train/positions.o $(HDRS)
+$(TEST_D): $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(MODEL_DBL) $(B)/d/train/positions.o $(HDRS)
 	@mkdir -p $(B)/tests
 	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -Itests -o $@ $< $(MODEL_DBL) $(B)/d/train/positions.o $(LDLIBS)
 
-$(TEST_F): $(B)/tests/%: tests/%.c tests/check.h $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
+$(TEST_F): $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
 	@mkdir -p $(B)/tests
 	$(CC) $(ALLCFLAGS) -Itests -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
 

@@ -16,6 +16,7 @@
 #include "check.h"
 #include "decode.h"
 #include "positions.h"
+#include "random_model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,9 @@ static void build(GPT *m, const char *scheme, int sharing, int rows) {
     snprintf(cfg.scheme, sizeof cfg.scheme, "%s", scheme);
     pos_default_hypers(pos_find(scheme), cfg.scheme_hp);
     if (!strcmp(scheme, "shaw")) cfg.scheme_hp[0] = 8; // clipped within the window
-    gpt_build(m, &cfg);
-    gpt_init(m, 5);
     Rng rng;
     rng_seed(&rng, 11);
-    for (size_t i = 0; i < m->num_params; i++) m->params[i] += (real)(0.3 * rng_normal(&rng));
-    gpt_constrain(m);
+    random_model(m, &cfg, 5, &rng);
 }
 
 // the full forward's logits (B, T, V) at positions pos (B, T)

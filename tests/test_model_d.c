@@ -11,6 +11,7 @@
 #include <string.h>
 #include "track_alloc.h"
 #include "positions.h"
+#include "random_model.h"
 
 static void model_check(const PosScheme *s, int randomized, int sharing) {
     int B = 2, T = 5, rand_max = randomized ? 4 * T : 0;
@@ -18,13 +19,9 @@ static void model_check(const PosScheme *s, int randomized, int sharing) {
     snprintf(cfg.scheme, sizeof cfg.scheme, "%s", s->name);
     pos_default_hypers(s, cfg.scheme_hp);
     GPT m;
-    gpt_build(&m, &cfg);
-    gpt_init(&m, 7);
     Rng rng;
     rng_seed(&rng, 99);
-    // larger-than-init weights so every nonlinearity and the scheme's parameters matter
-    for (size_t i = 0; i < m.num_params; i++) m.params[i] += 0.3 * rng_normal(&rng);
-    gpt_constrain(&m); // back into the scheme's allowed set (KERPLE's r > 0, FIRE's c > 0)
+    random_model(&m, &cfg, 7, &rng);
     int tok[10], tgt[10], pos[10];
     for (int i = 0; i < B * T; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = (int)rng_below(&rng, 256);
     positions_draw(pos, B, T, 0, rand_max, &rng);
@@ -78,12 +75,9 @@ static void masked_check(const char *scheme) {
     snprintf(cfg.scheme, sizeof cfg.scheme, "%s", scheme);
     pos_default_hypers(pos_find(scheme), cfg.scheme_hp);
     GPT m;
-    gpt_build(&m, &cfg);
-    gpt_init(&m, 7);
     Rng rng;
     rng_seed(&rng, 98);
-    for (size_t i = 0; i < m.num_params; i++) m.params[i] += 0.3 * rng_normal(&rng);
-    gpt_constrain(&m);
+    random_model(&m, &cfg, 7, &rng);
     // sequence 0: prompt of 2, answer of 3, 1 padding; sequence 1: prompt of 3, answer of 2, 1 padding
     int tok[12], tgt[12], score[12] = {0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0};
     for (int i = 0; i < B * T; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = score[i] ? (int)rng_below(&rng, 256) : GPT_NO_TARGET;

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "gpt.h"
 #include "positions.h"
+#include "random_model.h"
 #include "scheme_state.h"
 
 #include <stdlib.h>
@@ -27,13 +28,9 @@ static void build(GPT *m, const char *scheme, const float *hp, int rows) {
     snprintf(cfg.scheme, sizeof cfg.scheme, "%s", scheme);
     if (hp) memcpy(cfg.scheme_hp, hp, sizeof cfg.scheme_hp);
     else pos_default_hypers(pos_find(scheme), cfg.scheme_hp);
-    gpt_build(m, &cfg);
-    gpt_init(m, 5);
-    // weights well above init scale, so positions visibly matter for every scheme
     Rng rng;
     rng_seed(&rng, 11);
-    for (size_t i = 0; i < m->num_params; i++) m->params[i] += (real)(0.3 * rng_normal(&rng));
-    gpt_constrain(m);
+    random_model(m, &cfg, 5, &rng);
     gpt_alloc(m, B, T, 0);
 }
 
