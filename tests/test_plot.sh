@@ -201,6 +201,31 @@ expect_error "not a font" "not a TrueType font" "${O[@]}" --font "$tmp/eval.csv"
 expect_error "missing font" "cannot read font" "${O[@]}" --font "$tmp/nosuch.ttf" "$tmp/eval.csv"
 expect_error "unwritable output" "cannot write figure" --out "$tmp/no/such/dir/x.png" "$tmp/eval.csv"
 
+# ---- accuracy (posgpt task eval CSVs): seeds averaged with a band, the training lengths shaded ----
+acc() { # scheme seed: accuracy falling past length 20, with seed-dependent noise; two depths per length
+  awk -v s="$1" -v seed="$2" 'BEGIN { srand(seed); print "task,scheme,train_max_len,len,depth,examples,correct,accuracy"
+    for (n = 1; n <= 30; n++) for (d = 0; d <= 100; d += 100) { c = int(50 / (1 + exp((n - 22) / 2)) * (0.8 + 0.4 * rand())); if (c > 50) c = 50
+      printf "reverse,%s,20,%d,%d,50,%d,%.6f\n", s, n, d, c, c / 50 } }'
+}
+for sd in 1 2 3; do acc alibi $sd > "$tmp/acc-alibi-$sd.csv"; acc nope $((sd + 10)) > "$tmp/acc-nope-$sd.csv"; done
+if render accuracy 1200 800 "$tmp"/acc-alibi-*.csv "$tmp"/acc-nope-*.csv; then
+  [ "$(stat_of "$tmp/accuracy.stats" kind)" = accuracy ] && [ "$(stat_of "$tmp/accuracy.stats" series)" = 2 ]     && [ "$(stat_of "$tmp/accuracy.stats" points)" = 60 ] && [ "$(stat_of "$tmp/accuracy.stats" y_axis)" = "0 1" ]     && ok "accuracy: kind from the header, a series per scheme over 3 files, 30 lengths each, y from 0 to 1"     || bad "accuracy stats" "$(head -6 "$tmp/accuracy.stats" | tr '\n' ' ')"
+fi
+# the point at a length is the mean of the files' accuracies (each pooling its depths), the band their range
+$BIN plot --out "$tmp/acc.svg" "$tmp"/acc-alibi-*.csv 2> /dev/null
+want=$(for f in "$tmp"/acc-alibi-*.csv; do awk -F, '$4 == 21 { c += $7; e += $6 } END { print c / e }' "$f"; done \
+  | awk '{ s += $1; lo = NR == 1 || $1 < lo ? $1 : lo; hi = NR == 1 || $1 > hi ? $1 : hi } END { printf "%.4f %.4f %.4f", s / NR, lo, hi }')
+got=$($BIN plot --out "$tmp/acc2.png" --stats "$tmp"/acc-alibi-*.csv 2> /dev/null | awk '$1 == "point" && $3 == 21 { printf "%.4f %.4f %.4f", $4, $5, $6 }')
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "accuracy: at length 21 the mean of the 3 files' pooled accuracies and their range ($got)" \
+  || bad "accuracy mean" "got '$got', want '$want'"
+grep -q 'fill="#eeeeee"' "$tmp/acc.svg" && [ "$(grep -c 'opacity="0.180"' "$tmp/acc.svg")" = 1 ] \
+  && ok "accuracy: the training lengths shaded, one band (three seeds of one scheme)" || bad "accuracy svg" "no shade or band"
+acc alibi 1 > "$tmp/acc-one.csv"
+$BIN plot --out "$tmp/acc1.svg" "$tmp/acc-one.csv" 2> /dev/null && ! grep -q 'opacity="0.180"' "$tmp/acc1.svg" \
+  && ok "accuracy: one file per scheme draws no band" || bad "accuracy one file" "a band with one seed"
+printf 'task,scheme,train_max_len,len,depth,examples,correct,accuracy\nreverse,alibi,20,3,0,10,11,1.1\n' > "$tmp/acc-bad.csv"
+expect_error "accuracy: more correct than examples" "acc-bad.csv line 2" "${O[@]}" "$tmp/acc-bad.csv"
+
 # ---- help ----
 $BIN plot --help > "$tmp/help.txt" 2>&1 && grep -q -- '--kind' "$tmp/help.txt" && grep -q -- '--ymax' "$tmp/help.txt" \
   && ok "plot --help lists the flags" || bad "plot --help" "$(head -3 "$tmp/help.txt")"

@@ -422,6 +422,21 @@ static void chart_place(Canvas *c, const Font *f, const Chart *ch, Plan *p, Char
 static void draw_data(Canvas *c, const Font *f, const Chart *ch, Plan *p, ChartStats *st) {
     const float s = p->s, mr = p->mr, L = p->L, R = p->R, T = p->T, B = p->B;
     canvas_clip(c, (int)floor(L), (int)floor(T), (int)ceil(R), (int)ceil(B));
+    if (ch->shade_x1 > ch->shade_x0) // a shaded x range (the training lengths) beneath everything
+        draw_rect(c, ax_map(&p->X, ch->shade_x0), T, ax_map(&p->X, ch->shade_x1), B, (Rgb){0xee, 0xee, 0xee}, 1);
+    for (int i = 0; i < ch->ns; i++) { // bands: a trapezoid per segment, composited once per series
+        const ChartSeries *se = &ch->s[i];
+        if (!se->ylo || !se->yhi || se->n < 2) continue;
+        for (int k = 0; k + 1 < se->n; k++) {
+            float x0 = ax_map(&p->X, se->x[k]), x1 = ax_map(&p->X, se->x[k + 1]);
+            float q[8] = {x0, ax_map(&p->Y, se->ylo[k]), x1, ax_map(&p->Y, se->ylo[k + 1]), x1, ax_map(&p->Y, se->yhi[k + 1]),
+                          x0, ax_map(&p->Y, se->yhi[k])};
+            if (q[7] > q[1] - 0.5f) q[7] = q[1] - 0.5f; // keep every trapezoid a polygon (a band of width 0 at an end)
+            if (q[5] > q[3] - 0.5f) q[5] = q[3] - 0.5f;
+            shape_convex(c, q, 4);
+        }
+        shape_flush(c, se->color, 0.18f);
+    }
     for (int k = 0; k < p->yt.n; k++) {
         float y = ax_map(&p->Y, p->yt.v[k]);
         shape_capsule(c, L, y, R, y, 0.6f * s + 0.2f);

@@ -19,6 +19,7 @@ typedef struct {
     int marker;          // MARK_*, or -1 for none
     int markers;         // draw the marker at every point (and in the legend)
     int light;           // a background curve: drawn first, no triangles for clipped points
+    const double *ylo, *yhi; // (n) a band from ylo to yhi drawn lightly under the line, or NULL
 } ChartSeries;
 
 typedef struct {
@@ -35,6 +36,7 @@ typedef struct {
     const double *vlines;    // dashed vertical reference lines (the training length)
     int nvlines;
     const char *vline_label;
+    double shade_x0, shade_x1; // x from shade_x0 to shade_x1 shaded light grey (none unless x1 > x0)
 } Chart;
 
 typedef struct {

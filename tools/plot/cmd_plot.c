@@ -4,6 +4,8 @@
 //   --kind training  train and validation loss vs step, from `posgpt train` log.csv files
 //   --kind offset    loss (or ppl, bpc) vs the first position of the window (eval --pos-offset),
 //                    from `posgpt eval` CSVs: the shift test of Sinha et al. 2022
+//   --kind accuracy  exact-match accuracy vs length, from `posgpt task eval` CSVs; the training
+//                    lengths shaded; files of one scheme (seeds) averaged, with a min-max band
 // The driver: the flags; the rows, series and y range (series.h); the chart's titles,
 // captions, ticks and reference lines (here); rendering in one panel or two (chart.h).
 #include "args.h"
@@ -47,7 +49,7 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
     a->q.protocol = "auto", a->q.positions = "all", a->q.metric = "ppl";
     a->width = 1600, a->height = 1000, a->ymax = NAN, a->ymin = NAN;
     ArgDef defs[] = {
-        {"kind", ARG_STR, &kind_s, "ppl | position | training | offset; auto: from the first file's header (never offset)"},
+        {"kind", ARG_STR, &kind_s, "ppl | position | training | offset | accuracy; auto: from the first file's header (never offset)"},
         {"out", ARG_STR, &a->out, "the figure: .png, or .svg for vectors with text as text (required)"},
         {"title", ARG_STR, &a->title, "figure title; none: made from the data; \"\": no title"},
         {"width", ARG_INT, &a->width, "image width in pixels", 320, 8000},
@@ -73,8 +75,8 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
     const char *protocol = a->q.protocol, *positions = a->q.positions, *metric = a->q.metric;
     int kind = !strcmp(kind_s, "ppl") ? KIND_PPL : !strcmp(kind_s, "position") ? KIND_POSITION
              : !strcmp(kind_s, "training") ? KIND_TRAINING : !strcmp(kind_s, "offset") ? KIND_OFFSET
-             : !strcmp(kind_s, "auto") ? -1 : -2;
-    if (kind == -2) die("plot: --kind must be ppl, position, training or offset, got '%s'", kind_s);
+             : !strcmp(kind_s, "accuracy") ? KIND_ACCURACY : !strcmp(kind_s, "auto") ? -1 : -2;
+    if (kind == -2) die("plot: --kind must be ppl, position, training, offset or accuracy, got '%s'", kind_s);
     if (strcmp(protocol, "auto") && strcmp(protocol, "nonoverlapping") && strcmp(protocol, "sliding") && strcmp(protocol, "both"))
         die("plot: --protocol must be nonoverlapping, sliding, both or auto, got '%s'", protocol);
     if (strcmp(positions, "all") && strcmp(positions, "contiguous") && strcmp(positions, "random"))
@@ -120,6 +122,7 @@ static void chart_series(Figure *fg, const SeriesSet *ss, int kind) {
         ChartSeries c = {.x = s->x, .y = s->y, .n = s->n, .color = palette_color(s->color), .dash = s->dash,
                          .marker = s->marker, .opacity = 1, .label = s->label};
         if (kind == KIND_PPL || kind == KIND_OFFSET) c.width = 3, c.markers = 1;
+        else if (kind == KIND_ACCURACY) c.width = 3, c.markers = s->n <= 60, c.ylo = s->ylo, c.yhi = s->yhi;
         else if (kind == KIND_POSITION) {
             c.width = s->n > 200 ? 2.5f : 3, c.markers = s->n <= 40;
             if (s->raw) // the raw values beneath, light
@@ -199,6 +202,14 @@ static void titles(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Row
         else snprintf(title_buf, tn, "%s vs. position offset", what);
         append(cap, cn, "%s windows; positions K..K+L-1", pname);
         why = is_ppl ? "5× the median at offset 0" : "3× the median at offset 0";
+    } else if (q->kind == KIND_ACCURACY) {
+        int seeds = 0;
+        for (int i = 0; i < ss->n; i++) seeds = se[i].seeds > seeds ? se[i].seeds : seeds;
+        if (single_tl) snprintf(title_buf, tn, "Exact-match accuracy vs length (%s; trained on lengths 1..%d)", rs->r[0].protocol, se[0].train_len);
+        else snprintf(title_buf, tn, "Exact-match accuracy vs length (%s)", rs->r[0].protocol);
+        snprintf(ylab, yn, "exact-match accuracy");
+        append(cap, cn, "%s", single_tl ? "shaded: the training lengths" : "training lengths differ: not shaded");
+        if (seeds > 1) append(cap, cn, "; lines: the mean over up to %d files (seeds), bands: the lowest to the highest", seeds);
     } else {
         snprintf(title_buf, tn, "Training and validation loss");
         snprintf(ylab, yn, "loss (nats per byte)");
@@ -211,7 +222,7 @@ static void titles(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Row
     if (yc->clip && yc->nabove)
         append(cap, cn, "; y clipped at %s (%s): %d point%s above, shown as ▲ with %s value", cv,
                !strcmp(yc->why, "--ymax") ? "--ymax" : why, yc->nabove, yc->nabove == 1 ? "" : "s", yc->nabove == 1 ? "its" : "their");
-    else if (!q->ylog) append(cap, cn, "; linear y, all points shown");
+    else if (!q->ylog && q->kind != KIND_ACCURACY) append(cap, cn, "; linear y, all points shown");
 }
 
 static void compose(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Rows *rs, const YClip *yc, int smooth) {
@@ -230,6 +241,10 @@ static void compose(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Ro
         ch.xlabel = q->xlog ? "position in the window + 1" : "position in the window", ch.xlog = q->xlog;
         ch.xtick_unit = single_tl ? ss->s[0].train_len : 0;
     } else if (q->kind == KIND_OFFSET) ch.xlabel = "position offset K (first position of every window)";
+    else if (q->kind == KIND_ACCURACY) {
+        ch.xlabel = "length n (input symbols; passkey: filler sentences)", ch.ymin = 0, ch.ymax = 1, ch.yclip = 0;
+        if (single_tl) ch.shade_x0 = 0.5, ch.shade_x1 = ss->s[0].train_len + 0.5;
+    }
     else ch.xlabel = "step";
     if (a->title && !*a->title) ch.title = NULL;
     fg->ch = ch;
@@ -271,7 +286,7 @@ static void render(Canvas *cv, const Figure *fg, const PlotArgs *a, const Font *
 static void print_stats(const PlotArgs *a, const SeriesSet *ss, const YClip *yc, const Figure *fg, const ChartStats *st, const Font *font) {
     int kind = a->q.kind;
     printf("kind %s\nsize %d %d\nseries %d\npoints %d\n", kind == KIND_PPL ? "ppl" : kind == KIND_POSITION ? "position"
-           : kind == KIND_OFFSET ? "offset" : "training", a->width, a->height, ss->n, yc->npts);
+           : kind == KIND_OFFSET ? "offset" : kind == KIND_ACCURACY ? "accuracy" : "training", a->width, a->height, ss->n, yc->npts);
     printf("data_range %g %g\ny_axis %g %g\n", yc->dmin, yc->dmax, st->ylo, st->yhi);
     if (yc->clip) printf("clip %g\n", yc->top);
     else printf("clip none\n");
@@ -280,6 +295,10 @@ static void print_stats(const PlotArgs *a, const SeriesSet *ss, const YClip *yc,
     for (int i = 0; i < fg->ncs; i++)
         if (fg->cs[i].label) printf("label %s\n", fg->cs[i].label);
     for (int i = 0; i < ss->n; i++) printf("style %d %d %d %s\n", ss->s[i].color, ss->s[i].marker, ss->s[i].dash, ss->s[i].label);
+    for (int i = 0; i < ss->n && kind == KIND_ACCURACY; i++) // every point: x, y (the mean), the band
+        for (int k = 0; k < ss->s[i].n; k++)
+            printf("point %d %g %.9g %.9g %.9g\n", i, ss->s[i].x[k], ss->s[i].y[k], ss->s[i].ylo ? ss->s[i].ylo[k] : ss->s[i].y[k],
+                   ss->s[i].yhi ? ss->s[i].yhi[k] : ss->s[i].y[k]);
 }
 
 int cmd_plot(int argc, char **argv) {

@@ -93,8 +93,9 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
         csv_read(&t, q->files[fi]);
         if (q->kind < 0) { // auto: what the first file's header says
             q->kind = csv_col(&t, "train_loss", 0, "") >= 0 ? KIND_TRAINING : csv_col(&t, "position", 0, "") >= 0 ? KIND_POSITION
-                 : csv_col(&t, "eval_len", 0, "") >= 0 ? KIND_PPL : -1;
-            if (q->kind < 0) die("plot: cannot tell what %s is from its header (%s); pass --kind ppl|position|training", t.path, t.header);
+                 : csv_col(&t, "eval_len", 0, "") >= 0 ? KIND_PPL : csv_col(&t, "accuracy", 0, "") >= 0 ? KIND_ACCURACY : -1;
+            if (q->kind < 0)
+                die("plot: cannot tell what %s is from its header (%s); pass --kind ppl|position|training|accuracy", t.path, t.header);
         }
         if (!t.nrow) die("plot: %s has a header but no rows", t.path);
         if (q->kind == KIND_TRAINING) {
@@ -110,6 +111,22 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
                     snprintf(w->name, sizeof w->name, "%s", names[fi]);
                     w->role = role, w->x = step, w->y = role ? va : tr, w->file = fi, w->line = t.line[r];
                 }
+            }
+        } else if (q->kind == KIND_ACCURACY) {
+            const char *what = "posgpt task eval CSV";
+            int c_t = csv_col(&t, "task", 1, what), c_s = csv_col(&t, "scheme", 1, what), c_tl = csv_col(&t, "train_max_len", 1, what);
+            int c_l = csv_col(&t, "len", 1, what), c_e = csv_col(&t, "examples", 1, what), c_c = csv_col(&t, "correct", 1, what);
+            for (int r = 0; r < t.nrow; r++) {
+                Row *w = rows_add(rs);
+                const char *sch = csv_str(&t, r, c_s);
+                if (!*sch || !*csv_str(&t, r, c_t)) die("plot: %s line %d: column 'scheme' or 'task' is empty", t.path, t.line[r]);
+                snprintf(w->name, sizeof w->name, "%s", q->labels ? q->labels[fi] : sch);
+                snprintf(w->protocol, sizeof w->protocol, "%s", csv_str(&t, r, c_t));
+                double tl = csv_num(&t, r, c_tl, 0), len = csv_num(&t, r, c_l, 0), e = csv_num(&t, r, c_e, 0), c = csv_num(&t, r, c_c, 0);
+                if (tl < 0 || tl > 1e9 || len < 1 || len > 1e9 || e < 1 || c < 0 || c > e)
+                    die("plot: %s line %d: train_max_len %g, len %g, examples %g, correct %g: out of range", t.path, t.line[r], tl, len, e, c);
+                w->train_len = (int)tl, w->x = len, w->y = c, w->count = e; // counts: pooled over depths, then divided
+                w->file = fi, w->line = t.line[r];
             }
         } else {
             const char *what = q->kind != KIND_POSITION ? "posgpt eval CSV" : "posgpt eval --per-position CSV";
@@ -158,7 +175,7 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
 
 void plot_rows_filter(Rows *rs, PlotQuery *q) {
     const char *proto = q->protocol;
-    if (q->kind != KIND_TRAINING && !strcmp(q->protocol, "auto")) {
+    if (q->kind != KIND_TRAINING && q->kind != KIND_ACCURACY && !strcmp(q->protocol, "auto")) {
         proto = "sliding";
         for (int i = 0; i < rs->n; i++)
             if (!strcmp(rs->r[i].protocol, "nonoverlapping")) proto = "nonoverlapping";
@@ -167,7 +184,7 @@ void plot_rows_filter(Rows *rs, PlotQuery *q) {
     int kept = 0;
     for (int i = 0; i < rs->n; i++) {
         Row *w = &rs->r[i];
-        if (q->kind != KIND_TRAINING) {
+        if (q->kind != KIND_TRAINING && q->kind != KIND_ACCURACY) {
             if (!strstr(seen_proto, w->protocol) && strlen(seen_proto) + strlen(w->protocol) + 2 < sizeof seen_proto)
                 strcat(seen_proto, *seen_proto ? ", " : ""), strcat(seen_proto, w->protocol);
             if (strcmp(proto, "both") && strcmp(w->protocol, proto)) continue;
@@ -184,6 +201,27 @@ void plot_rows_filter(Rows *rs, PlotQuery *q) {
 }
 
 // ---- series ----
+// kind accuracy: a point per file (its depths pooled) becomes accuracy = correct / examples;
+// the files at one length (seeds) become their mean, with their lowest and highest as a band
+static void accuracy_seeds(Series *s) {
+    int m = 0;
+    s->ylo = xmalloc(((size_t)s->n + 1) * sizeof(double)), s->yhi = xmalloc(((size_t)s->n + 1) * sizeof(double));
+    for (int k = 0; k < s->n;) {
+        int k1 = k;
+        double sum = 0, lo = INFINITY, hi = -INFINITY, ex = 0;
+        for (; k1 < s->n && s->x[k1] == s->x[k]; k1++) {
+            double a = s->y[k1] / s->count[k1];
+            sum += a, lo = fmin(lo, a), hi = fmax(hi, a), ex += s->count[k1];
+        }
+        s->seeds = k1 - k > s->seeds ? k1 - k : s->seeds;
+        s->x[m] = s->x[k], s->y[m] = sum / (k1 - k), s->ylo[m] = lo, s->yhi[m] = hi, s->count[m] = ex;
+        s->file[m] = s->file[k], s->line[m] = s->line[k], m++;
+        k = k1;
+    }
+    s->n = m;
+    if (s->seeds < 2) free(s->ylo), free(s->yhi), s->ylo = s->yhi = NULL;
+}
+
 void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
     memset(ss, 0, sizeof *ss);
     int vary_proto = 0, vary_pos = 0, vary_tl = 0, vary_el = 0, vary_off = 0;
@@ -245,6 +283,11 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
         Row *w = &rs->r[i];
         Series *s = &se[w->sid];
         if (s->n && s->x[s->n - 1] == w->x) { // the same point twice
+            if (q->kind == KIND_ACCURACY && s->file[s->n - 1] == w->file) { // another depth of the same file: pooled
+                s->y[s->n - 1] += w->y, s->count[s->n - 1] += w->count;
+                continue;
+            }
+            if (q->kind == KIND_ACCURACY) goto append; // another file: a seed, averaged below
             if (q->kind == KIND_TRAINING) { // a resumed run logs some steps again: the later row wins
                 s->y[s->n - 1] = w->y, s->file[s->n - 1] = w->file, s->line[s->n - 1] = w->line;
                 continue;
@@ -254,6 +297,7 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
                 "name the files with --label A,B,...", q->files[s->file[s->n - 1]], s->line[s->n - 1], q->files[w->file], w->line, s->label,
                 q->kind == KIND_PPL ? "length" : q->kind == KIND_OFFSET ? "offset" : "position", w->x - (q->kind == KIND_POSITION && q->xlog ? 1 : 0));
         }
+    append:
         if (s->n == s->cap) {
             s->cap = s->cap ? 2 * s->cap : 64;
             s->x = realloc(s->x, s->cap * sizeof(double)), s->y = realloc(s->y, s->cap * sizeof(double));
@@ -271,6 +315,8 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
             if (se[i].role == 0 && se[j].role == 1 && se[j].name_id == se[i].name_id) se[i].light = 1;
     free(name_of);
     ss->s = se, ss->n = ns;
+    if (q->kind == KIND_ACCURACY)
+        for (int i = 0; i < ns; i++) accuracy_seeds(&se[i]);
     ss->vary_pos = vary_pos, ss->vary_tl = vary_tl, ss->vary_el = vary_el;
 }
 
@@ -359,7 +405,7 @@ void series_styles(SeriesSet *ss) {
 void series_free(SeriesSet *ss) {
     for (int i = 0; i < ss->n; i++) {
         Series *s = &ss->s[i];
-        free(s->x), free(s->y), free(s->raw), free(s->count), free(s->file), free(s->line);
+        free(s->x), free(s->y), free(s->raw), free(s->count), free(s->file), free(s->line), free(s->ylo), free(s->yhi);
     }
     free(ss->s);
     memset(ss, 0, sizeof *ss);
@@ -397,6 +443,7 @@ YClip series_yclip(const SeriesSet *ss, const PlotQuery *q, double ymin, double 
         }
     }
     double factor = q->kind != KIND_POSITION && q->kind != KIND_TRAINING && !strcmp(q->metric, "ppl") ? 5 : 3, base = median(ref, nref), limit = factor * base;
+    if (q->kind == KIND_ACCURACY) limit = INFINITY; // accuracy lives in [0, 1]: never clipped
     double clip = NAN;
     int yclip = 0, nabove = 0;
     const char *clip_why = NULL;

@@ -4,7 +4,7 @@
 #ifndef POSGPT_SERIES_H
 #define POSGPT_SERIES_H
 
-enum { KIND_PPL, KIND_POSITION, KIND_TRAINING, KIND_OFFSET };
+enum { KIND_PPL, KIND_POSITION, KIND_TRAINING, KIND_OFFSET, KIND_ACCURACY };
 
 // what the user asked for
 typedef struct {
@@ -21,7 +21,7 @@ typedef struct {
 // one value read from a file
 typedef struct {
     char name[96];      // scheme, --label, or the run's name
-    char protocol[16];
+    char protocol[16];  // the protocol (kinds ppl, position, offset), the task (kind accuracy)
     char positions[16];
     int train_len, eval_len, offset, role; // role (training): 0 train loss, 1 validation loss
     double x, y, count;
@@ -40,6 +40,8 @@ typedef struct {
     int color, marker, dash;                       // the style, unique in the figure (series_styles)
     double *x, *y, *count; // (n) y is smoothed for kind position with --smooth > 1
     double *raw;           // (n) the unsmoothed y, or NULL
+    double *ylo, *yhi;     // (n) kind accuracy with several files (seeds): the lowest and highest, y their mean
+    int seeds;             // kind accuracy: the most files behind one point
     int *file, *line;
     int light;             // a background curve (a training run's train loss): no clip marks
 } Series;
