@@ -1,5 +1,5 @@
 // test_fuzz_csv.c - a seeded mutation fuzzer for `posgpt plot` (its CSV reader, validation and
-// rendering). Seeds are valid CSVs of the three kinds (eval, per-position, training log);
+// rendering). Seeds are valid CSVs of the four kinds (eval, per-position, training log, task accuracy);
 // each input is a seed with damage: bytes flipped, fields replaced by hostile values ("nan",
 // "1e308", "-0", "", 20-digit integers, ...), lines dropped or duplicated, separators and NUL
 // bytes inserted, truncation. Each input is plotted in a forked child (a small canvas) with
@@ -37,6 +37,10 @@ static const char *SEED_POS =
 static const char *SEED_LOG =
     "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s\n"
     "10,4.1,,0.0005,1.2,20000,1.0\n20,3.2,3.3,0.001,0.9,21000,2.0\n30,2.8,,0.0009,0.8,20500,3.0\n40,2.5,2.6,0.0005,0.7,20800,4.0\n";
+static const char *SEED_ACC =
+    "task,scheme,train_max_len,len,depth,examples,correct,accuracy\n"
+    "reverse,alibi,4,1,0,10,10,1.0\nreverse,alibi,4,2,0,10,9,0.9\nreverse,alibi,4,5,0,10,3,0.3\nreverse,alibi,4,8,0,10,0,0\n"
+    "passkey,nope,4,2,50,10,7,0.7\npasskey,nope,4,2,100,10,5,0.5\n";
 static const char *HOSTILE[] = {"nan", "NaN", "inf", "-inf", "1e308", "-1e308", "1e-320", "0", "-0", "-1", "",
                                 "99999999999999999999", "2147483648", "-2147483649", "0x10", "1e", " ", "\"x\"",
                                 "random", "sliding", "nonoverlapping", "a,b", "1.5", "65536", "16777217"};
@@ -72,8 +76,8 @@ static void set_field(Str *s, int l, int f, const char *v) {
 }
 
 static Str mutate(Rng *r, int *kind) {
-    const char *seeds[3] = {SEED_EVAL, SEED_POS, SEED_LOG};
-    *kind = (int)rng_below(r, 3);
+    const char *seeds[4] = {SEED_EVAL, SEED_POS, SEED_LOG, SEED_ACC};
+    *kind = (int)rng_below(r, 4);
     Str s = {0};
     put(&s, seeds[*kind], strlen(seeds[*kind]));
     int rounds = 1 + (int)rng_below(r, 3);
