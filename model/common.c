@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+void (*die_hook)(void);
+
 void die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -15,6 +17,7 @@ void die(const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
     va_end(ap);
+    if (die_hook) die_hook();
     exit(1);
 }
 
@@ -26,6 +29,7 @@ void die_at(const char *file, int line, const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
     va_end(ap);
+    if (die_hook) die_hook();
     exit(1);
 }
 

@@ -33,6 +33,9 @@ typedef float real;
 void die(const char *fmt, ...) POSGPT_NORETURN POSGPT_PRINTF(1, 2);
 // die_at: like die, prefixed with the source location; for I/O and allocation failures.
 void die_at(const char *file, int line, const char *fmt, ...) POSGPT_NORETURN POSGPT_PRINTF(3, 4);
+// die_hook: when set, die and die_at call it after the message instead of exit(1); it must not
+// return (the fuzzers jump back to their loop through it, to run many inputs in one process).
+extern void (*die_hook)(void);
 
 void *malloc_check(size_t n, const char *file, int line);
 void *calloc_check(size_t n, size_t size, const char *file, int line);

@@ -8,7 +8,8 @@
 // truncation, bytes flipped. Each input is written to a file and, in a forked child with a
 // limit of 10 s of CPU time, loaded with font_load, measured and drawn (printable ASCII, composite Latin-1
 // letters, a letter past U+FFFF, a stray byte; across and upwards, at two sizes): it must
-// exit 0 (drawn) or 1 (a one-line error), never crash, hang or trip a sanitizer.
+// draw or refuse with a one-line error, never crash, hang or trip a sanitizer (fuzz_run.h:
+// batches of 64 a child, any batch that fails replayed one input a child).
 //   build/tests/test_fuzz_font [iterations] [seed] [first]   (default 1000; make fuzz: 100000)
 // Inputs before `first` are generated (same sequence) but not run, to replay a stretch.
 // Every failing input is reported (the first 20 kept as files). Do not run it under a
@@ -17,16 +18,11 @@
 #include "common.h"
 #include "chart.h"
 
-#include <fcntl.h>
+#include "fuzz_run.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-// under ASan/UBSan, a report exits with a code no plot run uses
-const char *__asan_default_options(void) { return "exitcode=86:detect_leaks=1"; }
-const char *__ubsan_default_options(void) { return "exitcode=87:halt_on_error=1:print_stacktrace=1"; }
 
 static const char *SEED = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 // printable ASCII, then é ç ñ ü (composite glyphs), Å × – …, U+1D400 (past U+FFFF) and a stray byte
@@ -311,14 +307,6 @@ static int render(const char *path) {
     return 0;
 }
 
-// A hang is 10 s of CPU time (SIGXCPU), not of wall time: a loaded machine must not turn a
-// slow input into a "hang". A child blocked without using CPU is caught by a 10-minute alarm.
-static void hang_limits(void) {
-    struct rlimit cpu = {10, 11};
-    setrlimit(RLIMIT_CPU, &cpu);
-    alarm(600);
-}
-
 int main(int argc, char **argv) {
     long iters = argc > 1 ? atol(argv[1]) : 1000;
     Rng r;
@@ -331,41 +319,27 @@ int main(int argc, char **argv) {
     char path[80];
     snprintf(path, sizeof path, "%s/posgpt-fuzzfont-%d.ttf", access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
     Buf f = {xmalloc(seed_n), 0};
-    long drawn = 0, refused = 0, crashed = 0, first = argc > 3 ? atol(argv[3]) : 0;
+    enum { BATCH = 64 };
+    FuzzInput in[BATCH];
+    for (int j = 0; j < BATCH; j++) in[j].b = xmalloc(seed_n);
+    FuzzTally t = {0};
+    long first = argc > 3 ? atol(argv[3]) : 0;
+    int n = 0;
     for (long it = 0; it < iters; it++) {
         mutate(&r, &f);
         if (it < first) continue;
-        FILE *out = fopen(path, "wb");
-        if (!out || fwrite(f.b, 1, f.n, out) != f.n || fclose(out)) { perror("fuzz: write"); return 2; }
-        pid_t pid = fork();
-        if (pid == 0) {
-            int devnull = open("/dev/null", O_WRONLY);
-            dup2(devnull, 1), dup2(devnull, 2);
-            hang_limits();
-            exit(render(path));
-        }
-        int st = 0;
-        waitpid(pid, &st, 0);
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 0) drawn++;
-        else if (WIFEXITED(st) && WEXITSTATUS(st) == 1) refused++;
-        else {
-            char keep[80] = "not kept";
-            if (crashed < 20) {
-                snprintf(keep, sizeof keep, "/tmp/posgpt-fuzzfont-crash-%ld.ttf", it);
-                FILE *k = fopen(keep, "wb");
-                if (!k || fwrite(f.b, 1, f.n, k) != f.n || fclose(k)) snprintf(keep, sizeof keep, "not kept");
-            }
-            crashed++;
-            printf("# input %ld: %s %d; %s\n", it, WIFSIGNALED(st) ? "signal" : "exit status",
-                   WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), keep);
-            fflush(stdout);
+        memcpy(in[n].b, f.b, f.n), in[n].n = f.n;
+        if (++n == BATCH || it == iters - 1) {
+            fuzz_batch(render, path, "/tmp/posgpt-fuzzfont-crash-", ".ttf", in, n, it + 1 - n, &t);
+            n = 0;
         }
     }
+    for (int j = 0; j < BATCH; j++) free(in[j].b);
     remove(path);
     free(f.b), free(seed);
-    char name[200];
-    snprintf(name, sizeof name, "fuzz font: %ld damaged fonts (inputs %ld..%ld), %ld drawn, %ld refused with an error, no crash or hang",
-             iters - first, first, iters - 1, drawn, refused);
-    check(crashed == 0, name, "%ld inputs crashed, hung or tripped a sanitizer", crashed);
+    char name[300];
+    snprintf(name, sizeof name, "fuzz font: %ld damaged fonts (inputs %ld..%ld), %ld drawn, %ld refused with an error, no crash or hang "
+             "(%ld batches, %ld replayed one input a child)", iters - first, first, iters - 1, t.drawn, t.refused, t.batches, t.replayed);
+    check(t.failed == 0 && t.drawn + t.refused == iters - first, name, "%ld inputs crashed, hung or tripped a sanitizer", t.failed);
     return check_done();
 }

@@ -94,5 +94,20 @@ if $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --csv "$tmp/ac
     || bad "task eval exact match" "$n examples: own '$r1', changed '$r0'"
 else bad "task eval" "$(tail -1 "$tmp/eval.err")"; fi
 
+# task eval --positions random (Ruoss et al.: random positions at test time too): the same seed
+# gives the same CSV; a checkpoint trained at contiguous positions needs --rand-max; a range
+# shorter than the longest example is refused
+$BIN train "${T[@]}" --pos sinusoidal --positions random --rand-max 64 --out "$tmp/rnd" > /dev/null 2>&1
+$BIN task eval --ckpt "$tmp/rnd/model.bin" --task "$tmp/copy" --positions random --seed 3 --csv "$tmp/r1.csv" 2> /dev/null
+$BIN task eval --ckpt "$tmp/rnd/model.bin" --task "$tmp/copy" --positions random --seed 3 --csv "$tmp/r2.csv" 2> /dev/null
+[ -s "$tmp/r1.csv" ] && cmp -s "$tmp/r1.csv" "$tmp/r2.csv" && grep -q "^copy,randomized-sinusoidal," "$tmp/r1.csv" \
+  && ok "task eval --positions random: the same seed gives the same accuracies" || bad "random positions" "$(head -2 "$tmp/r1.csv")"
+$BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --positions random > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "needs --rand-max" "$tmp/err" && ok "task eval --positions random on a contiguous checkpoint: asks for --rand-max" \
+  || bad "random positions without rand-max" "rc $rc: $(cat "$tmp/err")"
+$BIN task eval --ckpt "$tmp/rnd/model.bin" --task "$tmp/copy" --positions random --rand-max 10 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "longest test example has 26 bytes, more than --rand-max 10" "$tmp/err" \
+  && ok "task eval --positions random: a range shorter than the longest example is refused" || bad "rand-max too small" "rc $rc: $(cat "$tmp/err")"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "decode.h"
 #include "fileio.h"
+#include "positions.h"
 #include "tasks.h"
 
 #include <stdlib.h>
@@ -32,18 +33,24 @@ static int by_prompt(const void *a, const void *b) {
 }
 
 int task_eval(int argc, char **argv) {
-    const char *ckpt = NULL, *dir = NULL, *csv = NULL, *outputs = NULL;
-    int batch = 64, threads = 0, clamp = 0;
+    const char *ckpt = NULL, *dir = NULL, *csv = NULL, *outputs = NULL, *positions = "contiguous";
+    int batch = 64, threads = 0, clamp = 0, rand_max = 0;
+    long seed = 1;
     ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "checkpoint (required)"},
                      {"task", ARG_STR, &dir, "task directory (posgpt task gen): its test.txt is scored (required)"},
                      {"csv", ARG_STR, &csv, "write the accuracies here (default: standard output)"},
                      {"outputs", ARG_STR, &outputs, "write every example with the answer the model gave (test.txt's format)"},
                      {"batch", ARG_INT, &batch, "examples decoded together", 1, 4096},
                      {"clamp-pos", ARG_FLAG, &clamp, "learned tables: positions past the last row use the last row"},
+                     {"positions", ARG_STR, &positions, "contiguous | random (each example at sorted draws from [0, --rand-max), Ruoss et al. 2023)"},
+                     {"rand-max", ARG_INT, &rand_max, "random positions: range; 0 = the checkpoint's rand-max", 0, 1 << 24},
+                     {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
                      {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
                      {NULL}};
     args_parse(argc, argv, 3, defs, NULL, "task eval", "--ckpt FILE --task DIR [flags]", NULL, 0);
     if (!ckpt || !dir) die("task eval: --ckpt FILE and --task DIR are required (see posgpt task eval --help)");
+    int rand_pos = !strcmp(positions, "random");
+    if (!rand_pos && strcmp(positions, "contiguous")) die("task eval: --positions must be contiguous or random, got '%s'", positions);
     char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
     snprintf(path, sizeof path, "%s/task.txt", dir);
     size_t n;
@@ -59,8 +66,15 @@ int task_eval(int argc, char **argv) {
     ckpt_load(ckpt, &m, &ts, NULL);
     m.clamp_pos = clamp;
     runtime_setup(threads);
+    if (rand_pos && !rand_max) rand_max = ts.rand_max;
+    if (rand_pos && !rand_max) die("task eval: --positions random needs --rand-max (the checkpoint was not trained with random positions)");
+    if (rand_pos && set.max_total > rand_max)
+        die("task eval: the longest test example has %d bytes, more than --rand-max %d distinct positions", set.max_total, rand_max);
     int lim = gpt_max_pos(&m);
-    if (lim && set.max_total > lim && !clamp)
+    if (rand_pos && lim && rand_max > lim && !clamp)
+        die("task eval: random positions reach %d; the '%s' checkpoint serves %d positions (pass a smaller --rand-max)", rand_max - 1,
+            m.cfg.scheme, lim);
+    if (!rand_pos && lim && set.max_total > lim && !clamp)
         die("task eval: the longest test example has %d bytes; the '%s' checkpoint serves %d positions (pass --clamp-pos to "
             "use its last row beyond them)", set.max_total, m.cfg.scheme, lim);
     // examples in order of prompt length; a batch holds one prompt length
@@ -80,6 +94,12 @@ int task_eval(int argc, char **argv) {
     int *tok = xmalloc((size_t)batch * maxp * sizeof(int)), *next = xmalloc((size_t)batch * sizeof(int));
     int *ok = xmalloc((size_t)batch * sizeof(int)), *done = xmalloc((size_t)batch * sizeof(int));
     char *gen = xmalloc((size_t)batch * (set.max_total + 1)); // each row's answer so far
+    // random positions: each row's whole example (prompt and answer) drawn at once, then fed
+    // by column: the prompt's (B, np), then one (B, 1) a decoded byte
+    int *rpos = rand_pos ? xmalloc((size_t)batch * set.max_total * sizeof(int)) : NULL;
+    int *fpos = rand_pos ? xmalloc((size_t)batch * maxp * sizeof(int)) : NULL;
+    Rng rng;
+    rng_seed(&rng, (uint64_t)seed);
     OutFile oo;
     FILE *fo = outputs ? out_open(&oo, outputs, "outputs file") : NULL;
     int V = m.cfg.V;
@@ -94,7 +114,12 @@ int task_eval(int argc, char **argv) {
             ok[b] = 1, done[b] = 0;
         }
         decoder_reset(&d);
-        const real *lg = decoder_feed(&d, tok, NULL, np);
+        int ntot = np + maxa;
+        if (rand_pos) {
+            positions_draw(rpos, batch, ntot, 0, rand_max, &rng);
+            for (int b = 0; b < batch; b++) memcpy(fpos + (size_t)b * np, rpos + (size_t)b * ntot, (size_t)np * sizeof(int));
+        }
+        const real *lg = decoder_feed(&d, tok, fpos, np);
         // greedy, up to the end mark or the expected answer's length (a longer one is wrong anyway)
         for (int k = 0; k < maxa; k++) {
             int live = 0;
@@ -111,7 +136,9 @@ int task_eval(int argc, char **argv) {
                 live += !done[b] && (ok[b] || fo);
             }
             if (!live) break; // every example decided (and, for --outputs, written out)
-            lg = decoder_feed(&d, next, NULL, 1);
+            if (rand_pos)
+                for (int b = 0; b < batch; b++) fpos[b] = rpos[(size_t)b * ntot + np + k];
+            lg = decoder_feed(&d, next, fpos, 1);
         }
         for (int b = 0; b < nb; b++) {
             const TaskExample *x = &set.ex[order[i + b]];
@@ -138,7 +165,7 @@ int task_eval(int argc, char **argv) {
     fprintf(stderr, "%s on %s: %ld of %ld test examples exactly right (%.1f%%), %.1f s\n", label, name, allr, all, 100.0 * allr / all,
             secs);
     decoder_free(&d);
-    free(order), free(total), free(right), free(tok), free(next), free(ok), free(done), free(gen);
+    free(order), free(total), free(right), free(tok), free(next), free(ok), free(done), free(gen), free(rpos), free(fpos);
     taskset_free(&set);
     gpt_free(&m);
     return 0;

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# tasks_report.sh - the tasks study's table and figures, from the accuracy CSVs a run of
+# tools/tasks.sh left in DIR/<task>/<scheme>/seed<k>/acc.csv (it redraws them without running
+# anything).
+#   tools/tasks_report.sh [DIR]      (default runs/tasks)
+# Writes DIR/table.md (accuracy per task and scheme, in and beyond the training lengths: the
+# mean over seeds and the min-max; the ranking by mean rank over tasks), DIR/acc.csv (every
+# row with its seed), DIR/<task>.png (accuracy versus length, a band across seeds) and
+# DIR/figures.txt (the commands that drew them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-runs/tasks}
+bin=${POSGPT:-./posgpt}
+[ -d "$dir" ] || { echo "tasks_report: no folder $dir (run tools/tasks.sh first)" >&2; exit 1; }
+order="nope t5 alibi rope sinusoidal randomized kerple-log kerple-power sandwich xpos fire cope shaw xl learned"
+tasks=""
+for t in copy reverse sort add sum parity passkey; do ls "$dir/$t"/*/seed*/acc.csv > /dev/null 2>&1 && tasks="$tasks $t"; done
+[ -n "$tasks" ] || { echo "tasks_report: no accuracy CSVs under $dir" >&2; exit 1; }
+
+# every row with its run's scheme folder and seed: task,scheme,seed,L,len,depth,examples,correct
+{
+  echo "task,run,seed,train_max_len,len,depth,examples,correct"
+  for t in $tasks; do
+    for s in $order; do
+      for f in "$dir/$t/$s"/seed*/acc.csv; do
+        [ -s "$f" ] || continue
+        k=${f%/acc.csv}; k=${k##*/seed}
+        awk -F, -v s="$s" -v k="$k" 'NR > 1 { print $1 "," s "," k "," $3 "," $4 "," $5 "," $6 "," $7 }' "$f"
+      done
+    done
+  done
+} > "$dir/acc.csv.part"
+mv "$dir/acc.csv.part" "$dir/acc.csv"
+
+# the buckets: 1x = lengths 1..L, 2x = L+1..2L, and for passkey 4x = 2L+1..4L, 8x = 4L+1..8L
+awk -F, -v order="$order" -v tasks="$tasks" '
+  NR == 1 { next }
+  { t = $1; s = $2; k = $3; L = $4; n = $5
+    b = n <= L ? 1 : n <= 2 * L ? 2 : n <= 4 * L ? 4 : 8
+    key = t SUBSEP s SUBSEP k SUBSEP b
+    ex[key] += $7; ok[key] += $8
+    if (!((t, s, k) in seen)) { seen[t, s, k] = 1; nseed[t, s]++; seedlist[t, s] = seedlist[t, s] " " k }
+    has[t, b] = 1; Lof[t] = L }
+  function stats(t, s, b,    i, m, ks, acc, sum, lo, hi, c) {
+    m = split(seedlist[t, s], ks, " "); sum = 0; lo = 2; hi = -1; c = 0
+    for (i = 1; i <= m; i++) {
+      if (!((t, s, ks[i], b) in ex)) continue
+      acc = ok[t, s, ks[i], b] / ex[t, s, ks[i], b]; sum += acc; c++
+      if (acc < lo) lo = acc; if (acc > hi) hi = acc
+    }
+    if (!c) return ""
+    MEAN = sum / c
+    return c > 1 ? sprintf("%.2f (%.2f-%.2f)", MEAN, lo, hi) : sprintf("%.2f", MEAN)
+  }
+  END {
+    ns = split(order, S, " "); nt = split(tasks, T, " ")
+    print "Exact-match accuracy: the mean over seeds (min-max). 1x: the training lengths 1..L; 2x: L+1..2L; passkey also 4x (2L+1..4L) and 8x (4L+1..8L)."
+    for (j = 1; j <= nt; j++) {
+      t = T[j]
+      printf "\n%s (L = %d)\n\n| scheme | seeds | 1x | 2x |%s%s\n", t, Lof[t], has[t, 4] ? " 4x |" : "", has[t, 8] ? " 8x |" : ""
+      printf "|---|---|---|---|%s%s\n", has[t, 4] ? "---|" : "", has[t, 8] ? "---|" : ""
+      for (i = 1; i <= ns; i++) {
+        s = S[i]; if (!((t, s) in nseed)) continue
+        line = sprintf("| %s | %d |", s, nseed[t, s])
+        for (b = 1; b <= 8; b *= 2) if (has[t, b]) line = line " " stats(t, s, b) " |"
+        print line
+        # beyond the training lengths, for the ranking: the mean of the buckets past 1x
+        tot = 0; c = 0
+        for (b = 2; b <= 8; b *= 2) if (has[t, b] && stats(t, s, b) != "") { tot += MEAN; c++ }
+        beyond[t, s] = tot / c; ran[t, s] = 1; anyran[s] = 1
+      }
+    }
+    # the six schemes on every task they share, then every scheme on the tasks where all ran
+    six = "nope t5 alibi rope sinusoidal randomized"
+    ranking("Kazemnejad et al.'"'"'s five schemes and randomized positions, on every task", six, tasks)
+    common = ""
+    for (j = 1; j <= nt; j++) { all = 1; for (i = 1; i <= ns; i++) if (!ran[T[j], S[i]] && anyran[S[i]]) all = 0; if (all) common = common " " T[j] }
+    ranking("Every scheme, on the tasks every scheme ran on", order, common)
+  }
+  # ranks per task by the accuracy beyond the training lengths among the schemes of `set` that
+  # ran on it (ties share the mean rank); over the tasks, the mean rank and the mean reciprocal rank
+  function ranking(title, set, tasklist,    R, TT, nr, nq, i, j, q, s, t, u, above, same, rank, head, sep, line, sum, rr, c) {
+    nr = split(set, R, " "); nq = split(tasklist, TT, " ")
+    if (!nq) return
+    for (j = 1; j <= nq; j++) { t = TT[j]
+      for (i = 1; i <= nr; i++) { s = R[i]; if (!ran[t, s]) continue
+        above = 0; same = 0
+        for (q = 1; q <= nr; q++) { u = R[q]; if (!ran[t, u]) continue
+          if (beyond[t, u] > beyond[t, s] + 1e-9) above++; else if (beyond[t, u] >= beyond[t, s] - 1e-9) same++ }
+        rank[t, s] = above + (same + 1) / 2 } }
+    printf "\n%s: accuracy beyond the training lengths (the mean of the buckets past 1x) and its rank per task; the mean rank (1 = best) and the mean reciprocal rank (MRR, Kazemnejad et al.'"'"'s summary) over the tasks\n\n", title
+    head = "| scheme |"; sep = "|---|"
+    for (j = 1; j <= nq; j++) { head = head " " TT[j] " |"; sep = sep "---|" }
+    print head " mean rank | MRR |"; print sep "---|---|"
+    for (i = 1; i <= nr; i++) { s = R[i]; line = "| " s " |"; sum = 0; rr = 0; c = 0
+      for (j = 1; j <= nq; j++) { t = TT[j]
+        if (ran[t, s]) { line = line sprintf(" %.2f (%g) |", beyond[t, s], rank[t, s]); sum += rank[t, s]; rr += 1 / rank[t, s]; c++ }
+        else line = line " |" }
+      if (c) print line sprintf(" %.2f | %.2f |", sum / c, rr / c) }
+  }' "$dir/acc.csv" > "$dir/table.md.part"
+mv "$dir/table.md.part" "$dir/table.md"
+cat "$dir/table.md"
+
+# a figure per task: accuracy versus length, every scheme, a band across its seeds
+: > "$dir/figures.txt.part"
+for t in $tasks; do
+  files=()
+  for s in $order; do for f in "$dir/$t/$s"/seed*/acc.csv; do [ -s "$f" ] && files+=("$f"); done; done
+  cmd=("$bin" plot --kind accuracy --out "$dir/$t.png" "${files[@]}")
+  "${cmd[@]}" > /dev/null
+  echo "posgpt plot --kind accuracy --out $dir/$t.png $dir/$t/*/seed*/acc.csv" >> "$dir/figures.txt.part"
+done
+mv "$dir/figures.txt.part" "$dir/figures.txt"
+echo "wrote $dir/table.md, $dir/acc.csv and a figure per task ($dir/<task>.png)" >&2
