@@ -17,7 +17,10 @@
 //      so that refusals too get the leak check of a real exit. Only a replay decides which
 //      inputs failed.
 // Batching can cost a replay but cannot hide a crash, a sanitizer report or a hang; the one
-// thing it skips is the exit-time leak check of refusals in 15 batches of 16.
+// thing it skips is the exit-time leak check of refusals in 15 batches of 16. It assumes what
+// the plot path satisfies: an input leaves no state behind that changes how a later input of
+// the same batch runs (a replay runs each input alone, so such a case would show as a
+// difference only if the batch failed).
 #ifndef POSGPT_FUZZ_RUN_H
 #define POSGPT_FUZZ_RUN_H
 
@@ -44,18 +47,33 @@ typedef struct {
 typedef int (*FuzzTarget)(const char *path); // runs the command on the file: 0 drawn; die() refused
 typedef struct {
     long drawn, refused, failed, batches, replayed;
+    long last_failed; // the number of the last input that failed
 } FuzzTally;
 
 static long fuzz_cpu_seconds = 10; // an input that uses more CPU time hangs
 
 enum { FUZZ_NOT_RUN, FUZZ_DRAWN, FUZZ_REFUSED, FUZZ_ODD };
 
-static void fuzz_write(const char *path, const FuzzInput *in) {
+// the input into the file at path; in_child: a child leaves with _exit (the parent's stdout is not its to flush)
+static void fuzz_write(const char *path, const FuzzInput *in, int in_child) {
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(in->b, 1, in->n, f) != in->n || fclose(f)) {
         perror("fuzz: write");
-        _exit(2);
+        if (in_child) _exit(2);
+        exit(2);
     }
+}
+// fork, or end the run: a child that was never made must not count as one that passed
+static pid_t fuzz_fork(void) {
+    pid_t pid = fork();
+    if (pid < 0) { perror("fuzz: fork"); exit(2); }
+    return pid;
+}
+// the child's wait status, or end the run
+static int fuzz_wait(pid_t pid) {
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) { perror("fuzz: waitpid"); exit(2); }
+    return st;
 }
 static void fuzz_quiet(void) {
     int devnull = open("/dev/null", O_WRONLY);
@@ -71,14 +89,14 @@ static void fuzz_refused(void) { longjmp(fuzz_jmp, 1); }
 
 // steps 1 and 2: returns 1 when both children exited cleanly and every input drew or was refused
 static int fuzz_child(FuzzTarget target, const char *path, const FuzzInput *in, int n, int *res, int drawn_only) {
-    pid_t pid = fork();
+    pid_t pid = fuzz_fork();
     if (pid == 0) {
         if (!getenv("FUZZ_DEBUG")) fuzz_quiet();
         alarm(600); // a child blocked without using CPU
         die_hook = fuzz_refused;
         for (volatile int j = 0; j < n; j++) {
             if (drawn_only && res[j] != FUZZ_DRAWN) continue;
-            fuzz_write(path, &in[j]);
+            fuzz_write(path, &in[j], 1);
             fuzz_cpu_timer(fuzz_cpu_seconds);
             if (setjmp(fuzz_jmp) == 0) res[j] = target(path) == 0 ? FUZZ_DRAWN : FUZZ_ODD;
             else res[j] = drawn_only ? FUZZ_ODD : FUZZ_REFUSED;
@@ -88,8 +106,7 @@ static int fuzz_child(FuzzTarget target, const char *path, const FuzzInput *in, 
         die_hook = NULL;
         exit(0); // LeakSanitizer's check runs here
     }
-    int st = 0;
-    waitpid(pid, &st, 0);
+    int st = fuzz_wait(pid);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return 0;
     for (int j = 0; j < n; j++)
         if (res[j] != FUZZ_DRAWN && res[j] != FUZZ_REFUSED) return 0;
@@ -98,8 +115,8 @@ static int fuzz_child(FuzzTarget target, const char *path, const FuzzInput *in, 
 
 // one input in a child of its own, as the command runs: the exit status (or 128 + signal)
 static int fuzz_single(FuzzTarget target, const char *path, const FuzzInput *in) {
-    fuzz_write(path, in);
-    pid_t pid = fork();
+    fuzz_write(path, in, 0);
+    pid_t pid = fuzz_fork();
     if (pid == 0) {
         fuzz_quiet();
         struct rlimit cpu = {(rlim_t)fuzz_cpu_seconds, (rlim_t)fuzz_cpu_seconds + 1};
@@ -107,8 +124,7 @@ static int fuzz_single(FuzzTarget target, const char *path, const FuzzInput *in)
         alarm(600);
         exit(target(path));
     }
-    int st = 0;
-    waitpid(pid, &st, 0);
+    int st = fuzz_wait(pid);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -134,7 +150,7 @@ static void fuzz_batch(FuzzTarget target, const char *path, const char *keep_pre
                     FILE *k = fopen(keep, "wb");
                     if (!k || fwrite(in[j].b, 1, in[j].n, k) != in[j].n || fclose(k)) snprintf(keep, sizeof keep, "not kept");
                 }
-                t->failed++;
+                t->failed++, t->last_failed = first + j;
                 printf("# input %ld: %s %d; %s\n", first + j, st > 128 ? "signal" : "exit status", st > 128 ? st - 128 : st, keep);
                 fflush(stdout);
             }

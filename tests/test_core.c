@@ -9,6 +9,7 @@
 #include "positions.h"
 #include "scheme_state.h"
 #include "schemes.h"
+#include "task_batch.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -90,6 +91,44 @@ static void test_positions(void) {
     positions_draw(p, 2, 5, 7, 0, NULL);
     check(p[0] == 7 && p[4] == 11 && p[5] == 7 && p[9] == 11, "contiguous positions start at the offset", "got %d..%d", p[0], p[4]);
     free(p), free(q);
+}
+
+// task training at random positions: each row's example gets as many sorted distinct draws
+// from [0, Lmax) as its own bytes, the padding after it the example's last position; the
+// draws cover [0, Lmax), not only the first T positions of a padded row
+static void test_task_positions(void) {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/posgpt-taskpos-%d.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 40; i++) fprintf(f, "%d\t0\t%.*s>%.*s;\n", 1 + i % 5, 1 + i % 5, "abcde", 1 + i % 5, "abcde");
+    fclose(f);
+    TaskData d;
+    taskdata_load(&d, path);
+    remove(path);
+    int B = 64, T = d.set.max_total, L = 200;
+    int *tok = malloc(sizeof(int) * B * T), *tgt = malloc(sizeof(int) * B * T), *pos = malloc(sizeof(int) * B * T);
+    Rng r;
+    rng_seed(&r, 5);
+    int ok = 1, top = 0;
+    for (int rep = 0; rep < 20; rep++) {
+        task_draw(&d, &r, B, T, L, tok, tgt, pos);
+        for (int b = 0; b < B; b++) {
+            int len = 0;
+            while (len < T && tok[b * T + len] != TASK_PAD) len++;
+            for (int t = 0; t < T; t++) {
+                int v = pos[b * T + t];
+                if (v < 0 || v >= L || (t && t < len && v <= pos[b * T + t - 1]) || (t >= len && v != pos[b * T + len - 1])) ok = 0;
+                top = v > top ? v : top;
+            }
+        }
+    }
+    check(ok, "task rows at random positions: the example's bytes strictly increasing in [0, Lmax), its padding at its last position",
+          "a row breaks it");
+    check(top > L / 2, "task rows at random positions: the draws reach past the middle of [0, Lmax)", "highest position %d of %d", top, L);
+    task_draw(&d, &r, 2, T, 0, tok, tgt, pos);
+    check(pos[0] == 0 && pos[T - 1] == T - 1 && pos[T] == 0, "task rows at contiguous positions: 0..T-1", "got %d..%d", pos[0], pos[T - 1]);
+    free(tok), free(tgt), free(pos);
+    taskdata_free(&d);
 }
 
 static int files_equal(const char *a, const char *b) {
@@ -638,6 +677,7 @@ int main(void) {
     test_alibi_slopes();
     test_t5_buckets();
     test_positions();
+    test_task_positions();
     test_checkpoint();
     return check_done();
 }

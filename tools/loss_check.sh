@@ -17,12 +17,7 @@ data=${DATA:-data/kjv.txt}
 [ -s "$data" ] || { echo "loss_check: no corpus at $data (run make data, or set DATA=FILE)" >&2; exit 1; }
 make --no-print-directory posgpt > /dev/null
 wt=build/loss-base
-if [ ! -x $wt/posgpt ] || [ "$(git -C $wt rev-parse HEAD 2>/dev/null)" != "$(git rev-parse "$base^{commit}")" ]; then
-  git worktree remove --force $wt 2>/dev/null || rm -rf $wt
-  git worktree prune
-  git worktree add --detach $wt "$base" > /dev/null 2>&1
-  make -C $wt --no-print-directory posgpt > /dev/null
-fi
+tools/base_build.sh "$base" $wt posgpt
 tmp=$(mktemp -d /tmp/posgpt-losscheck.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cp posgpt "$tmp/posgpt-new" # a rebuild of the working tree during the check cannot mix binaries

@@ -53,7 +53,7 @@ awk -F, -v order="$order" -v tasks="$tasks" '
     return c > 1 ? sprintf("%.2f (%.2f-%.2f)", MEAN, lo, hi) : sprintf("%.2f", MEAN)
   }
   END {
-    ns = split(order, S, " "); nt = split(tasks, T, " ")
+    ns = split(order, S, " "); nt = split(tasks, T, " ") # (T and nt are read by shared() too)
     print "Exact-match accuracy: the mean over seeds (min-max). 1x: the training lengths 1..L; 2x: L+1..2L; passkey also 4x (2L+1..4L) and 8x (4L+1..8L)."
     for (j = 1; j <= nt; j++) {
       t = T[j]
@@ -67,15 +67,19 @@ awk -F, -v order="$order" -v tasks="$tasks" '
         # beyond the training lengths, for the ranking: the mean of the buckets past 1x
         tot = 0; c = 0
         for (b = 2; b <= 8; b *= 2) if (has[t, b] && stats(t, s, b) != "") { tot += MEAN; c++ }
-        beyond[t, s] = tot / c; ran[t, s] = 1; anyran[s] = 1
+        if (c) { beyond[t, s] = tot / c; ran[t, s] = 1; anyran[s] = 1 }
       }
     }
     # the six schemes on every task they share, then every scheme on the tasks where all ran
     six = "nope t5 alibi rope sinusoidal randomized"
-    ranking("Kazemnejad et al.'"'"'s five schemes and randomized positions, on every task", six, tasks)
-    common = ""
-    for (j = 1; j <= nt; j++) { all = 1; for (i = 1; i <= ns; i++) if (!ran[T[j], S[i]] && anyran[S[i]]) all = 0; if (all) common = common " " T[j] }
-    ranking("Every scheme, on the tasks every scheme ran on", order, common)
+    ranking("Kazemnejad et al.'"'"'s five schemes and randomized positions, on the tasks all of them ran on", six, shared(six))
+    ranking("Every scheme, on the tasks every scheme ran on", order, shared(order))
+  }
+  # the tasks on which every scheme of `set` that ran anywhere ran
+  function shared(set,    R, nr, i, j, all, list) {
+    nr = split(set, R, " "); list = ""
+    for (j = 1; j <= nt; j++) { all = 1; for (i = 1; i <= nr; i++) if (anyran[R[i]] && !ran[T[j], R[i]]) all = 0; if (all) list = list " " T[j] }
+    return list
   }
   # ranks per task by the accuracy beyond the training lengths among the schemes of `set` that
   # ran on it (ties share the mean rank); over the tasks, the mean rank and the mean reciprocal rank

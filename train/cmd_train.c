@@ -336,8 +336,11 @@ static void open_outputs(Run *r) {
 static void draw_batch(Run *r, int *tok, int *tgt, int *pos) {
     int B = r->ts.batch, T = r->m.cfg.T;
     const Corpus *cp = &r->corpus;
-    if (r->task) task_draw(&r->tasks, &r->ts.rng, B, T, tok, tgt);
-    for (int b = 0; b < B && !r->task; b++) {
+    if (r->task) {
+        task_draw(&r->tasks, &r->ts.rng, B, T, r->ts.rand_max, tok, tgt, pos);
+        return;
+    }
+    for (int b = 0; b < B; b++) {
         size_t off = (size_t)rng_below(&r->ts.rng, cp->ntrain - T);
         for (int t = 0; t < T; t++) tok[b * T + t] = cp->train[off + t], tgt[b * T + t] = cp->train[off + t + 1];
     }

@@ -1,5 +1,6 @@
 // task_batch.c - batches of task examples for training and validation. See task_batch.h.
 #include "task_batch.h"
+#include "positions.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,8 +26,16 @@ void task_row(const TaskExample *x, int T, int *tok, int *tgt) {
     }
 }
 
-void task_draw(const TaskData *d, Rng *rng, int B, int T, int *tok, int *tgt) {
-    for (int b = 0; b < B; b++) task_row(&d->set.ex[rng_below(rng, (uint64_t)d->ntrain)], T, tok + (size_t)b * T, tgt + (size_t)b * T);
+void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos) {
+    for (int b = 0; b < B; b++) {
+        const TaskExample *x = &d->set.ex[rng_below(rng, (uint64_t)d->ntrain)];
+        task_row(x, T, tok + (size_t)b * T, tgt + (size_t)b * T);
+        if (!rand_max) continue;
+        int len = x->nprompt + x->nanswer, *p = pos + (size_t)b * T;
+        positions_draw(p, 1, len, 0, rand_max, rng);
+        for (int t = len; t < T; t++) p[t] = p[len - 1];
+    }
+    if (!rand_max) positions_draw(pos, B, T, 0, 0, rng);
 }
 
 double task_val_loss(const GPT *m, const TaskData *d, int B, int T, volatile sig_atomic_t *stop) {

@@ -22,8 +22,11 @@ void taskdata_load(TaskData *d, const char *train_path);
 void taskdata_free(TaskData *d);
 // one example into row tok/tgt (T each): its bytes, padding, targets on the answer only
 void task_row(const TaskExample *x, int T, int *tok, int *tgt);
-// B random training examples (rng: the trainer's data order)
-void task_draw(const TaskData *d, Rng *rng, int B, int T, int *tok, int *tgt);
+// B random training examples and their positions (rng: the trainer's data order): positions
+// 0..T-1, or with rand_max > 0 each example at sorted distinct draws from [0, rand_max) as many
+// as its own bytes (Ruoss et al. 2023: an n-token example gets n draws, as `task eval
+// --positions random` gives a test example), the padding after it at its last position
+void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos);
 // mean answer loss over the validation examples, in batches of B (NaN if *stop was set)
 double task_val_loss(const GPT *m, const TaskData *d, int B, int T, volatile sig_atomic_t *stop);
 #endif

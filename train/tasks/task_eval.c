@@ -103,6 +103,9 @@ int task_eval(int argc, char **argv) {
     OutFile oo;
     FILE *fo = outputs ? out_open(&oo, outputs, "outputs file") : NULL;
     int V = m.cfg.V;
+    // the run's label; a model trained at random positions evaluated at contiguous ones says so
+    run_label(m.cfg.scheme, ts.rand_max, label, sizeof label);
+    if (ts.rand_max && !rand_pos) snprintf(label + strlen(label), sizeof label - strlen(label), " (contiguous eval)");
     double t0 = now_seconds();
     for (int i = 0; i < set.n;) {
         int np = set.ex[order[i]].nprompt, nb = 0, maxa = 0;
@@ -114,10 +117,11 @@ int task_eval(int argc, char **argv) {
             ok[b] = 1, done[b] = 0;
         }
         decoder_reset(&d);
-        int ntot = np + maxa;
-        if (rand_pos) {
-            positions_draw(rpos, batch, ntot, 0, rand_max, &rng);
-            for (int b = 0; b < batch; b++) memcpy(fpos + (size_t)b * np, rpos + (size_t)b * ntot, (size_t)np * sizeof(int));
+        int ntot = set.max_total; // a row's stride in rpos
+        for (int b = 0; b < batch && rand_pos; b++) { // each example: as many draws as its own bytes
+            const TaskExample *x = &set.ex[order[i + (b < nb ? b : nb - 1)]];
+            positions_draw(rpos + (size_t)b * ntot, 1, np + x->nanswer, 0, rand_max, &rng);
+            memcpy(fpos + (size_t)b * np, rpos + (size_t)b * ntot, (size_t)np * sizeof(int));
         }
         const real *lg = decoder_feed(&d, tok, fpos, np);
         // greedy, up to the end mark or the expected answer's length (a longer one is wrong anyway)
@@ -136,8 +140,11 @@ int task_eval(int argc, char **argv) {
                 live += !done[b] && (ok[b] || fo);
             }
             if (!live) break; // every example decided (and, for --outputs, written out)
-            if (rand_pos)
-                for (int b = 0; b < batch; b++) fpos[b] = rpos[(size_t)b * ntot + np + k];
+            if (rand_pos) // a row past its answer's end is not scored: its last position again
+                for (int b = 0; b < batch; b++) {
+                    int na = set.ex[order[i + (b < nb ? b : nb - 1)]].nanswer;
+                    fpos[b] = rpos[(size_t)b * ntot + np + (k < na ? k : na - 1)];
+                }
             lg = decoder_feed(&d, next, fpos, 1);
         }
         for (int b = 0; b < nb; b++) {
@@ -156,7 +163,7 @@ int task_eval(int argc, char **argv) {
         for (int dp = 0; dp <= 100; dp++) {
             long t = total[(size_t)L * 101 + dp], r = right[(size_t)L * 101 + dp];
             if (!t) continue;
-            fprintf(f, "%s,%s,%s,%d,%d,%ld,%ld,%.6f\n", name, run_label(m.cfg.scheme, ts.rand_max, label, sizeof label), maxlen, L, dp,
+            fprintf(f, "%s,%s,%s,%d,%d,%ld,%ld,%.6f\n", name, label, maxlen, L, dp,
                     t, r, (double)r / t);
             all += t, allr += r;
         }
