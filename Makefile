@@ -6,13 +6,20 @@
 #   make fuzz         200,000 damaged checkpoints, 100,000 damaged CSVs and 100,000 damaged fonts (plot), under ASan + UBSan
 #   make bench        training / evaluation speed and memory (tools/bench.sh)
 #   make valgrind     short train + eval + sample + plot under valgrind memcheck
+#   make MPI=1        ./posgpt-mpi, the same program with data-parallel training over MPI (OpenMPI:
+#                     libopenmpi-dev); mpirun -np 2 ./posgpt-mpi train ...  (README "Several processes")
 # PORTABLE=1 drops -march=native.
 CC      ?= gcc
 BLASDIR ?= /usr/lib/x86_64-linux-gnu/openblas-openmp
 BLASINC ?= /usr/include/x86_64-linux-gnu/openblas-openmp
 ARCH    := $(if $(PORTABLE),,-march=native)
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
-ifdef SAN
+ifdef MPI
+B       := build/mpi
+OPT     := -O3 $(ARCH) -g -DPOSGPT_MPI $(shell mpicc --showme:compile 2>/dev/null || echo MPI-NOT-FOUND)
+BIN     := posgpt-mpi
+MPILIBS := $(shell mpicc --showme:link 2>/dev/null)
+else ifdef SAN
 B       := build/san
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 BIN     := $(B)/posgpt
@@ -23,7 +30,7 @@ BIN     := posgpt
 endif
 CFLAGS  ?= $(OPT)
 ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp -fno-math-errno $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Imodel/pos -Itrain -Itrain/tasks -Itools/plot
-LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lz -lm
+LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) $(MPILIBS) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lz -lm
 , := ,
 
 MODEL_SRC := $(wildcard model/*.c model/pos/*.c)
@@ -43,6 +50,10 @@ $(B)/f/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
+# the exchange between MPI processes, timed (make MPI=1 build/mpi/exchange_bench)
+$(B)/exchange_bench: tools/exchange_bench.c $(B)/f/train/dist.o $(B)/f/model/common.o $(HDRS)
+	$(CC) $(ALLCFLAGS) -o $@ $< $(B)/f/train/dist.o $(B)/f/model/common.o $(LDLIBS)
+
 # the same model sources in double precision, for the gradient checks
 $(B)/d/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
@@ -61,7 +72,9 @@ $(TEST_F): $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(MODEL_OBJ) $(APP_OBJ)
 	@mkdir -p $(B)/tests
 	$(CC) $(ALLCFLAGS) -Itests -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
 
+# (and ./posgpt-mpi when OpenMPI is installed: tests/test_mpi.sh runs it)
 test-build: $(BIN) $(TEST_D) $(TEST_F)
+	@if [ -z "$(SAN)$(MPI)" ] && command -v mpicc > /dev/null; then $(MAKE) --no-print-directory MPI=1 posgpt-mpi; fi
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
@@ -107,4 +120,4 @@ demo: deps
 	@tools/demo.sh
 
 clean:
-	rm -rf build posgpt
+	rm -rf build posgpt posgpt-mpi

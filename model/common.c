@@ -8,12 +8,13 @@
 #include <time.h>
 
 void (*die_hook)(void);
+const char *die_tag = "";
 
 void die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fflush(stdout);
-    fprintf(stderr, "posgpt: error: ");
+    fprintf(stderr, "posgpt: error: %s", die_tag);
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
     va_end(ap);
@@ -25,7 +26,7 @@ void die_at(const char *file, int line, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fflush(stdout);
-    fprintf(stderr, "posgpt: error (%s:%d): ", file, line);
+    fprintf(stderr, "posgpt: error (%s:%d): %s", file, line, die_tag);
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
     va_end(ap);

@@ -36,6 +36,8 @@ void die_at(const char *file, int line, const char *fmt, ...) POSGPT_NORETURN PO
 // die_hook: when set, die and die_at call it after the message instead of exit(1); it must not
 // return (the fuzzers jump back to their loop through it, to run many inputs in one process).
 extern void (*die_hook)(void);
+// die_tag: printed after "posgpt: error: " (which process of a multi-process run speaks; "" alone)
+extern const char *die_tag;
 
 void *malloc_check(size_t n, const char *file, int line);
 void *calloc_check(size_t n, size_t size, const char *file, int line);

@@ -346,6 +346,7 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
     double sum = 0.0;
     int scored = 0;
     for (int n = 0; n < N; n++) sum += m->losses[n], scored += m->tgt[n] != GPT_NO_TARGET;
+    m->loss_sum = sum;
     return scored ? sum / scored : 0.0;
 }
 
@@ -362,9 +363,11 @@ void gpt_backward(GPT *m) {
     if (!m->grads) gpt_zero_grad(m);
     size_t NC = (size_t)N * C;
 
-    // loss = mean_n loss_n
-    int scored = 0;
+    // loss = sum of the scored loss_n / the denominator (this batch's scored count, or the
+    // global batch's when this batch is one shard of it)
+    long scored = 0;
     for (int n = 0; n < N; n++) scored += m->tgt[n] != GPT_NO_TARGET;
+    if (m->loss_denom > 0) scored = m->loss_denom;
     for (int n = 0; n < N; n++) m->dloss[n] = m->tgt[n] != GPT_NO_TARGET ? (real)(1.0 / scored) : 0;
     crossentropy_backward(m->probs, m->probs, m->tgt, m->dloss, N, V);
     // logits = lnf . wte^T  =>  dlnf = dlogits . wte; dwte += dlogits^T . lnf

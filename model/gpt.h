@@ -64,6 +64,9 @@ typedef struct {
     real *lnf, *lnf_mean, *lnf_rstd;
     real *probs;          // (B,T,V) logits, then softmax in place, then d(logits)
     real *losses;         // (B,T)
+    double loss_sum;      // the last forward's sum of the scored losses
+    long loss_denom;      // > 0: backward takes the gradient of (loss sum / loss_denom), for a batch that is one
+                          // shard of a larger one (train/shards.c); 0: of the mean over this batch's scored positions
     // backward scratch (train mode only)
     real *dres, *dln, *dqkv, *datty, *dfch, *dloss;
 } GPT;
@@ -94,7 +97,7 @@ double gpt_alloc_bytes(const GPTConfig *c, int B, int T, int train, int threads)
 #define GPT_NO_TARGET (-1)
 double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos);
 void gpt_zero_grad(GPT *m);
-void gpt_backward(GPT *m); // gradient of the mean loss of the last forward, added into grads
+void gpt_backward(GPT *m); // gradient of the mean loss of the last forward (see loss_denom), added into grads
 double gpt_grad_norm(const GPT *m);
 // index of the first parameter tensor whose gradient holds a NaN or infinity, or -1
 int gpt_nonfinite_grad(const GPT *m);

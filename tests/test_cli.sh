@@ -210,8 +210,8 @@ done
 $BIN plot --help | grep -q -- '--stats' && bad "plot --help" "lists the internal --stats" || ok "plot --help does not list the internal --stats"
 $BIN train --help | grep -q -- '--t5-buckets N ' && $BIN train --help | grep -q -- '--rope-base X ' \
   && ok "train --help: integer hyperparameters show N, real ones X" || bad "hyper metavars" "$($BIN train --help | grep t5-buckets)"
-$BIN info --ckpt "$tmp/run-alibi/model.bin" | grep -q "checksum ok" && $BIN info "$tmp/run-alibi/model.bin" | grep -q "format v4" \
-  && ok "info takes --ckpt FILE as well as FILE; new checkpoints are format v4" || bad "info --ckpt" "$($BIN info --ckpt "$tmp/run-alibi/model.bin" 2>&1 | head -2)"
+$BIN info --ckpt "$tmp/run-alibi/model.bin" | grep -q "checksum ok" && $BIN info "$tmp/run-alibi/model.bin" | grep -q "format v5" \
+  && ok "info takes --ckpt FILE as well as FILE; new checkpoints are format v5" || bad "info --ckpt" "$($BIN info --ckpt "$tmp/run-alibi/model.bin" 2>&1 | head -2)"
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

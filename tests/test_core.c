@@ -521,6 +521,10 @@ static void test_checkpoint_ranges(void) {
         {"eps", {.lr = 1e-3, .eps = 0, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN}},
         {"warmup", {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .warmup = 11, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN}},
         {"val_loss", {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = -2}},
+        {"gradient shards", {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 6, .step = 5, .val_loss = NAN,
+                             .grad_shards = 3}}, // not a power of two
+        {"gradient shards", {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 5, .val_loss = NAN,
+                             .grad_shards = 4}}, // more shards than examples
     };
     char path[64], err[512], name[128];
     snprintf(path, sizeof path, "/tmp/posgpt-test-%d-r.bin", (int)getpid());

@@ -130,3 +130,9 @@ for n in 50000 200000; do
 done
 awk -v a="${pt[0]}" -v b="${pt[1]}" 'BEGIN { printf "ratio 200k / 50k: %.2f\n", b / a }'
 rm -rf "$ptmp"
+
+# data-parallel training over MPI, when OpenMPI is installed (tools/deps.sh mpi)
+if command -v mpirun > /dev/null && command -v mpicc > /dev/null; then
+  echo
+  tools/bench_mpi.sh
+fi

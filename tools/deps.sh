@@ -4,6 +4,8 @@
 #   tools/deps.sh kjv      also the King James Bible (bible-kjv) for the default corpus
 #   tools/deps.sh torch    also Debian's PyTorch and NumPy, for the optional cross-checks
 #                          (tools/torch_ref.py, torch_crosscheck.py, safetensors_check.py)
+#   tools/deps.sh mpi      also OpenMPI, for ./posgpt-mpi (make MPI=1) and its tests
+# (several of these words may be given)
 # Without root it prints the apt-get command to run instead of installing.
 set -euo pipefail
 need=()
@@ -13,11 +15,16 @@ need=()
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 command -v gcc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
-if [ "${1:-}" = torch ]; then
+want=" $* "
+if [[ $want == *" torch "* ]]; then
   /usr/bin/python3 -c "import numpy" 2>/dev/null || need+=(python3-numpy)
   /usr/bin/python3 -c "import torch" 2>/dev/null || need+=(python3-torch)
 fi
-if [ "${1:-}" = kjv ]; then
+if [[ $want == *" mpi "* ]]; then
+  command -v mpicc >/dev/null || need+=(libopenmpi-dev)
+  command -v mpirun >/dev/null || need+=(openmpi-bin)
+fi
+if [[ $want == *" kjv "* ]]; then
   command -v bible >/dev/null || need+=(bible-kjv)
   [ -f /usr/lib/bible.data ] || need+=(bible-kjv-text)
 fi

@@ -13,11 +13,19 @@
 #
 # Settings and why: see README "Extrapolation study". Environment: SCHEMES="alibi rope" to
 # run a subset, OUT=dir to write elsewhere, POSGPT=binary to pin a copy of the binary,
-# KEEP_EVAL=1 to keep finished evaluations (above).
+# KEEP_EVAL=1 to keep finished evaluations (above); RANKS=N spreads the schemes over N MPI
+# processes, which may be on several hosts (tools/sweep.sh; JOBS=N runs N at once on this
+# machine, default 1: each training uses every core).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-quick=0
-[ "${1:-}" = --quick ] && quick=1
+self=$(realpath "$0")
+cd "$(dirname "$self")/.."
+quick=0 one=""
+case "${1:-}" in
+  --quick) quick=1 ;;
+  --one) quick=$2 one=$3 ;; # one scheme's training and evaluations (called through tools/sweep.sh)
+  "") ;;
+  *) echo "usage: tools/study.sh [--quick]   (see the comment at the top)" >&2; exit 2 ;;
+esac
 [ -x ./posgpt ] || make --no-print-directory posgpt
 [ -s data/kjv.txt ] || make --no-print-directory data/kjv.txt
 bin=${POSGPT:-./posgpt}
@@ -39,9 +47,6 @@ longest=$((32 * T))
 offsets=""; for k in 0 4 8 12 16 20 24 28 31; do offsets="${offsets:+$offsets,}$((k * T))"; done
 mkdir -p "$out"
 keep=${KEEP_EVAL:-0}
-# command.txt keeps every run that wrote into $out (a partial rerun with SCHEMES=... adds a line)
-echo "${SCHEMES:+SCHEMES=\"$SCHEMES\" }tools/study.sh $*   ($(date -u +%Y-%m-%d), $($bin --version 2>/dev/null | head -1))" >> "$out/command.txt"
-[ "$keep" = 1 ] && echo "(resumed with KEEP_EVAL=1: evaluations newer than their checkpoint were kept)" >> "$out/command.txt"
 # ev OUTPUT ARGS...: `posgpt eval ARGS`, whose result file is OUTPUT (passed by the caller as
 # --csv or --per-position as @OUT@, which becomes OUTPUT.part until the run completes); kept
 # under KEEP_EVAL=1 when newer than $d/model.bin
@@ -55,11 +60,11 @@ ev() {
   "$bin" eval "${a[@]}" 2>> "$d/eval.log"
   mv "$o.part" "$o"
 }
-t_start=$SECONDS
-for s in $schemes; do
+if [ -n "$one" ]; then
+  s=$one
   d=$out/$s
   mkdir -p "$d"
-  echo "=== $s ($(( (SECONDS - t_start) / 60 )) min elapsed)" >&2
+  echo "=== $s" >&2
   extra=()
   # tables sized for the longest evaluation, as in the reference run: randomized positions are
   # drawn from [0, 32 T); the learned table gets 32 T rows, of which training reaches only the
@@ -100,7 +105,18 @@ for s in $schemes; do
     ev "$d/pos_random.csv" --ckpt "$d/model.bin" --data data/kjv.txt --lengths "$longest" --max-tokens $((4 * TOKENS)) \
       --positions random --per-position @OUT@ --csv /dev/null
   fi
-done
+  exit 0
+fi
+
+# command.txt keeps every run that wrote into $out (a partial rerun with SCHEMES=... adds a line)
+echo "${SCHEMES:+SCHEMES=\"$SCHEMES\" }tools/study.sh $*   ($(date -u +%Y-%m-%d), $($bin --version 2>/dev/null | head -1))" >> "$out/command.txt"
+[ "$keep" = 1 ] && echo "(resumed with KEEP_EVAL=1: evaluations newer than their checkpoint were kept)" >> "$out/command.txt"
+t_start=$SECONDS
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+for s in $schemes; do echo "$s"; done > "$list"
+failed=0
+POSGPT=$bin OUT=$out SWEEP_ENV="POSGPT OUT KEEP_EVAL" tools/sweep.sh "$list" "$self" --one $quick || failed=1
 echo "study wall time: $(( (SECONDS - t_start) / 60 )) min$([ "$keep" = 1 ] && echo " (a resumed run: work kept from earlier runs not counted)")" | tee "$out/walltime.txt" >&2
 # gather all rows into one CSV per kind: every scheme's results in $out, also those a run with
 # SCHEMES=subset left from earlier
@@ -140,3 +156,4 @@ gather "ext_*.csv" ext.csv
 cat "$out/table.md"
 # the figures, from the CSVs (tools/study_figures.sh redraws them without rerunning anything)
 POSGPT=$bin tools/study_figures.sh "$out" "$T" "$STEPS" "$BATCH"
+exit $failed

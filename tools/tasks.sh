@@ -17,7 +17,8 @@
 # output is written under a temporary name and renamed when complete.
 # Environment: TASKS="copy reverse", SCHEMES="nope alibi", SEEDS="1 2 3" to run a subset; JOBS=N
 # runs at once (default 2, one thread each: small models use one core best); OUT=dir;
-# POSGPT=binary to pin a copy of the binary.
+# POSGPT=binary to pin a copy of the binary; RANKS=N spreads the runs over N MPI processes,
+# which may be on several hosts (MPIRUN="mpirun --hostfile hosts ..."; tools/sweep.sh).
 # Settings and why: README "Algorithmic tasks".
 set -euo pipefail
 self=$(realpath "$0")
@@ -65,7 +66,7 @@ if [ "${1:-}" = --one ]; then
   exit 0
 fi
 
-mode=default
+mode=default failed=0
 case "${1:-}" in
   --full) mode=full ;;
   --quick) mode=quick ;;
@@ -86,7 +87,7 @@ else
   tasks=${TASKS:-$all_tasks} schemes=${SCHEMES:-$all_schemes} seeds=${SEEDS:-"1 2 3"}
 fi
 export LR=3e-3 MODEL="--layers 3 --d-model 64 --heads 4"
-jobs=${JOBS:-2}
+jobs=${JOBS:-$([ -n "${RANKS:-}" ] && echo 1 || echo 2)} # (per MPI process under RANKS)
 # L per task: 10 (test 1..20); passkey 4 filler sentences (test 1..32, i.e. to 8x)
 task_L() { [ "$1" = passkey ] && echo 4 || echo 10; }
 mkdir -p "$OUT"
@@ -115,11 +116,14 @@ if [ $mode != figures ]; then
     done
   done > "$list"
   n=$(wc -l < "$list")
-  echo "tasks study: $n runs, $jobs at a time, into $OUT" >&2
+  echo "tasks study: $n runs into $OUT" >&2
   t_start=$SECONDS
-  xargs -P "$jobs" -L 1 "$self" --one < "$list"
+  # on this machine JOBS at a time, or over RANKS MPI processes (tools/sweep.sh); the runs'
+  # settings travel in the environment (-x for processes on other hosts)
+  JOBS=$jobs SWEEP_ENV="OUT STEPS LR MODEL BIN" tools/sweep.sh "$list" "$self" --one || failed=1
   echo "tasks study wall time: $(( (SECONDS - t_start) / 60 )) min for $n runs (runs done earlier take no time)" | tee -a "$OUT/walltime.txt" >&2
 fi
 
 # ---- the table and figures, from every acc.csv in the folder ----
 tools/tasks_report.sh "$OUT"
+exit $failed

@@ -2,6 +2,7 @@
 // written one by one (never a C struct), described in docs/checkpoint.md.
 #include "ckpt.h"
 #include "fileio.h"
+#include "shards.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +62,8 @@ enum {
     // version 3: the scheme sharing asked for (PosSharing; version 1 and 2: all shared);
     // version 4: the layout it gave, bit k set when scheme tensor k is one per layer
     H_SHARING = 304, H_LAYOUT = 308,
+    // version 5: the gradient shards the steps were computed in (train --grad-shards; 1 before)
+    H_SHARDS = 312,
     H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
@@ -120,6 +123,7 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     put_f64(h, H_B1, ts->beta1), put_f64(h, H_B2, ts->beta2), put_f64(h, H_EPS, ts->eps), put_f64(h, H_CLIP, ts->clip);
     put_u32(h, H_WARMUP, (uint32_t)ts->warmup), put_u32(h, H_STEPS, (uint32_t)ts->steps);
     put_u32(h, H_BATCH, (uint32_t)ts->batch);
+    put_u32(h, H_SHARDS, (uint32_t)(ts->grad_shards > 0 ? ts->grad_shards : 1));
     put_u64(h, H_SEED, ts->seed);
     put_f64(h, H_VAL, ts->val_loss);
     put_u32(h, H_NTENSORS, NUM_PARAM_TENSORS);
@@ -249,15 +253,17 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
                b2 = get_f64(h, H_B2), eps = get_f64(h, H_EPS), clip = get_f64(h, H_CLIP), val = get_f64(h, H_VAL);
         uint32_t warm = get_u32(h, H_WARMUP), steps = get_u32(h, H_STEPS), batch = get_u32(h, H_BATCH);
         uint64_t step = get_u64(h, H_STEP);
+        uint32_t shards = ver >= 5 ? get_u32(h, H_SHARDS) : 1;
         const char *bad = !(lr >= 0 && lr <= 10) ? "lr" : !(mlr >= 0 && mlr <= 1) ? "min_lr_frac" : !(wd >= 0 && wd <= 10) ? "weight decay"
                           : !(b1 >= 0 && b1 < 1) ? "beta1" : !(b2 >= 0 && b2 < 1) ? "beta2" : !(eps > 0 && eps <= 1) ? "eps"
                           : !(clip >= 0 && clip <= 1e9) ? "clip" : !(isnan(val) || (val >= 0 && isfinite(val))) ? "val_loss"
                           : steps < 1 || steps > (1u << 30) ? "steps" : warm > steps ? "warmup" : batch < 1 || batch > (1u << 20) ? "batch"
-                          : step > steps ? "step" : NULL;
+                          : step > steps ? "step" : shards < 1 || shards > SHARDS_MAX || (shards & (shards - 1)) || batch % shards
+                          ? "gradient shards" : NULL;
         if (bad)
             FAIL("checkpoint '%s' holds an impossible trainer state: %s (lr %g, min_lr_frac %g, wd %g, betas %g/%g, eps %g, clip %g, "
-                 "step %llu of %u, warmup %u, batch %u, val_loss %g)", name, bad, lr, mlr, wd, b1, b2, eps, clip,
-                 (unsigned long long)step, steps, warm, batch, val);
+                 "step %llu of %u, warmup %u, batch %u in %u shards, val_loss %g)", name, bad, lr, mlr, wd, b1, b2, eps, clip,
+                 (unsigned long long)step, steps, warm, batch, shards, val);
     }
     // the run record (version 2): all zero when not recorded, else every field in range
     RunRecord run;
@@ -295,6 +301,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         ts->warmup = (int)get_u32(h, H_WARMUP), ts->steps = (int)get_u32(h, H_STEPS), ts->batch = (int)get_u32(h, H_BATCH);
         ts->seed = get_u64(h, H_SEED);
         ts->rand_max = rand_max;
+        ts->grad_shards = ver >= 5 ? (int)get_u32(h, H_SHARDS) : 1;
         ts->val_loss = get_f64(h, H_VAL);
         ts->run = run;
         ts->version = (int)ver;

@@ -10,7 +10,8 @@
 #include "optim.h"
 
 #define CKPT_MAGIC "POSGPTCK"
-#define CKPT_VERSION 4 // reads 1 (no run record), 2 (scheme tensors shared by all layers) and 3 (no layout) too
+#define CKPT_VERSION 5 // reads 1 (no run record), 2 (scheme tensors shared by all layers), 3 (no layout) and 4
+                       // (no gradient shards: 1) too
 #define CKPT_PATH_BYTES 320
 #define CKPT_HEADER_BYTES 1024
 
@@ -31,6 +32,7 @@ typedef struct {
     uint64_t seed;
     int rand_max;   // > 0: training positions are sorted random draws from [0, rand_max)
                     // (Ruoss et al. 2023); 0: contiguous 0..T-1
+    int grad_shards; // the steps' gradients are summed over this many shards of the batch (train/shards.h)
     long step;      // optimizer steps done
     Rng rng;        // trainer RNG (data order, random positions) after `step` steps
     double val_loss; // last validation loss (NaN if none)

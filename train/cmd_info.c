@@ -33,8 +33,10 @@ int cmd_info(int argc, char **argv) {
     printf("model           vocab %d, d_model %d, layers %d, heads %d (head size %d), seq_len %d\n", c->V, c->C, c->L, c->NH,
            c->C / c->NH, c->T);
     printf("parameters      %zu (%zu in matmuls, %zu position)\n", m.num_params, gpt_flop_params(&m), m.sizes[P_SCHEME]);
-    printf("training        step %ld of %d, batch %d, lr %g (warmup %d, cosine to x%g), wd %g, betas %g/%g, clip %g, seed %llu\n",
-           ts.step, ts.steps, ts.batch, ts.lr, ts.warmup, ts.min_lr_frac, ts.wd, ts.beta1, ts.beta2, ts.clip,
+    char shards[48] = "";
+    if (ts.grad_shards > 1) snprintf(shards, sizeof shards, " (in %d gradient shards)", ts.grad_shards);
+    printf("training        step %ld of %d, batch %d%s, lr %g (warmup %d, cosine to x%g), wd %g, betas %g/%g, clip %g, seed %llu\n",
+           ts.step, ts.steps, ts.batch, shards, ts.lr, ts.warmup, ts.min_lr_frac, ts.wd, ts.beta1, ts.beta2, ts.clip,
            (unsigned long long)ts.seed);
     if (isnan(ts.val_loss)) printf("val loss        none yet\n");
     else printf("val loss        %.4f (ppl %.3f)\n", ts.val_loss, exp(ts.val_loss));

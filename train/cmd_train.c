@@ -7,11 +7,13 @@
 // against a resumed run settings.c, the optimizer model/optim.c.
 #include "ckpt.h"
 #include "cli.h"
+#include "dist.h"
 #include "evaluate.h"
 #include "fileio.h"
 #include "positions.h"
 #include "progress.h"
 #include "rundir.h"
+#include "shards.h"
 #include "task_batch.h"
 #include "train.h"
 
@@ -42,6 +44,8 @@ typedef struct {
     long last_ckpt;   // step of the checkpoint on disk (-1: none yet)
     int log_err;      // errno of a failed log write (the loop stops, the step is saved)
     int val_cut;      // a signal cut a validation short
+    int lead;         // 1 on the process that writes (rank 0 of an MPI run; the only one otherwise)
+    Shards sh;        // the step's gradient, in shards (one, unless --grad-shards or MPI)
 } Run;
 
 static double lr_at(const TrainState *ts, long step) {
@@ -59,7 +63,7 @@ static int val_batch(int T) { return 8192 / T > 0 ? 8192 / T : 1; }
 // training's activations (the attention maps grow as batch x layers x heads x T^2) and
 // validation's, on top of the parameters, gradients and moments: refused with the estimate
 // before anything is allocated or written, rather than killed part-way
-static void check_train_memory(const GPT *m, int B) {
+static void check_train_memory(const GPT *m, int B) { // B: examples in one shard
     const GPTConfig *c = &m->cfg;
     int nt = omp_get_max_threads(), T = c->T;
     double need = gpt_alloc_bytes(c, B, T, 1, nt) + gpt_alloc_bytes(c, val_batch(T), T, 0, nt) + 4.0 * sizeof(real) * m->num_params;
@@ -136,7 +140,10 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"val-tokens", ARG_LONG, &a->val_tokens, "validation scores the first N held-out tokens (0 = all)", 0, 1e15},
         {"ckpt-every", ARG_INT, &a->ckpt_every, "checkpoint every N steps (and at the end)", 1, 1 << 30},
         {"log-every", ARG_INT, &a->log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
-        {"threads", ARG_INT, &a->threads, "threads (0 = OpenMP default)", 0, 4096},
+        {"threads", ARG_INT, &a->threads, "threads (0 = OpenMP default; per process under MPI)", 0, 4096},
+        {"grad-shards", ARG_INT, &a->grad_shards, "cut each step's batch into N shards whose gradients are summed in one fixed order "
+                                                  "(a power of two; 0 = 1, or the process count under MPI): the same N gives the same "
+                                                  "bits on any number of processes", 0, SHARDS_MAX},
         {"skip-nonfinite", ARG_FLAG, &a->skip_nonfinite, "skip a step whose loss or gradient is not finite, instead of stopping"},
         {"overwrite", ARG_FLAG, &a->overwrite, "start a new run even if --out holds one (its checkpoint and log are replaced)"},
         {"stop-at", ARG_INT, &a->stop_at, "stop after this step with a checkpoint (continue later with --resume); 0 = run to the end", 0, 1 << 30},
@@ -168,6 +175,21 @@ static void load_tasks(Run *r) {
     if (need > T) die("the longest example of '%s' has %d bytes; --seq-len %d is too short for it", r->a.data, need, T);
 }
 
+// the gradient shards: --grad-shards, else a resumed run's own when the processes can share
+// them, else one per process; a change of a resumed run's count is said (the gradient's sums
+// change order, so its losses may differ in the last digits from an uninterrupted run's)
+static void choose_shards(Run *r, int stored) {
+    int N = dist_size(), S = r->a.grad_shards ? r->a.grad_shards : stored ? stored : N;
+    char err[300];
+    if (!r->a.grad_shards && stored && shards_check(S, r->ts.batch, N, err, sizeof err)) S = N;
+    if (shards_check(S, r->ts.batch, N, err, sizeof err)) die("%s", err);
+    if (stored && S != stored && r->lead)
+        fprintf(stderr, "note: the run summed each step's gradient over %d shard%s; from step %ld on, over %d%s (the sums change "
+                "order, so the losses may differ in the last digits from a run that kept %d)\n", stored, stored > 1 ? "s" : "",
+                r->ts.step, S, r->a.grad_shards ? " (--grad-shards)" : N > 1 ? ", one per process at least" : "", stored);
+    r->ts.grad_shards = S;
+}
+
 // --resume DIR: the run's model, optimizer and settings; flags may only repeat them
 static void open_resumed(Run *r) {
     TrainArgs *a = &r->a;
@@ -176,7 +198,7 @@ static void open_resumed(Run *r) {
     snprintf(path, sizeof path, "%s/model.bin", r->dir);
     struct stat st;
     if (stat(r->dir, &st) != 0 || !S_ISDIR(st.st_mode)) die("--resume %s: no such run directory", r->dir);
-    rundir_lock(r->dir); // before reading: another process may be writing the run
+    if (r->lead) rundir_lock(r->dir); // before reading: another process may be writing the run
     if (stat(path, &st) != 0) die("--resume %s: the directory holds no checkpoint (model.bin); nothing to resume", r->dir);
     ckpt_load(path, &r->m, &r->ts, &r->opt);
     if (!r->opt.mom) die("'%s' holds no optimizer state, so the run cannot be resumed exactly", path);
@@ -190,7 +212,8 @@ static void open_resumed(Run *r) {
     }
     TrainState *ts = &r->ts;
     if (ts->step >= ts->steps) die("the run in '%s' already finished (%ld of %d steps)", r->dir, ts->step, ts->steps);
-    check_train_memory(&r->m, ts->batch);
+    choose_shards(r, ts->grad_shards);
+    check_train_memory(&r->m, ts->batch / ts->grad_shards);
     if (a->stop_at && a->stop_at <= ts->step)
         die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a->stop_at, r->dir, ts->step, ts->steps);
     const RunRecord *rec = &ts->run;
@@ -208,7 +231,7 @@ static void open_resumed(Run *r) {
     } else if (!a->data)
         die("--resume %s: this checkpoint (format v1) does not record its training text; pass the same --data (and --val, "
             "--eval-every, --val-tokens) as the original run", r->dir);
-    rundir_create(r->dir);
+    if (r->lead) rundir_create(r->dir);
     r->last_ckpt = ts->step;
 }
 
@@ -262,7 +285,6 @@ static void start_new(Run *r) {
     int rand_max;
     new_model_config(r, &c, &src, &src_opt, &rand_max);
     gpt_build(&r->m, &c);
-    check_train_memory(&r->m, a->batch);
     if (a->init_from) {
         memcpy(r->m.params, src.params, r->m.num_params * sizeof(real)); // same model: the same parameter layout
         gpt_free(&src);
@@ -276,6 +298,8 @@ static void start_new(Run *r) {
     if (ts->warmup > ts->steps) die("--warmup %d is longer than --steps %d", ts->warmup, ts->steps);
     ts->val_loss = NAN;
     rng_seed(&ts->rng, (uint64_t)a->seed ^ 0x5eed0fda7aULL);
+    choose_shards(r, 0);
+    check_train_memory(&r->m, ts->batch / ts->grad_shards);
     if (a->keep_optimizer) { // the moments of --init-from, with this run's betas, eps and decay
         r->opt = src_opt;
         r->opt.beta1 = ts->beta1, r->opt.beta2 = ts->beta2, r->opt.eps = ts->eps, r->opt.wd = ts->wd;
@@ -288,9 +312,11 @@ static void start_new(Run *r) {
         char label[64];
         snprintf(r->dir, sizeof r->dir, "runs/%s-%d", run_label(c.scheme, rand_max, label, sizeof label), a->seq_len);
     }
-    rundir_create(r->dir);
-    rundir_lock(r->dir);
-    rundir_refuse_existing(r->dir, a->overwrite);
+    if (r->lead) {
+        rundir_create(r->dir);
+        rundir_lock(r->dir);
+        rundir_refuse_existing(r->dir, a->overwrite);
+    }
     r->last_ckpt = -1;
 }
 
@@ -313,9 +339,10 @@ static void load_text(Run *r) {
 static void open_outputs(Run *r) {
     char path[4200], label[64];
     snprintf(path, sizeof path, "%s/config.txt", r->dir);
-    if (!r->a.resume) write_config(path, r);
+    if (!r->a.resume && r->lead) write_config(path, r);
     snprintf(r->ckpt_path, sizeof r->ckpt_path, "%s/model.bin", r->dir);
     snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);
+    if (!r->lead) return; // the other processes of an MPI run write nothing
     if (r->a.resume) {
         rundir_truncate_log(r->log_path, r->ts.step);
         fprintf(stderr, "resuming %s at step %ld of %d (configuration from the checkpoint)\n", r->dir, r->ts.step, r->ts.steps);
@@ -354,9 +381,7 @@ static int compute_gradients(Run *r, Progress *pr, long step, const int *tok, co
     static long nan_step = -2; // fault injection for the tests: a NaN in the qkv_w gradient at this step
     if (nan_step == -2) nan_step = getenv("POSGPT_INJECT_NAN_STEP") ? atol(getenv("POSGPT_INJECT_NAN_STEP")) : -1;
     GPT *m = &r->m;
-    *loss = gpt_forward(m, tok, tgt, pos);
-    gpt_zero_grad(m);
-    gpt_backward(m);
+    *loss = shards_gradient(&r->sh, m, r->ts.batch, tok, tgt, pos);
     if (step + 1 == nan_step) m->grads[m->offsets[P_QKVW]] = NAN;
     *norm = gpt_grad_norm(m);
     if (isfinite(*loss) && isfinite(*norm)) return 1;
@@ -424,12 +449,18 @@ static void train_loop(Run *r, Progress *pr) {
     TrainState *ts = &r->ts;
     const TrainArgs *a = &r->a;
     int B = ts->batch, T = r->m.cfg.T;
-    gpt_alloc(&r->m, B, T, 1);
+    gpt_alloc(&r->m, B / ts->grad_shards, T, 1);
+    shards_init(&r->sh, ts->grad_shards, r->m.num_params);
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int));
     double ema_loss = NAN, log_t = now_seconds();
     long log_step = ts->step;
-    while (ts->step < ts->steps && !g_stop) { // a signal ends the loop between steps, never inside one
+    while (ts->step < ts->steps) { // a signal ends the loop between steps, never inside one
+        int sig = dist_max(g_stop);   // on any process: every process stops after the same step
+        if (sig) {
+            g_stop = sig;
+            break;
+        }
         long step = ts->step;
         double lr = lr_at(ts, step), loss, norm;
         draw_batch(r, tok, tgt, pos);
@@ -441,9 +472,11 @@ static void train_loop(Run *r, Progress *pr) {
         ts->step = step + 1; // the step is complete: from here on, a signal saves it
         ema_loss = isnan(ema_loss) ? loss : 0.9 * ema_loss + 0.1 * loss;
         int pause = a->stop_at && ts->step == a->stop_at, last = ts->step == ts->steps || pause;
+        if (pause && !r->lead) break;
+        if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
         double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN;
         if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, loss, val, lr, norm, &log_step, &log_t, pr->t0))
-            break;
+            break; // (an MPI run ends in finish: the log error stops every process)
         if (ts->step % a->ckpt_every == 0 || last) checkpoint(r, pr);
         progress_step(pr, ts->step, ema_loss, lr, val);
         if (!pr->tty && (ts->step % a->log_every == 0 || last || !isnan(val))) progress_line(pr, ts->step, loss, lr, val);
@@ -457,6 +490,7 @@ static void train_loop(Run *r, Progress *pr) {
 // what happened and how to continue; returns the exit status
 static int finish(Run *r, Progress *pr) {
     TrainState *ts = &r->ts;
+    if (!r->lead) return g_stop ? 128 + g_stop : 0;
     int saved_now = 0;
     char err[4400];
     if (r->last_ckpt != ts->step) {
@@ -494,25 +528,47 @@ static int finish(Run *r, Progress *pr) {
     printf("%s: %ld steps in %.1fs wall (%.0f tokens/s including validation), %s; checkpoint %s\n",
            sig ? "interrupted" : paused ? "stopped" : "done", done, total, total > 0 ? done * tok / total : 0.0, valtxt,
            r->ckpt_path);
+    if (dist_size() > 1 && r->sh.steps)
+        printf("%d processes, %d gradient shards: the gradient exchange took %.2f ms a step (%.1f%% of the wall time)\n",
+               dist_size(), ts->grad_shards, 1e3 * r->sh.comm_s / r->sh.steps, total > 0 ? 100 * r->sh.comm_s / total : 0.0);
     return sig ? 128 + sig : 0;
 }
 
+// every process of an MPI run starts from the same parameters, moments, trainer state and text
+static void check_same_start(const Run *r) {
+    if (dist_size() == 1) return;
+    const TrainState *ts = &r->ts;
+    uint32_t c = crc32_update(0, r->m.params, r->m.num_params * sizeof(real));
+    if (r->opt.mom) c = crc32_update(c, r->opt.mom, r->opt.n * sizeof(real)), c = crc32_update(c, r->opt.vel, r->opt.n * sizeof(real));
+    c = crc32_update(c, &ts->rng, sizeof ts->rng);
+    c = crc32_update(c, &ts->step, sizeof ts->step);
+    c = crc32_update(c, &ts->run.data_crc, sizeof ts->run.data_crc);
+    if (!dist_same(c))
+        die("the %d processes do not start from the same state (parameters, optimizer, step or text differ from rank 0's): "
+            "every process must read the same run directory and data (a shared filesystem)", dist_size());
+}
+
 int cmd_train(int argc, char **argv) {
-    on_stop_signals(on_signal); // from the start: a signal during set-up is handled like one during training
     static Run run;
     Run *r = &run;
+    dist_start("train");
+    r->lead = dist_rank() == 0;
+    on_stop_signals(on_signal); // from the start: a signal during set-up is handled like one during training
     parse_args(argc, argv, &r->a, &r->hyp);
     if (r->a.resume) open_resumed(r);
     else start_new(r);
     if (r->a.stop_at && r->a.stop_at > r->ts.steps) die("--stop-at %d is beyond the run's last step (%d)", r->a.stop_at, r->ts.steps);
-    rundir_remove_stale_tmp(r->dir);
+    if (r->lead) rundir_remove_stale_tmp(r->dir);
     runtime_setup(r->a.threads);
     load_text(r);
+    check_same_start(r);
     open_outputs(r);
     Progress pr;
     progress_start(&pr, r->ts.step, r->ts.steps, (double)r->ts.batch * r->m.cfg.T);
     train_loop(r, &pr);
     int status = finish(r, &pr);
+    shards_free(&r->sh);
+    dist_finish();
     adamw_free(&r->opt);
     corpus_free(&r->corpus);
     if (r->task) taskdata_free(&r->tasks);

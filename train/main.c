@@ -1,5 +1,6 @@
 // main.c - ./posgpt: subcommand dispatch (after the OpenBLAS kernel check in runtime.c).
 #include "cli.h"
+#include "dist.h"
 #include "fileio.h"
 
 #include <cblas.h>
@@ -54,6 +55,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "posgpt: error: unknown command '%s' (commands: train, eval, sample, info, plot, export, task; see posgpt --help)\n", cmd);
         return 2;
     }
+    if (fn != cmd_train) dist_refuse(cmd); // train starts MPI itself (dist.h)
     ensure_fast_blas(argv);
     signal(SIGXFSZ, SIG_IGN); // a file size limit (ulimit -f) fails the write with EFBIG, reported like a full disk
     if (fn != cmd_train) out_signals(); // train saves its state on a signal instead

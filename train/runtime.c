@@ -7,6 +7,7 @@
 // weaker than what the CPU supports, posgpt sets the variable and re-executes itself.
 // A user-set OPENBLAS_CORETYPE is always respected.
 #include "cli.h"
+#include "dist.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -47,8 +48,13 @@ void runtime_setup(int threads) {
         omp_set_num_threads(threads);
         openblas_set_num_threads(threads);
     }
-    fprintf(stderr, "posgpt %s | OpenBLAS %s kernels | %d threads\n", POSGPT_VERSION, openblas_get_corename(),
-            omp_get_max_threads());
+    if (dist_rank() > 0) return; // one banner for an MPI run
+    if (dist_size() > 1)
+        fprintf(stderr, "posgpt %s | OpenBLAS %s kernels | %d processes x %d threads\n", POSGPT_VERSION, openblas_get_corename(),
+                dist_size(), omp_get_max_threads());
+    else
+        fprintf(stderr, "posgpt %s | OpenBLAS %s kernels | %d threads\n", POSGPT_VERSION, openblas_get_corename(),
+                omp_get_max_threads());
 }
 
 // memory a new allocation may take: MemAvailable (Linux), else half the physical memory.

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# test_mpi.sh - data-parallel training over MPI (./posgpt-mpi, make MPI=1; train/dist.c, shards.c):
+#  - `mpirun -np 2` trains bit for bit like one process with the same --grad-shards (the
+#    checkpoint's bytes and every logged loss and gradient norm), for a bias scheme on text, a
+#    query-dependent one with random positions, and a task (a masked loss: the shards score
+#    different numbers of answer bytes); -np 4 likewise;
+#  - cutting the batch in shards computes the same gradient: the first step's gradient norm of
+#    2 and 4 shards agrees with 1 shard's to 1e-4 (float sums in another order, relative
+#    error ~1e-6 at this size);
+#  - a run stopped under 2 processes resumes in 1 with the same bytes as the uninterrupted run;
+#    a 1-shard run resumed under 2 processes says that its shards change;
+#  - SIGTERM to mpirun, or to one rank only: every process stops after the same step, rank 0
+#    saves it, and the message says so; a rank killed outright (SIGKILL) ends the job with
+#    mpirun's message and the last periodic checkpoint intact and resumable;
+#  - refusals: 3 processes, the plain build under mpirun, eval under mpirun, processes that
+#    read different data, a --grad-shards the batch or the process count cannot take.
+# Without OpenMPI the test is skipped (0 checks), unless POSGPT_REQUIRE_MPI=1 (CI) makes that
+# a failure.
+. "$(dirname "$0")/lib.sh" mpi
+MPIBIN=${POSGPT_MPI:-./posgpt-mpi}
+if ! command -v mpirun > /dev/null || [ ! -x "$MPIBIN" ]; then
+  if [ "${POSGPT_REQUIRE_MPI:-0}" = 1 ]; then bad "MPI" "mpirun or $MPIBIN is missing (tools/deps.sh mpi; make MPI=1)"
+  else echo "# skipped: OpenMPI is not installed (tools/deps.sh mpi), or $MPIBIN is not built (make MPI=1)"; fi
+  echo "# $pass passed, $fail failed"
+  [ $fail -eq 0 ]; exit
+fi
+# mpirun passes a SIGTERM (or Ctrl-C) on to the processes as SIGTERM and kills them this many
+# seconds later (OpenMPI's default: 1); 3 leaves rank 0 time to save on a loaded machine
+export OMPI_MCA_odls_base_sigkill_timeout=3
+MPIRUN=(mpirun --oversubscribe $([ "$(id -u)" = 0 ] && echo --allow-run-as-root) --mca btl self,vader)
+phrase_text 11 4000 > "$tmp/text.txt"
+M=(--layers 2 --d-model 32 --heads 4 --batch 8 --steps 12 --lr 3e-3 --eval-every 6 --val-tokens 2048 --log-every 1 --threads 1)
+A=(--data "$tmp/text.txt" --seq-len 32 "${M[@]}")
+losses() { cut -d, -f1-5 "$1/log.csv"; } # step, train loss, val loss, lr, grad norm
+same() { cmp -s "$1/model.bin" "$2/model.bin" && [ "$(losses "$1")" = "$(losses "$2")" ]; }
+
+# ---- -np 2 (and 4) == one process with as many shards ----
+$BIN task gen --task copy --max-len 8 --n 400 --seed 1 --out "$tmp/copy" > /dev/null
+cases=("t5|--pos t5" "fire-random|--pos fire --positions random --rand-max 256" "task|--pos nope --task $tmp/copy")
+for c in "${cases[@]}"; do
+  name=${c%%|*}; read -ra F <<< "${c#*|}"
+  AA=("${A[@]}")
+  [ "$name" = task ] && AA=("${M[@]}") # the task's examples set --seq-len
+  $BIN train "${AA[@]}" "${F[@]}" --grad-shards 2 --out "$tmp/$name-s2" > /dev/null 2> "$tmp/$name-s2.err" \
+    || bad "$name: one process, 2 shards" "$(tail -1 "$tmp/$name-s2.err")"
+  "${MPIRUN[@]}" -np 2 "$MPIBIN" train "${AA[@]}" "${F[@]}" --out "$tmp/$name-np2" > "$tmp/$name-np2.out" 2> "$tmp/$name-np2.err" \
+    || bad "$name: mpirun -np 2" "$(grep error "$tmp/$name-np2.err" | head -1)"
+  if same "$tmp/$name-s2" "$tmp/$name-np2"; then ok "$name: mpirun -np 2 gives the bytes and losses of one process with --grad-shards 2"
+  else bad "$name: -np 2 vs one process" "$(diff <(losses "$tmp/$name-s2") <(losses "$tmp/$name-np2") | head -4)"; fi
+  grep -q "2 processes, 2 gradient shards: the gradient exchange took" "$tmp/$name-np2.out" \
+    && ok "$name: rank 0 reports the exchange time" || bad "$name: exchange time" "$(tail -2 "$tmp/$name-np2.out")"
+  [ "$(grep -c 'OpenBLAS' "$tmp/$name-np2.err")" = 1 ] && grep -q "2 processes x 1 threads" "$tmp/$name-np2.err" \
+    && ok "$name: one banner, naming the processes" || bad "$name: banner" "$(grep OpenBLAS "$tmp/$name-np2.err")"
+done
+$BIN train "${A[@]}" --pos cope --grad-shards 4 --out "$tmp/s4" > /dev/null 2>&1
+"${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/np4" > /dev/null 2> "$tmp/np4.err"
+same "$tmp/s4" "$tmp/np4" && ok "cope: mpirun -np 4 gives the bytes and losses of one process with --grad-shards 4" \
+  || bad "-np 4" "$(grep error "$tmp/np4.err" | head -1)"
+"${MPIRUN[@]}" -np 2 "$MPIBIN" train "${A[@]}" --pos cope --grad-shards 4 --out "$tmp/np2s4" > /dev/null 2>&1
+same "$tmp/s4" "$tmp/np2s4" && ok "cope: mpirun -np 2 --grad-shards 4 gives the same bytes too" || bad "-np 2 --grad-shards 4" "differs"
+
+# ---- shards compute the same gradient as the whole batch ----
+$BIN train "${A[@]}" --pos cope --out "$tmp/s1" > /dev/null 2>&1
+norm1() { awk -F, 'NR == 2 { print $5 }' "$1/log.csv"; }
+$BIN train "${A[@]}" --pos cope --grad-shards 2 --out "$tmp/c2" > /dev/null 2>&1
+for d in c2 s4; do
+  if awk -v a="$(norm1 "$tmp/s1")" -v b="$(norm1 "$tmp/$d")" 'BEGIN { r = (a - b) / a; exit !(a > 0 && r < 1e-4 && r > -1e-4) }'; then
+    ok "$d: the first step's gradient norm matches one shard's ($(norm1 "$tmp/$d") vs $(norm1 "$tmp/s1"))"
+  else bad "$d: gradient norm" "$(norm1 "$tmp/$d") vs $(norm1 "$tmp/s1")"; fi
+done
+
+# ---- resume with another process count ----
+"${MPIRUN[@]}" -np 2 "$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/r2" --stop-at 5 > /dev/null 2>&1
+$BIN train --resume "$tmp/r2" > /dev/null 2> "$tmp/r2.err"
+# (--stop-at validates at the pause: the val_loss column has one more value)
+cmp -s "$tmp/r2/model.bin" "$tmp/c2/model.bin" && [ "$(cut -d, -f1,2,4,5 "$tmp/r2/log.csv")" = "$(cut -d, -f1,2,4,5 "$tmp/c2/log.csv")" ] \
+  && ok "stopped under 2 processes, resumed in 1: the bytes and losses of the uninterrupted run" \
+  || bad "resume -np 2 -> 1" "$(tail -1 "$tmp/r2.err")"
+$BIN train "${A[@]}" --pos cope --out "$tmp/r1" --stop-at 5 > /dev/null 2>&1
+"${MPIRUN[@]}" -np 2 "$MPIBIN" train --resume "$tmp/r1" > /dev/null 2> "$tmp/r1.err"
+if grep -q "note: the run summed each step's gradient over 1 shard; from step 5 on, over 2" "$tmp/r1.err" \
+   && $BIN info "$tmp/r1/model.bin" | grep -q "step 12 of 12, batch 8 (in 2 gradient shards)"; then
+  ok "a 1-shard run resumed under 2 processes finishes in 2 shards and says so"
+else bad "resume 1 -> -np 2" "$(grep -v '^step' "$tmp/r1.err" | tail -2)"; fi
+
+# ---- signals and a dead rank ----
+L=("${A[@]}")
+L[${#L[@]}]=--steps; L[${#L[@]}]=100000; L[${#L[@]}]=--ckpt-every; L[${#L[@]}]=20
+ranks() { for p in $(pgrep -f "$MPIBIN train"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -q "^OMPI_COMM_WORLD_RANK=$1$" && echo $p; done; }
+wait_steps() { for _ in $(seq 300); do [ -s "$1/model.bin" ] && [ "$(wc -l < "$1/log.csv" 2>/dev/null || echo 0)" -gt 40 ] && return 0; sleep 0.1; done; return 1; }
+for how in mpirun rank1; do
+  d=$tmp/sig-$how
+  "${MPIRUN[@]}" -np 2 "$MPIBIN" train "${L[@]}" --pos t5 --out "$d" > "$d.out" 2> "$d.err" & pid=$!
+  wait_steps "$d" || bad "signal ($how)" "the run did not start"
+  if [ $how = mpirun ]; then kill -TERM $pid; else kill -TERM "$(ranks 1)"; fi
+  wait $pid; rc=$?
+  msg=$(grep "received SIGTERM: stopped at step" "$d.err")
+  step=$(sed -n 's/.*stopped at step \([0-9]*\) of.*/\1/p' <<< "$msg")
+  if [ $rc -ne 0 ] && [ -n "$step" ] && $BIN info "$d/model.bin" | grep -q "step $step of 100000"; then
+    ok "SIGTERM to $how: exit $rc, every process stopped, rank 0 saved step $step and says so"
+  else bad "SIGTERM to $how" "rc $rc; $(grep -v '^step' "$d.err" | tail -2)"; fi
+done
+d=$tmp/kill9
+"${MPIRUN[@]}" -np 2 "$MPIBIN" train "${L[@]}" --pos t5 --out "$d" > "$d.out" 2> "$d.err" & pid=$!
+wait_steps "$d" || bad "kill -9" "the run did not start"
+kill -KILL "$(ranks 1)"
+wait $pid; rc=$?
+step=$($BIN info "$d/model.bin" 2>&1 | sed -n 's/^training *step \([0-9]*\) of.*/\1/p')
+if [ $rc -ne 0 ] && grep -q "exited on signal 9" "$d.err" && [ -n "$step" ] && [ $((step % 20)) = 0 ]; then
+  ok "a rank killed with SIGKILL ends the job (exit $rc, mpirun names it); the checkpoint of step $step is intact"
+else bad "kill -9 a rank" "rc $rc, step '$step'; $(grep -i -m1 'signal\|error' "$d.err")"; fi
+$BIN train --resume "$d" --stop-at $((step + 2)) > /dev/null 2> "$d.resume" \
+  && ok "... and the run resumes from it" || bad "resume after kill -9" "$(tail -1 "$d.resume")"
+
+# ---- refusals ----
+expect() { # NAME PATTERN command...: fails with a message matching PATTERN
+  local name=$1 pat=$2; shift 2
+  if "$@" > "$tmp/x.out" 2> "$tmp/x.err"; then bad "$name" "exit 0"
+  elif grep -q -- "$pat" "$tmp/x.err"; then ok "$name: $(grep -m1 -- "$pat" "$tmp/x.err" | cut -c1-110)"
+  else bad "$name" "$(grep -m1 error "$tmp/x.err")"; fi
+}
+expect "3 processes" "needs a power of two" "${MPIRUN[@]}" -np 3 "$MPIBIN" train "${A[@]}" --out "$tmp/x3"
+expect "plain build under mpirun" "built without MPI" "${MPIRUN[@]}" -np 2 "$BIN" train "${A[@]}" --out "$tmp/xp"
+expect "eval under mpirun" "eval runs in one process" "${MPIRUN[@]}" -np 2 "$MPIBIN" eval --ckpt "$tmp/s1/model.bin" --data "$tmp/text.txt"
+phrase_text 12 4000 > "$tmp/text1.txt"
+expect "ranks reading different data" "do not start from the same state" "${MPIRUN[@]}" -np 2 bash -c \
+  "exec $MPIBIN train --data $tmp/text\${OMPI_COMM_WORLD_RANK/0/}.txt --seq-len 32 ${M[*]} --out $tmp/xd"
+expect "--grad-shards 3" "a power of two" $BIN train "${A[@]}" --grad-shards 3 --out "$tmp/x4"
+expect "--grad-shards 16 of a batch of 8" "cannot be cut into 16" $BIN train "${A[@]}" --grad-shards 16 --out "$tmp/x5"
+expect "--grad-shards 2 on 4 processes" "every one of the 4 processes" "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --grad-shards 2 --out "$tmp/x6"
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]

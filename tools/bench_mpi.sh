@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# bench_mpi.sh - data-parallel training on this machine (part of `make bench` when OpenMPI is
+# installed; alone: tools/bench_mpi.sh). Prints:
+#   training tokens/s at config S (4 layers, d_model 128, 4 heads, T 128, batch 32) of
+#     A: one process x 2 threads (./posgpt, one shard: the plain step),
+#     B: one process x 2 threads cutting the batch in 2 gradient shards (the numerics of C),
+#     C: 2 processes x 1 thread (mpirun -np 2 ./posgpt-mpi), and the exchange time per step it
+#        reports (the wait for the slower process included);
+#   each the median of the per-step rates (steps 6..STEPS-1 of a run: no warm-up, no
+#   validation), then the median of ROUNDS rounds run A, B, C one after the other, and the
+#   ratios C/A and B/A taken within each round;
+#   the exchange alone (build/mpi/exchange_bench): median time per buffer size, and a fit
+#     t = latency + bytes / bandwidth over the sizes of 64 KiB and more (least squares), the
+#     figures the README's scaling projection uses.
+# Environment: STEPS (30), ROUNDS (3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v mpirun > /dev/null || { echo "bench_mpi: needs OpenMPI (tools/deps.sh mpi)" >&2; exit 1; }
+make --no-print-directory posgpt > /dev/null
+make --no-print-directory MPI=1 posgpt-mpi build/mpi/exchange_bench > /dev/null
+steps=${STEPS:-30} rounds=${ROUNDS:-3}
+root=(); [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+tmp=$(mktemp -d /tmp/posgpt-bench-mpi.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+if [ -s data/kjv.txt ]; then text=data/kjv.txt; else
+  text=$tmp/text.txt
+  awk 'BEGIN { srand(3); for (i = 0; i < 60000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
+    (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$text"
+fi
+S=(--data "$text" --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 --steps "$steps" --eval-every 1000000
+   --val-tokens 4096 --log-every 1 --ckpt-every 1000000 --pos alibi --overwrite)
+med() { printf "%s\n" "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+rate() { awk -F, -v last="$steps" 'NR > 6 && $1 < last { print $6 }' "$1/log.csv" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+a=() b=() c=() ca=() ba=() ex=()
+echo "data-parallel training, config S, $steps steps a run, $rounds rounds (kernel: $(./posgpt --version | sed -n 2p))"
+for r in $(seq "$rounds"); do
+  ./posgpt train "${S[@]}" --threads 2 --out "$tmp/a" > /dev/null 2>&1
+  ./posgpt train "${S[@]}" --threads 2 --grad-shards 2 --out "$tmp/b" > /dev/null 2>&1
+  mpirun "${root[@]}" -np 2 --bind-to core ./posgpt-mpi train "${S[@]}" --threads 1 --out "$tmp/c" > "$tmp/c.out" 2> /dev/null
+  ra=$(rate "$tmp/a") rb=$(rate "$tmp/b") rc=$(rate "$tmp/c")
+  a+=("$ra") b+=("$rb") c+=("$rc")
+  ca+=("$(awk -v x="$rc" -v y="$ra" 'BEGIN { printf "%.3f", x / y }')") ba+=("$(awk -v x="$rb" -v y="$ra" 'BEGIN { printf "%.3f", x / y }')")
+  ex+=("$(sed -n 's/.*the gradient exchange took \([0-9.]*\) ms a step.*/\1/p' "$tmp/c.out")")
+  echo "  round $r: A $ra, B $rb, C $rc tokens/s; exchange ${ex[-1]} ms a step"
+done
+printf "%-44s %10s %8s\n" configuration tokens/s "vs A"
+printf "%-44s %10.0f %8s\n" "A: 1 process x 2 threads" "$(med "${a[@]}")" 1
+printf "%-44s %10.0f %8.3f\n" "B: 1 process x 2 threads, 2 gradient shards" "$(med "${b[@]}")" "$(med "${ba[@]}")"
+printf "%-44s %10.0f %8.3f\n" "C: 2 processes x 1 thread (mpirun -np 2)" "$(med "${c[@]}")" "$(med "${ca[@]}")"
+params=$(./posgpt info "$tmp/a/model.bin" | sed -n 's/^parameters *\([0-9]*\).*/\1/p')
+echo "C's gradient exchange: median $(med "${ex[@]}") ms a step ($params parameters, $((params * 4)) bytes; the wait for the slower process included)"
+echo
+echo "the exchange alone (build/mpi/exchange_bench, mpirun -np 2):"
+mpirun "${root[@]}" -np 2 build/mpi/exchange_bench 21 | tee "$tmp/ex.csv"
+awk -F, '$1 ~ /^[0-9]/ && $2 >= 65536 { n++; x += $2; y += $3; xx += $2 * $2; xy += $2 * $3 }
+  END { b = (n * xy - x * y) / (n * xx - x * x); a = (y - b * x) / n;
+        printf "fit over the sizes >= 64 KiB: t = %.1f us + bytes / (%.2f GB/s)\n", a, 1e-3 / b }' "$tmp/ex.csv"
