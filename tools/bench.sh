@@ -34,11 +34,7 @@ if [ "${TORCH:-0}" = 1 ]; then
   core=$($B sgemm | sed -n 's/.*core=\([A-Za-z0-9]*\).*/\1/p' | head -1)
   export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
 fi
-get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -1; }
-# the arguments printed with printf format $1 each, space-separated
-list() { local f=$1; shift; printf " $f" "$@"; }
-# median of the arguments
-med() { printf "%s\n" "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+. tools/bench_lib.sh # get, list, med
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
 sg=$($B sgemm)

@@ -14,8 +14,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 wt=build/bench-base
 tools/base_build.sh "$base" $wt build/bench
 make --no-print-directory build/bench > /dev/null
-get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -1; }
-med() { printf "%s\n" "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+. tools/bench_lib.sh # get, list, med
 echo "base $(git rev-parse --short "$base") vs working tree $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- model train tools/bench.c || echo '+changes');" \
   "$($wt/build/bench sgemm | head -1 | get core) kernels, $OMP_NUM_THREADS threads, $rounds rounds, alternating; medians"
 printf "%-13s %11s %11s %7s %13s %13s %7s\n" scheme "train base" "train new" ratio "eval4k base" "eval4k new" ratio

@@ -29,7 +29,7 @@ if [ -s data/kjv.txt ]; then text=data/kjv.txt; else
 fi
 S=(--data "$text" --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 --steps "$steps" --eval-every 1000000
    --val-tokens 4096 --log-every 1 --ckpt-every 1000000 --pos alibi --overwrite)
-med() { printf "%s\n" "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+. tools/bench_lib.sh # get, list, med
 rate() { awk -F, -v last="$steps" 'NR > 6 && $1 < last { print $6 }' "$1/log.csv" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 a=() b=() c=() ca=() ba=() ex=()
 echo "data-parallel training, config S, $steps steps a run, $rounds rounds (kernel: $(./posgpt --version | sed -n 2p))"

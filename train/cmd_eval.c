@@ -7,6 +7,7 @@
 #include "data.h"
 #include "evaluate.h"
 #include "fileio.h"
+#include "positions.h"
 
 #include <errno.h>
 
@@ -65,8 +66,7 @@ int cmd_eval(int argc, char **argv) {
     int nonov = !strcmp(protocol, "nonoverlapping") || !strcmp(protocol, "both");
     int slide = !strcmp(protocol, "sliding") || !strcmp(protocol, "both");
     if (!nonov && !slide) die("--protocol must be nonoverlapping, sliding or both, got '%s'", protocol);
-    int rand_pos = !strcmp(positions, "random");
-    if (!rand_pos && strcmp(positions, "contiguous")) die("--positions must be contiguous or random, got '%s'", positions);
+    int rand_pos = positions_parse("", positions);
     int offs[64];
     int noff = parse_list("pos-offset", offsets, offs, 64, 0, 1 << 28);
     if (rand_pos && (noff > 1 || offs[0])) die("--pos-offset applies to contiguous positions only");
@@ -96,8 +96,7 @@ int cmd_eval(int argc, char **argv) {
     if (extend && gpt_extend(&m, &(PosExtension){.method = scaling, .factor = factor, .train_len = c->T, .window = window}, why,
                              sizeof why))
         die("--rope-scaling %s: %s", scaling, why);
-    if (rand_pos && !rand_max) rand_max = ts.rand_max;
-    if (rand_pos && !rand_max) die("--positions random needs --rand-max (the checkpoint was not trained with random positions)");
+    if (rand_pos) rand_max = positions_eval_range("", rand_max, ts.rand_max);
     int lens[64];
     int nlen = lengths ? parse_list("lengths", lengths, lens, 64, 1, 1 << 24) : (lens[0] = c->T, 1);
 

@@ -2,6 +2,7 @@
 #include "positions.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_int(const void *a, const void *b) {
     int x = *(const int *)a, y = *(const int *)b;
@@ -43,3 +44,14 @@ void positions_draw(int *pos, int B, int T, int offset, int lmax, Rng *rng) {
     free(set);
 }
 
+int positions_parse(const char *cmd, const char *positions) {
+    if (!strcmp(positions, "random")) return 1;
+    if (strcmp(positions, "contiguous")) die("%s--positions must be contiguous or random, got '%s'", cmd, positions);
+    return 0;
+}
+
+int positions_eval_range(const char *cmd, int rand_max, int ckpt_rand_max) {
+    if (!rand_max) rand_max = ckpt_rand_max;
+    if (!rand_max) die("%s--positions random needs --rand-max (the checkpoint was not trained with random positions)", cmd);
+    return rand_max;
+}

@@ -49,8 +49,7 @@ int task_eval(int argc, char **argv) {
                      {NULL}};
     args_parse(argc, argv, 3, defs, NULL, "task eval", "--ckpt FILE --task DIR [flags]", NULL, 0);
     if (!ckpt || !dir) die("task eval: --ckpt FILE and --task DIR are required (see posgpt task eval --help)");
-    int rand_pos = !strcmp(positions, "random");
-    if (!rand_pos && strcmp(positions, "contiguous")) die("task eval: --positions must be contiguous or random, got '%s'", positions);
+    int rand_pos = positions_parse("task eval: ", positions);
     char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
     snprintf(path, sizeof path, "%s/task.txt", dir);
     size_t n;
@@ -66,8 +65,7 @@ int task_eval(int argc, char **argv) {
     ckpt_load(ckpt, &m, &ts, NULL);
     m.clamp_pos = clamp;
     runtime_setup(threads);
-    if (rand_pos && !rand_max) rand_max = ts.rand_max;
-    if (rand_pos && !rand_max) die("task eval: --positions random needs --rand-max (the checkpoint was not trained with random positions)");
+    if (rand_pos) rand_max = positions_eval_range("task eval: ", rand_max, ts.rand_max);
     if (rand_pos && set.max_total > rand_max)
         die("task eval: the longest test example has %d bytes, more than --rand-max %d distinct positions", set.max_total, rand_max);
     int lim = gpt_max_pos(&m);
