@@ -38,7 +38,19 @@ const char *gpt_config_check(const GPTConfig *c, char *err, size_t n) {
     else if (c->pos_rows < 1 || c->pos_rows > (1 << 28)) snprintf(err, n, "position rows must be in [1, 2^28], got %d", c->pos_rows);
     else if (c->scheme_sharing < 0 || c->scheme_sharing >= POS_SHARING_COUNT)
         snprintf(err, n, "scheme sharing must be in [0, %d), got %d", POS_SHARING_COUNT, c->scheme_sharing);
-    else if (scheme_state(c, &ps, err, n)) return pos_check(&ps, err, n);
+    else if (scheme_state(c, &ps, err, n)) {
+        if (pos_check(&ps, err, n)) return err;
+        if (!c->ext_method[0]) return NULL;
+        if (!memchr(c->ext_method, 0, sizeof c->ext_method) || !pos_has_extension(ps.scheme, c->ext_method))
+            snprintf(err, n, "scheme '%s' has no context extension '%.15s'", c->scheme, c->ext_method);
+        else if (!(c->ext_factor >= 1 && c->ext_factor <= 1e6))
+            snprintf(err, n, "the context extension's factor must be in [1, 1e6], got %g", c->ext_factor);
+        else if (c->ext_train_len < 1 || c->ext_train_len > (1 << 24))
+            snprintf(err, n, "the context extension's training length must be in [1, 2^24], got %d", c->ext_train_len);
+        else if (c->ext_window < 0 || c->ext_window > (1 << 24))
+            snprintf(err, n, "the context extension's window must be in [0, 2^24], got %d", c->ext_window);
+        else return NULL;
+    }
     return err;
 }
 
@@ -112,6 +124,10 @@ void gpt_build(GPT *m, const GPTConfig *cfg) {
         gpt_scheme_views(m, m->params, l, st->param);
         for (int k = 0; k < m->sch_nt; k++) st->size[k] = pos_tensor_size(&m->sch_t[k]);
         pos_prepare(st);
+    }
+    if (c->ext_method[0]) { // the extension it was trained with
+        PosExtension e = {.method = c->ext_method, .factor = c->ext_factor, .train_len = c->ext_train_len, .window = c->ext_window};
+        if (gpt_extend(m, &e, err, sizeof err)) die("context extension '%s': %s", c->ext_method, err);
     }
 }
 

@@ -18,6 +18,12 @@ typedef struct {
     float scheme_hp[POS_MAX_HYPER]; // its hyperparameters, in the order the scheme declares them
     int scheme_sharing; // PosSharing: where the scheme's tensors live (per layer or shared)
     int pos_rows;   // positions 0..pos_rows-1 are those training uses (the rows of an absolute table)
+    // a context extension the model was trained with (train --rope-scaling, e.g. position
+    // interpolation fine-tuned at a longer length): in force whenever the model is built
+    char ext_method[16];  // "" = none
+    double ext_factor;    // its scale factor (resolved when training starts: never 0)
+    int ext_train_len;    // the length the extension scales from (the model's before fine-tuning)
+    int ext_window;       // a method's window (unused by the methods training takes)
 } GPTConfig;
 
 enum {

@@ -199,6 +199,34 @@ else bad "export" "$(cat "$tmp/exp.err")"; fi
 expect_error "export without --out" "--out FILE is required" $BIN export --ckpt "$tmp/run-t5/model.bin"
 expect_error "export to another format" "--format must be safetensors" $BIN export --ckpt "$tmp/run-t5/model.bin" --out "$tmp/x.onnx" --format onnx
 
+# fine-tuning with a context extension in force (train --init-from --rope-scaling): the
+# checkpoint keeps it (method, factor from the lengths, the length it scales from); eval,
+# info and config.txt apply or show it; eval --rope-scaling none removes it; a rotary
+# extension on another scheme, an evaluation-time method, or a conflicting flag on resume
+# is an error
+FT=(--data "$tmp/text.txt" --seq-len 64 --batch 4 --steps 4 --eval-every 4 --val-tokens 512)
+for m in pi yarn; do
+  $BIN train --init-from "$tmp/run-rope/model.bin" "${FT[@]}" --rope-scaling $m --out "$tmp/ft-$m" > /dev/null 2> "$tmp/ft.err" \
+    || bad "fine-tune --rope-scaling $m" "$(tail -1 "$tmp/ft.err")"
+done
+$BIN eval --ckpt "$tmp/ft-pi/model.bin" --data "$tmp/text.txt" --lengths 64,256 --max-tokens 2048 --csv "$tmp/ft.csv" 2>/dev/null
+$BIN eval --ckpt "$tmp/ft-pi/model.bin" --data "$tmp/text.txt" --lengths 64 --max-tokens 2048 --rope-scaling none --csv "$tmp/ftn.csv" 2>/dev/null
+if $BIN info "$tmp/ft-pi/model.bin" | grep -q "^extension  *pi, factor 2 from length 32" && grep -q "^rope_factor = 2$" "$tmp/ft-pi/config.txt" \
+   && awk -F, 'NR == 2 { ok = $1 == "rope+pi" && $2 == 64 && $14 == "pi" && $15 == 2 } NR == 3 { ok = ok && $3 == 256 && $15 == 2 }
+               END { exit !(ok && NR == 3) }' "$tmp/ft.csv" \
+   && awk -F, 'NR == 2 { exit !($1 == "rope" && $14 == "none") }' "$tmp/ftn.csv" \
+   && [ "$(sed -n 2p "$tmp/ft.csv" | cut -d, -f7)" != "$(sed -n 2p "$tmp/ftn.csv" | cut -d, -f7)" ]; then
+  ok "fine-tuned with pi at 2x: the checkpoint keeps pi (factor 2 from 32); eval applies it at every length, --rope-scaling none removes it"
+else bad "fine-tune pi" "$($BIN info "$tmp/ft-pi/model.bin" | grep extension); $(cat "$tmp/ft.csv" "$tmp/ftn.csv" | cut -d, -f1-3,7,14,15 | tr '\n' ' ')"; fi
+$BIN train --init-from "$tmp/ft-pi/model.bin" "${FT[@]}" --seq-len 128 --out "$tmp/ft-pi2" > /dev/null 2>&1
+$BIN info "$tmp/ft-pi2/model.bin" | grep -q "^extension  *pi, factor 2 from length 32" \
+  && ok "a model fine-tuned from an extended one keeps the extension unless told otherwise" || bad "ft inherit" "$($BIN info "$tmp/ft-pi2/model.bin" | grep ext)"
+expect_error "--rope-scaling on alibi" "has no such context extension" $BIN train --init-from "$tmp/run-alibi/model.bin" "${FT[@]}" --rope-scaling pi --out "$tmp/x"
+expect_error "--rope-scaling rerope in training" "evaluation-time methods" $BIN train --init-from "$tmp/run-rope/model.bin" "${FT[@]}" --rope-scaling rerope --out "$tmp/x"
+expect_error "--rope-scaling pi at a shorter length" "must be >= 1" $BIN train --init-from "$tmp/run-rope/model.bin" "${FT[@]}" --seq-len 16 --rope-scaling pi --out "$tmp/x"
+expect_error "--rope-factor alone" "needs --rope-scaling" $BIN train --init-from "$tmp/run-rope/model.bin" "${FT[@]}" --rope-factor 2 --out "$tmp/x"
+$BIN train --init-from "$tmp/run-rope/model.bin" "${FT[@]}" --steps 8 --stop-at 4 --rope-scaling pi --out "$tmp/ft-r" > /dev/null 2>&1
+expect_error "--rope-scaling on resume, another method" "conflicts with the run" $BIN train --resume "$tmp/ft-r" --rope-scaling yarn
 # help text: no flag states its default twice, defaults are printed escaped (sample's
 # --prompt default is a newline), internal flags are not listed, integer scheme flags show N
 for c in train eval sample info plot export; do

@@ -311,11 +311,14 @@ static double qk_loss(void *p) {
     c->ps->scheme->qk_forward(c->ps, c->v, c->pos, c->B, c->T, c->stride, c->is_key);
     return dot(c->v, c->R, n);
 }
-static void test_qk_hook(const PosScheme *s) {
+// ext: a context extension in force (training with one: train --rope-scaling), or NULL
+static void test_qk_hook(const PosScheme *s, const PosExtension *ext) {
     int C = 8, NH = 2, B = 3, T = 5, stride = 11; // stride > C: rows of a wider buffer, like qkv
     PosState ps;
     size_t np;
     double *params = standalone_state(&ps, s, C, NH, 64, &np);
+    char err[256];
+    if (ext && pos_extend(&ps, ext, err, sizeof err)) die("%s", err);
     int pos[15] = {0, 2, 9, 30, 31, 0, 2, 9, 30, 31, 3, 4, 5, 40, 63}; // sequences 0 and 1 share positions
     for (int is_key = 0; is_key < 2; is_key++) {
         QkCtx c = {&ps, B, T, stride, is_key, pos};
@@ -327,7 +330,8 @@ static void test_qk_hook(const PosScheme *s) {
         // columns beyond C are not part of q/k: the transform leaves them alone, gradient passes through
         numgrad(ng, c.v0, n, qk_loss, &c);
         char name[128];
-        snprintf(name, sizeof name, "%s qk_backward (%s) = finite differences", s->name, is_key ? "k" : "q");
+        snprintf(name, sizeof name, "%s%s%s qk_backward (%s) = finite differences", s->name, ext ? " + " : "", ext ? ext->method : "",
+                 is_key ? "k" : "q");
         check_close(name, d, ng, n, ATOL, RTOL);
         free(c.v0), free(c.v), free(c.R), free(d), free(ng);
     }
@@ -356,7 +360,12 @@ int main(void) {
             test_attention(s, NULL, 3);
         }
         if (s->input_forward) test_input_hook(s);
-        if (s->qk_forward) test_qk_hook(s);
+        if (s->qk_forward) test_qk_hook(s, NULL);
+        // training with a context extension in force (the rotary schemes: pi, ntk, yarn at s = 2)
+        for (int k = 0; k < 3 && s->qk_forward; k++) {
+            const char *method = k == 0 ? "pi" : k == 1 ? "ntk" : "yarn";
+            if (pos_has_extension(s, method)) test_qk_hook(s, &(PosExtension){.method = method, .factor = 2, .train_len = 16});
+        }
         char name[128];
         snprintf(name, sizeof name, "%s: hooks come in forward/backward pairs", s->name);
         int np_ok = 1;

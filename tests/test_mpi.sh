@@ -14,8 +14,10 @@
 #    mpirun's message and the last periodic checkpoint intact and resumable;
 #  - refusals: 3 processes, the plain build under mpirun, eval under mpirun, processes that
 #    read different data, a --grad-shards the batch or the process count cannot take.
-# Without OpenMPI the test is skipped (0 checks), unless POSGPT_REQUIRE_MPI=1 (CI) makes that
-# a failure.
+# Every one-process reference runs the same ./posgpt-mpi without mpirun (then it is one
+# process): bit-identity is a claim about one binary (another build may contract a*b+c into
+# one fused multiply-add where this one does not). Without OpenMPI the test is skipped (0
+# checks), unless POSGPT_REQUIRE_MPI=1 (CI) makes that a failure.
 . "$(dirname "$0")/lib.sh" mpi
 MPIBIN=${POSGPT_MPI:-./posgpt-mpi}
 if ! command -v mpirun > /dev/null || [ ! -x "$MPIBIN" ]; then
@@ -41,7 +43,7 @@ for c in "${cases[@]}"; do
   name=${c%%|*}; read -ra F <<< "${c#*|}"
   AA=("${A[@]}")
   [ "$name" = task ] && AA=("${M[@]}") # the task's examples set --seq-len
-  $BIN train "${AA[@]}" "${F[@]}" --grad-shards 2 --out "$tmp/$name-s2" > /dev/null 2> "$tmp/$name-s2.err" \
+  "$MPIBIN" train "${AA[@]}" "${F[@]}" --grad-shards 2 --out "$tmp/$name-s2" > /dev/null 2> "$tmp/$name-s2.err" \
     || bad "$name: one process, 2 shards" "$(tail -1 "$tmp/$name-s2.err")"
   "${MPIRUN[@]}" -np 2 "$MPIBIN" train "${AA[@]}" "${F[@]}" --out "$tmp/$name-np2" > "$tmp/$name-np2.out" 2> "$tmp/$name-np2.err" \
     || bad "$name: mpirun -np 2" "$(grep error "$tmp/$name-np2.err" | head -1)"
@@ -52,7 +54,7 @@ for c in "${cases[@]}"; do
   [ "$(grep -c 'OpenBLAS' "$tmp/$name-np2.err")" = 1 ] && grep -q "2 processes x 1 threads" "$tmp/$name-np2.err" \
     && ok "$name: one banner, naming the processes" || bad "$name: banner" "$(grep OpenBLAS "$tmp/$name-np2.err")"
 done
-$BIN train "${A[@]}" --pos cope --grad-shards 4 --out "$tmp/s4" > /dev/null 2>&1
+"$MPIBIN" train "${A[@]}" --pos cope --grad-shards 4 --out "$tmp/s4" > /dev/null 2>&1
 "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/np4" > /dev/null 2> "$tmp/np4.err"
 same "$tmp/s4" "$tmp/np4" && ok "cope: mpirun -np 4 gives the bytes and losses of one process with --grad-shards 4" \
   || bad "-np 4" "$(grep error "$tmp/np4.err" | head -1)"
@@ -60,9 +62,9 @@ same "$tmp/s4" "$tmp/np4" && ok "cope: mpirun -np 4 gives the bytes and losses o
 same "$tmp/s4" "$tmp/np2s4" && ok "cope: mpirun -np 2 --grad-shards 4 gives the same bytes too" || bad "-np 2 --grad-shards 4" "differs"
 
 # ---- shards compute the same gradient as the whole batch ----
-$BIN train "${A[@]}" --pos cope --out "$tmp/s1" > /dev/null 2>&1
+"$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/s1" > /dev/null 2>&1
 norm1() { awk -F, 'NR == 2 { print $5 }' "$1/log.csv"; }
-$BIN train "${A[@]}" --pos cope --grad-shards 2 --out "$tmp/c2" > /dev/null 2>&1
+"$MPIBIN" train "${A[@]}" --pos cope --grad-shards 2 --out "$tmp/c2" > /dev/null 2>&1
 for d in c2 s4; do
   if awk -v a="$(norm1 "$tmp/s1")" -v b="$(norm1 "$tmp/$d")" 'BEGIN { r = (a - b) / a; exit !(a > 0 && r < 1e-4 && r > -1e-4) }'; then
     ok "$d: the first step's gradient norm matches one shard's ($(norm1 "$tmp/$d") vs $(norm1 "$tmp/s1"))"
@@ -71,12 +73,12 @@ done
 
 # ---- resume with another process count ----
 "${MPIRUN[@]}" -np 2 "$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/r2" --stop-at 5 > /dev/null 2>&1
-$BIN train --resume "$tmp/r2" > /dev/null 2> "$tmp/r2.err"
+"$MPIBIN" train --resume "$tmp/r2" > /dev/null 2> "$tmp/r2.err"
 # (--stop-at validates at the pause: the val_loss column has one more value)
 cmp -s "$tmp/r2/model.bin" "$tmp/c2/model.bin" && [ "$(cut -d, -f1,2,4,5 "$tmp/r2/log.csv")" = "$(cut -d, -f1,2,4,5 "$tmp/c2/log.csv")" ] \
   && ok "stopped under 2 processes, resumed in 1: the bytes and losses of the uninterrupted run" \
   || bad "resume -np 2 -> 1" "$(tail -1 "$tmp/r2.err")"
-$BIN train "${A[@]}" --pos cope --out "$tmp/r1" --stop-at 5 > /dev/null 2>&1
+"$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/r1" --stop-at 5 > /dev/null 2>&1
 "${MPIRUN[@]}" -np 2 "$MPIBIN" train --resume "$tmp/r1" > /dev/null 2> "$tmp/r1.err"
 if grep -q "note: the run summed each step's gradient over 1 shard; from step 5 on, over 2" "$tmp/r1.err" \
    && $BIN info "$tmp/r1/model.bin" | grep -q "step 12 of 12, batch 8 (in 2 gradient shards)"; then
@@ -109,7 +111,7 @@ step=$($BIN info "$d/model.bin" 2>&1 | sed -n 's/^training *step \([0-9]*\) of.*
 if [ $rc -ne 0 ] && grep -q "exited on signal 9" "$d.err" && [ -n "$step" ] && [ $((step % 20)) = 0 ]; then
   ok "a rank killed with SIGKILL ends the job (exit $rc, mpirun names it); the checkpoint of step $step is intact"
 else bad "kill -9 a rank" "rc $rc, step '$step'; $(grep -i -m1 'signal\|error' "$d.err")"; fi
-$BIN train --resume "$d" --stop-at $((step + 2)) > /dev/null 2> "$d.resume" \
+"$MPIBIN" train --resume "$d" --stop-at $((step + 2)) > /dev/null 2> "$d.resume" \
   && ok "... and the run resumes from it" || bad "resume after kill -9" "$(tail -1 "$d.resume")"
 
 # ---- refusals ----

@@ -226,6 +226,24 @@ $BIN plot --out "$tmp/acc1.svg" "$tmp/acc-one.csv" 2> /dev/null && ! grep -q 'op
 printf 'task,scheme,train_max_len,len,depth,examples,correct,accuracy\nreverse,alibi,20,3,0,10,11,1.1\n' > "$tmp/acc-bad.csv"
 expect_error "accuracy: more correct than examples" "acc-bad.csv line 2" "${O[@]}" "$tmp/acc-bad.csv"
 
+# ---- seeds of a perplexity study (--seeds): their mean, with a band from the lowest to the highest ----
+for sd in 1 2 3; do # eval_tame.csv's perplexities, scaled by a seed's factor
+  awk -F, -v OFS=, -v f="1.0$sd" 'NR == 1 { print; next } { $8 = sprintf("%.4f", $8 * f); print }' "$tmp/eval_tame.csv" > "$tmp/seed$sd.csv"
+done
+expect_error "seeds without --seeds" "pass --seeds" "${O[@]}" "$tmp"/seed[123].csv
+expect_error "--seeds on a training log" "--seeds applies to kinds ppl and offset" "${O[@]}" --seeds "$tmp/r1/log.csv"
+x=$(awk -F, 'NR == 2 { print $3 }' "$tmp/eval_tame.csv"); nm=$(awk -F, 'NR == 2 { print $1 }' "$tmp/eval_tame.csv")
+pr=$(awk -F, 'NR == 2 { print $4 }' "$tmp/eval_tame.csv")
+want=$(for f in "$tmp"/seed[123].csv; do awk -F, -v n="$nm" -v x="$x" -v p="$pr" '$1 == n && $3 == x && $4 == p { print $8 }' "$f"; done \
+  | awk '{ s += $1; lo = NR == 1 || $1 < lo ? $1 : lo; hi = NR == 1 || $1 > hi ? $1 : hi } END { printf "%.4f %.4f %.4f", s / NR, lo, hi }')
+$BIN plot --seeds --protocol "$pr" --out "$tmp/seeds.png" --stats "$tmp"/seed[123].csv > "$tmp/seeds.stats" 2> /dev/null
+got=$(awk -v x="$x" '$1 == "point" && $3 == x { printf "%.4f %.4f %.4f\n", $4, $5, $6 }' "$tmp/seeds.stats" | head -1)
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "--seeds: at length $x the mean of the 3 files' perplexities and their range ($got)" \
+  || bad "--seeds mean" "got '$got', want '$want'"
+$BIN plot --seeds --protocol "$pr" --out "$tmp/seeds.svg" "$tmp"/seed[123].csv 2> /dev/null
+[ "$(grep -c 'opacity="0.180"' "$tmp/seeds.svg")" -ge 1 ] && grep -q "the mean over up to 3 files (seeds)" "$tmp/seeds.svg" \
+  && ok "--seeds: the range drawn as a band, and the caption says so" || bad "--seeds band" "no band or caption in the SVG"
+
 # ---- help ----
 $BIN plot --help > "$tmp/help.txt" 2>&1 && grep -q -- '--kind' "$tmp/help.txt" && grep -q -- '--ymax' "$tmp/help.txt" \
   && ok "plot --help lists the flags" || bad "plot --help" "$(head -3 "$tmp/help.txt")"

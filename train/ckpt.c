@@ -62,8 +62,9 @@ enum {
     // version 3: the scheme sharing asked for (PosSharing; version 1 and 2: all shared);
     // version 4: the layout it gave, bit k set when scheme tensor k is one per layer
     H_SHARING = 304, H_LAYOUT = 308,
-    // version 5: the gradient shards the steps were computed in (train --grad-shards; 1 before)
-    H_SHARDS = 312,
+    // version 5: the gradient shards the steps were computed in (train --grad-shards; 1 before),
+    // and the context extension the model was trained with (train --rope-scaling; none before)
+    H_SHARDS = 312, H_EXT_TRAINLEN = 316, H_EXT_WINDOW = 320, H_EXT_FACTOR = 328, H_EXT_METHOD = 336,
     H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
@@ -124,6 +125,11 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     put_u32(h, H_WARMUP, (uint32_t)ts->warmup), put_u32(h, H_STEPS, (uint32_t)ts->steps);
     put_u32(h, H_BATCH, (uint32_t)ts->batch);
     put_u32(h, H_SHARDS, (uint32_t)(ts->grad_shards > 0 ? ts->grad_shards : 1));
+    if (c->ext_method[0]) {
+        memcpy(h + H_EXT_METHOD, c->ext_method, strnlen(c->ext_method, 15));
+        put_f64(h, H_EXT_FACTOR, c->ext_factor);
+        put_u32(h, H_EXT_TRAINLEN, (uint32_t)c->ext_train_len), put_u32(h, H_EXT_WINDOW, (uint32_t)c->ext_window);
+    }
     put_u64(h, H_SEED, ts->seed);
     put_f64(h, H_VAL, ts->val_loss);
     put_u32(h, H_NTENSORS, NUM_PARAM_TENSORS);
@@ -212,6 +218,18 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
     if (sharing >= POS_SHARING_COUNT) FAIL("checkpoint '%s' is corrupted: scheme sharing = %u", name, sharing);
     if (ver == 3 && sharing == POS_SHARING_PAPER) sharing = (uint32_t)v3_paper_sharing(c.scheme);
     c.scheme_sharing = (int)sharing;
+    if (ver >= 5) { // the context extension trained with, if any
+        memcpy(c.ext_method, h + H_EXT_METHOD, 16);
+        if (c.ext_method[15]) FAIL("checkpoint '%s' is corrupted: the context extension's name is not terminated", name);
+        for (int i = 0; c.ext_method[i]; i++)
+            if (c.ext_method[i] < 0x21 || c.ext_method[i] > 0x7e)
+                FAIL("checkpoint '%s' is corrupted: the context extension's name holds byte 0x%02x", name, (unsigned char)c.ext_method[i]);
+        if (c.ext_method[0]) {
+            c.ext_factor = get_f64(h, H_EXT_FACTOR);
+            uint32_t tl = get_u32(h, H_EXT_TRAINLEN), w = get_u32(h, H_EXT_WINDOW);
+            c.ext_train_len = tl > (1u << 28) ? -1 : (int)tl, c.ext_window = w > (1u << 28) ? -1 : (int)w;
+        }
+    }
     char why[256];
     if (gpt_config_check(&c, why, sizeof why)) FAIL("checkpoint '%s' holds an unusable configuration: %s", name, why);
     if (ver >= 4 && layout_sharing(&c, get_u32(h, H_LAYOUT)))

@@ -93,9 +93,13 @@ int cmd_eval(int argc, char **argv) {
     const GPTConfig *c = &m.cfg;
     const PosState *ps = gpt_scheme(&m, 0);
     char why[256];
-    if (extend && gpt_extend(&m, &(PosExtension){.method = scaling, .factor = factor, .train_len = c->T, .window = window}, why,
-                             sizeof why))
+    // a model trained with an extension (train --rope-scaling) has it in force; --rope-scaling
+    // replaces it (none: removes it)
+    int given = args_given("rope-scaling");
+    if (given && (extend || c->ext_method[0]) &&
+        gpt_extend(&m, &(PosExtension){.method = scaling, .factor = factor, .train_len = c->T, .window = window}, why, sizeof why))
         die("--rope-scaling %s: %s", scaling, why);
+    if (!given && c->ext_method[0]) scaling = c->ext_method, extend = 1;
     if (rand_pos) rand_max = positions_eval_range("", rand_max, ts.rand_max);
     int lens[64];
     int nlen = lengths ? parse_list("lengths", lengths, lens, 64, 1, 1 << 24) : (lens[0] = c->T, 1);

@@ -33,6 +33,9 @@ int cmd_info(int argc, char **argv) {
     printf("model           vocab %d, d_model %d, layers %d, heads %d (head size %d), seq_len %d\n", c->V, c->C, c->L, c->NH,
            c->C / c->NH, c->T);
     printf("parameters      %zu (%zu in matmuls, %zu position)\n", m.num_params, gpt_flop_params(&m), m.sizes[P_SCHEME]);
+    if (c->ext_method[0])
+        printf("extension       %s, factor %g from length %d (trained with it; eval --rope-scaling replaces it)\n", c->ext_method,
+               c->ext_factor, c->ext_train_len);
     char shards[48] = "";
     if (ts.grad_shards > 1) snprintf(shards, sizeof shards, " (in %d gradient shards)", ts.grad_shards);
     printf("training        step %ld of %d, batch %d%s, lr %g (warmup %d, cosine to x%g), wd %g, betas %g/%g, clip %g, seed %llu\n",

@@ -86,6 +86,8 @@ static void write_config(const char *path, const Run *r) {
             pos_sharing_name(c->scheme_sharing));
     for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) fprintf(f, "%s = %g\n", s->hypers[i].name, c->scheme_hp[i]);
     fprintf(f, "pos_rows = %d\npositions = %s\nrand_max = %d\n", c->pos_rows, ts->rand_max ? "random" : "contiguous", ts->rand_max);
+    if (c->ext_method[0])
+        fprintf(f, "rope_scaling = %s\nrope_factor = %g\nrope_from_len = %d\n", c->ext_method, c->ext_factor, c->ext_train_len);
     if (r->task) fprintf(f, "data = %s\ntask = %s\nval = (the last %d examples)\n", a->data, a->task ? a->task : "(from the run)",
                          r->tasks.set.n - r->tasks.ntrain);
     else fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
@@ -116,6 +118,10 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"resume", ARG_STR, &a->resume, "continue the run in this directory from its model.bin"},
         {"init-from", ARG_STR, &a->init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
         {"keep-optimizer", ARG_FLAG, &a->keep_optimizer, "with --init-from: start from its AdamW moments too (default: fresh)"},
+        {"rope-scaling", ARG_STR, &a->rope_scaling, "rotary schemes: train with a context extension in force (pi | ntk | yarn), e.g. "
+                                                    "fine-tuning an --init-from model at a longer --seq-len (Chen et al. 2023); "
+                                                    "the checkpoint keeps it, so eval, sample and task eval apply it too"},
+        {"rope-factor", ARG_FLOAT, &a->rope_factor, "its scale factor s; 0 = --seq-len / the length the model was trained at", 0, 1e6},
         {"pos", ARG_STR, &a->pos, pos_help},
         {"pos-sharing", ARG_STR, &a->pos_sharing, "the scheme's learned tensors: paper (as its paper does) | shared (one for all layers) | layer (one per layer)"},
         {"positions", ARG_STR, &a->positions, "contiguous | random (randomized positions, Ruoss et al. 2023: sorted draws from [0, --rand-max))"},
@@ -272,6 +278,23 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
         if (c->pos_rows < reach) die("--max-pos %d is smaller than the positions training uses (%d)", a->max_pos, reach);
     }
     if (*rand_max && *rand_max < c->T) die("--rand-max %d is smaller than --seq-len %d", *rand_max, c->T);
+    if (a->rope_scaling && strcmp(a->rope_scaling, "none")) { // trained with a context extension, fixed from now on
+        const PosScheme *s = pos_find(c->scheme);
+        if (strcmp(a->rope_scaling, "pi") && strcmp(a->rope_scaling, "ntk") && strcmp(a->rope_scaling, "yarn"))
+            die("--rope-scaling %s: training takes pi, ntk or yarn (dynamic-ntk and rerope are evaluation-time methods; "
+                "eval --rope-scaling applies them)", a->rope_scaling);
+        if (!pos_has_extension(s, a->rope_scaling))
+            die("--rope-scaling %s: scheme '%s' has no such context extension (the rotary schemes have)", a->rope_scaling, c->scheme);
+        // from the length the weights were trained at (an extended source: the one it scaled from)
+        int from = c->ext_method[0] ? c->ext_train_len : a->init_from ? src->cfg.T : c->T;
+        double s_factor = a->rope_factor > 0 ? a->rope_factor : (double)c->T / from;
+        if (s_factor < 1)
+            die("--rope-scaling %s: the factor is %g; it must be >= 1 (give --rope-factor, or a --seq-len longer than the %d the "
+                "weights were trained at)", a->rope_scaling, s_factor, from);
+        snprintf(c->ext_method, sizeof c->ext_method, "%s", a->rope_scaling);
+        c->ext_factor = s_factor, c->ext_train_len = from, c->ext_window = 0;
+    } else if (a->rope_scaling) memset(c->ext_method, 0, sizeof c->ext_method), c->ext_factor = 0, c->ext_train_len = 0;
+    else if (args_given("rope-factor")) die("--rope-factor needs --rope-scaling pi|ntk|yarn");
 }
 
 // a new run (from the flags or --init-from): model, trainer state, fresh or kept moments

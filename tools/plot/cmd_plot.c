@@ -58,6 +58,8 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
         {"protocol", ARG_STR, &a->q.protocol, "nonoverlapping | sliding | both; auto: nonoverlapping if present, else sliding"},
         {"positions", ARG_STR, &a->q.positions, "kind ppl: contiguous | random | all"},
         {"label", ARG_STR, &labels, "comma-separated names, one per file, replacing the scheme/run names"},
+        {"seeds", ARG_FLAG, &a->q.seeds, "kinds ppl, offset: files that give one series the same point are seeds of one run: draw "
+                                         "their mean, with a band from the lowest to the highest (kind accuracy always does)"},
         {"ylog", ARG_FLAG, &a->q.ylog, "logarithmic y axis (shows every point; no clipping)"},
         {"zoom", ARG_FLOAT, &a->zoom, "two panels: every point on a log y axis, and a close-up of y from the lowest value to F times it "
                                    "(the close race); 0: one panel", 0, 1000},
@@ -121,7 +123,7 @@ static void chart_series(Figure *fg, const SeriesSet *ss, int kind) {
         const Series *s = &ss->s[i];
         ChartSeries c = {.x = s->x, .y = s->y, .n = s->n, .color = palette_color(s->color), .dash = s->dash,
                          .marker = s->marker, .opacity = 1, .label = s->label};
-        if (kind == KIND_PPL || kind == KIND_OFFSET) c.width = 3, c.markers = 1;
+        if (kind == KIND_PPL || kind == KIND_OFFSET) c.width = 3, c.markers = 1, c.ylo = s->ylo, c.yhi = s->yhi;
         else if (kind == KIND_ACCURACY) c.width = 3, c.markers = s->n <= 60, c.ylo = s->ylo, c.yhi = s->yhi;
         else if (kind == KIND_POSITION) {
             c.width = s->n > 200 ? 2.5f : 3, c.markers = s->n <= 40;
@@ -203,19 +205,19 @@ static void titles(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Row
         append(cap, cn, "%s windows; positions K..K+L-1", pname);
         why = is_ppl ? "5× the median at offset 0" : "3× the median at offset 0";
     } else if (q->kind == KIND_ACCURACY) {
-        int seeds = 0;
-        for (int i = 0; i < ss->n; i++) seeds = se[i].seeds > seeds ? se[i].seeds : seeds;
         if (single_tl) snprintf(title_buf, tn, "Exact-match accuracy vs length (%s; trained on lengths 1..%d)", rs->r[0].protocol, se[0].train_len);
         else snprintf(title_buf, tn, "Exact-match accuracy vs length (%s)", rs->r[0].protocol);
         snprintf(ylab, yn, "exact-match accuracy");
         append(cap, cn, "%s", single_tl ? "shaded: the training lengths" : "training lengths differ: not shaded");
-        if (seeds > 1) append(cap, cn, "; lines: the mean over up to %d files (seeds), bands: the lowest to the highest", seeds);
     } else {
         snprintf(title_buf, tn, "Training and validation loss");
         snprintf(ylab, yn, "loss (nats per byte)");
         append(cap, cn, "%s", has_light(ss) ? "thin light lines: train loss; thick lines with markers: validation loss" : "train loss");
         why = "3× the median lowest loss";
     }
+    int seeds = 0;
+    for (int i = 0; i < ss->n; i++) seeds = se[i].seeds > seeds ? se[i].seeds : seeds;
+    if (seeds > 1) append(cap, cn, "; lines: the mean over up to %d files (seeds), bands: the lowest to the highest", seeds);
     snprintf(fg->base_cap, sizeof fg->base_cap, "%s", cap);
     format_value(cv, sizeof cv, yc->top);
     if (q->ylog) append(cap, cn, "; log y axis");
@@ -295,7 +297,7 @@ static void print_stats(const PlotArgs *a, const SeriesSet *ss, const YClip *yc,
     for (int i = 0; i < fg->ncs; i++)
         if (fg->cs[i].label) printf("label %s\n", fg->cs[i].label);
     for (int i = 0; i < ss->n; i++) printf("style %d %d %d %s\n", ss->s[i].color, ss->s[i].marker, ss->s[i].dash, ss->s[i].label);
-    for (int i = 0; i < ss->n && kind == KIND_ACCURACY; i++) // every point: x, y (the mean), the band
+    for (int i = 0; i < ss->n && (kind == KIND_ACCURACY || ss->s[i].ylo); i++) // every point: x, y (the mean), the band
         for (int k = 0; k < ss->s[i].n; k++)
             printf("point %d %g %.9g %.9g %.9g\n", i, ss->s[i].x[k], ss->s[i].y[k], ss->s[i].ylo ? ss->s[i].ylo[k] : ss->s[i].y[k],
                    ss->s[i].yhi ? ss->s[i].yhi[k] : ss->s[i].y[k]);
@@ -307,6 +309,9 @@ int cmd_plot(int argc, char **argv) {
     Font *font = font_load(a.font); // before the data, so a missing font is reported first
     Rows rs = {0};
     plot_rows_read(&rs, &a.q);
+    if (a.q.seeds && a.q.kind != KIND_PPL && a.q.kind != KIND_OFFSET && a.q.kind != KIND_ACCURACY)
+        die("plot: --seeds applies to kinds ppl and offset (accuracy averages seeds anyway); these files are kind %s",
+            a.q.kind == KIND_TRAINING ? "training" : "position");
     plot_rows_filter(&rs, &a.q);
     SeriesSet ss;
     series_build(&ss, &rs, &a.q);

@@ -201,16 +201,16 @@ void plot_rows_filter(Rows *rs, PlotQuery *q) {
 }
 
 // ---- series ----
-// kind accuracy: a point per file (its depths pooled) becomes accuracy = correct / examples;
-// the files at one length (seeds) become their mean, with their lowest and highest as a band
-static void accuracy_seeds(Series *s) {
+// The files at one x of a series (seeds) become their mean, with their lowest and highest as
+// a band. Kind accuracy first turns each file's point (its depths pooled) into correct / examples.
+static void seeds_band(Series *s, int ratio) {
     int m = 0;
     s->ylo = xmalloc(((size_t)s->n + 1) * sizeof(double)), s->yhi = xmalloc(((size_t)s->n + 1) * sizeof(double));
     for (int k = 0; k < s->n;) {
         int k1 = k;
         double sum = 0, lo = INFINITY, hi = -INFINITY, ex = 0;
         for (; k1 < s->n && s->x[k1] == s->x[k]; k1++) {
-            double a = s->y[k1] / s->count[k1];
+            double a = ratio ? s->y[k1] / s->count[k1] : s->y[k1];
             sum += a, lo = fmin(lo, a), hi = fmax(hi, a), ex += s->count[k1];
         }
         s->seeds = k1 - k > s->seeds ? k1 - k : s->seeds;
@@ -287,15 +287,18 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
                 s->y[s->n - 1] += w->y, s->count[s->n - 1] += w->count;
                 continue;
             }
-            if (q->kind == KIND_ACCURACY) goto append; // another file: a seed, averaged below
+            int seeded = q->kind == KIND_ACCURACY || (q->seeds && (q->kind == KIND_PPL || q->kind == KIND_OFFSET));
+            if (seeded && s->file[s->n - 1] != w->file) goto append; // another file: a seed, averaged below
             if (q->kind == KIND_TRAINING) { // a resumed run logs some steps again: the later row wins
                 s->y[s->n - 1] = w->y, s->file[s->n - 1] = w->file, s->line[s->n - 1] = w->line;
                 continue;
             }
             if (s->y[s->n - 1] == w->y) continue; // an identical row in two files
             die("plot: %s line %d and %s line %d both give '%s' at %s %g with different values; "
-                "name the files with --label A,B,...", q->files[s->file[s->n - 1]], s->line[s->n - 1], q->files[w->file], w->line, s->label,
-                q->kind == KIND_PPL ? "length" : q->kind == KIND_OFFSET ? "offset" : "position", w->x - (q->kind == KIND_POSITION && q->xlog ? 1 : 0));
+                "name the files with --label A,B,...%s", q->files[s->file[s->n - 1]], s->line[s->n - 1], q->files[w->file], w->line, s->label,
+                q->kind == KIND_PPL ? "length" : q->kind == KIND_OFFSET ? "offset" : "position", w->x - (q->kind == KIND_POSITION && q->xlog ? 1 : 0),
+                s->file[s->n - 1] != w->file && (q->kind == KIND_PPL || q->kind == KIND_OFFSET)
+                    ? ", or, if they are seeds of one run, pass --seeds (their mean, with a band from the lowest to the highest)" : "");
         }
     append:
         if (s->n == s->cap) {
@@ -315,8 +318,8 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
             if (se[i].role == 0 && se[j].role == 1 && se[j].name_id == se[i].name_id) se[i].light = 1;
     free(name_of);
     ss->s = se, ss->n = ns;
-    if (q->kind == KIND_ACCURACY)
-        for (int i = 0; i < ns; i++) accuracy_seeds(&se[i]);
+    if (q->kind == KIND_ACCURACY || (q->seeds && (q->kind == KIND_PPL || q->kind == KIND_OFFSET)))
+        for (int i = 0; i < ns; i++) seeds_band(&se[i], q->kind == KIND_ACCURACY);
     ss->vary_pos = vary_pos, ss->vary_tl = vary_tl, ss->vary_el = vary_el;
 }
 

@@ -13,6 +13,8 @@ typedef struct {
     const char *protocol;      // nonoverlapping | sliding | both | auto (resolved by plot_rows_filter)
     const char *positions;     // kind ppl: contiguous | random | all
     int xlog, ylog;
+    int seeds;                 // kinds ppl, offset: files giving one series the same point are seeds (mean, band);
+                               // kind accuracy always treats them so
     char *const *labels;       // (nfiles) names replacing the scheme or run names, or NULL
     const char *const *files;  // (nfiles)
     int nfiles;
@@ -40,8 +42,8 @@ typedef struct {
     int color, marker, dash;                       // the style, unique in the figure (series_styles)
     double *x, *y, *count; // (n) y is smoothed for kind position with --smooth > 1
     double *raw;           // (n) the unsmoothed y, or NULL
-    double *ylo, *yhi;     // (n) kind accuracy with several files (seeds): the lowest and highest, y their mean
-    int seeds;             // kind accuracy: the most files behind one point
+    double *ylo, *yhi;     // (n) with several files (seeds): the lowest and highest, y their mean
+    int seeds;             // the most files behind one point
     int *file, *line;
     int light;             // a background curve (a training run's train loss): no clip marks
 } Series;
