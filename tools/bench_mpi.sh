@@ -9,9 +9,14 @@
 #   each the median of the per-step rates (steps 6..STEPS-1 of a run: no warm-up, no
 #   validation), then the median of ROUNDS rounds run A, B, C one after the other, and the
 #   ratios C/A and B/A taken within each round;
-#   the exchange alone (build/mpi/exchange_bench): median time per buffer size, and a fit
-#     t = latency + bytes / bandwidth over the sizes of 64 KiB and more (least squares), the
-#     figures the README's scaling projection uses.
+#   the exchange alone (build/mpi/exchange_bench): median time per buffer size, and the cost
+#     model t = latency + bytes / bandwidth, with the latency the time of the smallest buffer
+#     (4 KiB) and the bandwidth from the largest (64 MiB, out of every cache: the slowest);
+#   a projection for N processes, each on its own core with 1/N of the batch: step time =
+#     (C's step time - its exchange) x 2 / N (the compute, linear in the batch) + log2(N) x
+#     (latency + gradient bytes / bandwidth) (recursive doubling: log2 N exchanges of the whole
+#     gradient), with this machine's fitted latency and bandwidth, and with an assumed 10 Gb/s
+#     Ethernet between hosts (50 us, 1.25 GB/s). A projection, not a measurement.
 # Environment: STEPS (30), ROUNDS (3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +57,14 @@ echo "C's gradient exchange: median $(med "${ex[@]}") ms a step ($params paramet
 echo
 echo "the exchange alone (build/mpi/exchange_bench, mpirun -np 2):"
 mpirun "${root[@]}" -np 2 build/mpi/exchange_bench 21 | tee "$tmp/ex.csv"
-awk -F, '$1 ~ /^[0-9]/ && $2 >= 65536 { n++; x += $2; y += $3; xx += $2 * $2; xy += $2 * $3 }
-  END { b = (n * xy - x * y) / (n * xx - x * x); a = (y - b * x) / n;
-        printf "fit over the sizes >= 64 KiB: t = %.1f us + bytes / (%.2f GB/s)\n", a, 1e-3 / b }' "$tmp/ex.csv"
+read -r lat bw < <(awk -F, '$1 ~ /^[0-9]/ { if (!n++) a = $3; b = $2; t = $3 } END { print a, b / ((t - a) * 1e3) }' "$tmp/ex.csv")
+echo "cost model: t = $lat us + bytes / ($bw GB/s)   (latency: the 4 KiB exchange; bandwidth: the 64 MiB one)"
+step_c=$(awk -v r="$(med "${c[@]}")" 'BEGIN { print 32 * 128 / r }') # seconds a step, config S, 2 processes
+echo
+echo "projection (see the top of this script): config S, the batch of 32 split over N processes"
+printf "%4s %22s %10s %28s %10s\n" N "step ms (this machine)" speedup "step ms (10 Gb/s Ethernet)" speedup
+awk -v sc="$step_c" -v ex="$(med "${ex[@]}")" -v P="$params" -v lat="$lat" -v bw="$bw" 'BEGIN {
+  comp2 = sc - ex / 1e3; t1 = 2 * comp2; M = 4 * P
+  for (N = 1; N <= 64; N *= 2) {
+    l = log(N) / log(2); a = 2 * comp2 / N + l * (lat * 1e-6 + M / (bw * 1e9)); e = 2 * comp2 / N + l * (50e-6 + M / 1.25e9)
+    printf "%4d %22.1f %10.2f %28.1f %10.2f\n", N, 1e3 * a, t1 / a, 1e3 * e, t1 / e } }'
