@@ -8,7 +8,8 @@
 # The base is built in a temporary git worktree (build/loss-base). Prints one line per scheme
 # with the largest |difference| over the 200 per-step training losses and the validation
 # losses, and exits non-zero if any exceeds 1e-4. Same thread count for both (2 by default;
-# THREADS=N to change); the runs go one after the other, never side by side.
+# THREADS=N to change); the runs go one after the other, never side by side. SCHEMES="a b"
+# checks only those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-124b54b}
@@ -22,7 +23,7 @@ tmp=$(mktemp -d /tmp/posgpt-losscheck.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cp posgpt "$tmp/posgpt-new" # a rebuild of the working tree during the check cannot mix binaries
 # the schemes of the base build (a scheme added later has nothing to compare against)
-schemes=$($wt/posgpt --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')
+schemes=${SCHEMES:-$($wt/posgpt --help | sed -n 's/.*(--pos): //p' | tr '|' ' ')}
 schemes="${SCHEMES:-$schemes}"
 echo "base $(git rev-parse --short "$base") vs working tree $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- model train || echo '+changes'); config S, 200 steps, seed 1, $threads threads"
 printf "%-12s %16s %16s\n" scheme "max|dtrain|" "max|dval|"
@@ -33,7 +34,11 @@ worst=0
 flags() { # BIN SCHEME
   local how=(--pos "$2")
   [ "$2" = randomized ] && [ "$1" = "$tmp/posgpt-new" ] && how=(--pos sinusoidal --positions random)
-  "$1" train --help 2>&1 | grep -q -- --pos-sharing && how+=(--pos-sharing shared)
+  # (the help is read whole first: `| grep -q` would close the pipe at the first match, and
+  # under pipefail the help's write error then reads as "no such flag")
+  local help
+  help=$("$1" train --help 2>&1 || true)
+  [[ $help == *--pos-sharing* ]] && how+=(--pos-sharing shared)
   echo "${how[@]}"
 }
 for s in $schemes; do

@@ -72,9 +72,9 @@ if [ -n "$one" ]; then
   pos=$s
   [ "$s" = randomized ] && pos=sinusoidal extra=(--positions random --rand-max "$longest")
   [ "$s" = learned ] && extra=(--max-pos "$longest")
-  if [ -s "$d/model.bin" ] && "$bin" info "$d/model.bin" 2>/dev/null | grep -q "step $STEPS of $STEPS,"; then
+  if [ -s "$d/model.bin" ] && grep -q "step $STEPS of $STEPS," <("$bin" info "$d/model.bin" 2>/dev/null); then
     echo "    $d/model.bin finished training earlier: kept" >&2
-  elif [ -s "$d/model.bin" ] && "$bin" info "$d/model.bin" 2>/dev/null | grep -q "step [0-9]* of $STEPS,"; then
+  elif [ -s "$d/model.bin" ] && grep -q "step [0-9]* of $STEPS," <("$bin" info "$d/model.bin" 2>/dev/null); then
     echo "    $d/model.bin was interrupted: resuming it" >&2
     "$bin" train --resume "$d" --data data/kjv.txt --eval-every $((STEPS / 10)) >> "$d/train.txt"
   else

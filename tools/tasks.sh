@@ -45,7 +45,7 @@ if [ "${1:-}" = --one ]; then
   # learned: a table as long as the longest test example; training reaches only its first rows
   [ "$scheme" = learned ] && extra=(--max-pos "$(cat "$data/longest")")
   t0=$SECONDS
-  if [ -s "$d/model.bin" ] && "$BIN" info "$d/model.bin" 2>/dev/null | grep -q "step $STEPS of $STEPS,"; then
+  if [ -s "$d/model.bin" ] && grep -q "step $STEPS of $STEPS," <("$BIN" info "$d/model.bin" 2>/dev/null); then
     :
   elif [ -s "$d/model.bin" ]; then
     "$BIN" train --resume "$d" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
