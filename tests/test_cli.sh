@@ -227,6 +227,16 @@ expect_error "--rope-scaling pi at a shorter length" "must be >= 1" $BIN train -
 expect_error "--rope-factor alone" "needs --rope-scaling" $BIN train --init-from "$tmp/run-rope/model.bin" "${FT[@]}" --rope-factor 2 --out "$tmp/x"
 $BIN train --init-from "$tmp/run-rope/model.bin" "${FT[@]}" --steps 8 --stop-at 4 --rope-scaling pi --out "$tmp/ft-r" > /dev/null 2>&1
 expect_error "--rope-scaling on resume, another method" "conflicts with the run" $BIN train --resume "$tmp/ft-r" --rope-scaling yarn
+# more threads than the cores the process may use (taskset; mpirun binds each process to a core): a warning
+if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
+  taskset -c 0 $BIN train --data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 2 --threads 2 \
+    --out "$tmp/aff" > /dev/null 2> "$tmp/aff.err"
+  $BIN train --data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 2 --threads 2 --out "$tmp/aff2" \
+    > /dev/null 2> "$tmp/aff2.err"
+  grep -q "warning: 2 threads, but this process may run on 1 core only" "$tmp/aff.err" && ! grep -q warning "$tmp/aff2.err" \
+    && ok "--threads 2 pinned to one core (taskset): a warning; unpinned: none" || bad "affinity warning" "$(grep warning "$tmp/aff.err" "$tmp/aff2.err")"
+fi
+
 # help text: no flag states its default twice, defaults are printed escaped (sample's
 # --prompt default is a newline), internal flags are not listed, integer scheme flags show N
 for c in train eval sample info plot export; do

@@ -6,8 +6,11 @@
 // OpenBLAS reads OPENBLAS_CORETYPE only when the library loads, so when the picked core is
 // weaker than what the CPU supports, posgpt sets the variable and re-executes itself.
 // A user-set OPENBLAS_CORETYPE is always respected.
+#define _GNU_SOURCE // sched_getaffinity
 #include "cli.h"
 #include "dist.h"
+
+#include <sched.h>
 
 #include <cblas.h>
 #include <omp.h>
@@ -47,6 +50,16 @@ void runtime_setup(int threads) {
     if (threads > 0) {
         omp_set_num_threads(threads);
         openblas_set_num_threads(threads);
+    }
+    // more threads than the cores this process may run on (an affinity mask: taskset, or
+    // mpirun binding each process to a core) share those cores and run slower
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && omp_get_max_threads() > CPU_COUNT(&set)) {
+        int cores = CPU_COUNT(&set);
+        fprintf(stderr, "posgpt: warning: %s%d threads, but this process may run on %d core%s only (its CPU affinity%s): the "
+                "threads would take turns; give --threads %d%s\n", dist_tag(), omp_get_max_threads(), cores, cores == 1 ? "" : "s",
+                dist_size() > 1 ? ", e.g. mpirun's default --bind-to core" : "", cores,
+                dist_size() > 1 ? ", or launch with mpirun --bind-to none" : "");
     }
     if (dist_rank() > 0) return; // one banner for an MPI run
     if (dist_size() > 1)
