@@ -69,6 +69,13 @@ enum {
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
 
+// the first byte of a NUL-terminated name that is not printable ASCII without space, or -1
+static int unprintable(const char *s) {
+    for (; *s; s++)
+        if (*s < 0x21 || *s > 0x7e) return (unsigned char)*s;
+    return -1;
+}
+
 // Format 3 stored only the sharing asked for; "paper" meant the schemes' defaults of the
 // time, which for FIRE was one MLP shared by the layers (now one per layer, as its paper).
 static int v3_paper_sharing(const char *scheme) {
@@ -210,9 +217,8 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
     int rand_max = (int)dims[6];
     memcpy(c.scheme, h + H_POS, 31);
     c.scheme[31] = 0;
-    for (int i = 0; c.scheme[i]; i++)
-        if (c.scheme[i] < 0x21 || c.scheme[i] > 0x7e)
-            FAIL("checkpoint '%s' is corrupted: the scheme name holds byte 0x%02x", name, (unsigned char)c.scheme[i]);
+    int bad_byte = unprintable(c.scheme);
+    if (bad_byte >= 0) FAIL("checkpoint '%s' is corrupted: the scheme name holds byte 0x%02x", name, bad_byte);
     for (int i = 0; i < POS_MAX_HYPER; i++) c.scheme_hp[i] = get_f32(h, H_HP + 4 * i);
     uint32_t sharing = ver >= 3 ? get_u32(h, H_SHARING) : POS_SHARING_SHARED;
     if (sharing >= POS_SHARING_COUNT) FAIL("checkpoint '%s' is corrupted: scheme sharing = %u", name, sharing);
@@ -221,9 +227,8 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
     if (ver >= 5) { // the context extension trained with, if any
         memcpy(c.ext_method, h + H_EXT_METHOD, 16);
         if (c.ext_method[15]) FAIL("checkpoint '%s' is corrupted: the context extension's name is not terminated", name);
-        for (int i = 0; c.ext_method[i]; i++)
-            if (c.ext_method[i] < 0x21 || c.ext_method[i] > 0x7e)
-                FAIL("checkpoint '%s' is corrupted: the context extension's name holds byte 0x%02x", name, (unsigned char)c.ext_method[i]);
+        if ((bad_byte = unprintable(c.ext_method)) >= 0)
+            FAIL("checkpoint '%s' is corrupted: the context extension's name holds byte 0x%02x", name, bad_byte);
         if (c.ext_method[0]) {
             c.ext_factor = get_f64(h, H_EXT_FACTOR);
             uint32_t tl = get_u32(h, H_EXT_TRAINLEN), w = get_u32(h, H_EXT_WINDOW);
@@ -276,7 +281,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
                           : !(b1 >= 0 && b1 < 1) ? "beta1" : !(b2 >= 0 && b2 < 1) ? "beta2" : !(eps > 0 && eps <= 1) ? "eps"
                           : !(clip >= 0 && clip <= 1e9) ? "clip" : !(isnan(val) || (val >= 0 && isfinite(val))) ? "val_loss"
                           : steps < 1 || steps > (1u << 30) ? "steps" : warm > steps ? "warmup" : batch < 1 || batch > (1u << 20) ? "batch"
-                          : step > steps ? "step" : shards < 1 || shards > SHARDS_MAX || (shards & (shards - 1)) || batch % shards
+                          : step > steps ? "step" : shards > SHARDS_MAX || shards_check((int)shards, (int)batch, 1, why, sizeof why)
                           ? "gradient shards" : NULL;
         if (bad)
             FAIL("checkpoint '%s' holds an impossible trainer state: %s (lr %g, min_lr_frac %g, wd %g, betas %g/%g, eps %g, clip %g, "

@@ -50,12 +50,6 @@ void dist_finish(void) {
     g_mpi = 0;
 }
 
-void dist_abort(int status) {
-    fflush(stdout), fflush(stderr);
-    if (g_mpi) MPI_Abort(MPI_COMM_WORLD, status);
-    exit(status);
-}
-
 int dist_max(int v) {
     int out = v;
     if (g_mpi) MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -115,10 +109,6 @@ void dist_refuse(const char *cmd) {
             "over MPI ranks see tools/sweep.sh)", cmd);
 }
 void dist_finish(void) {}
-void dist_abort(int status) {
-    fflush(stdout), fflush(stderr);
-    exit(status);
-}
 int dist_max(int v) { return v; }
 void dist_allgather(const double *mine, int n, double *all) { memcpy(all, mine, (size_t)n * sizeof(double)); }
 double dist_tree_sum(real *buf, size_t n, real *scratch) { return 0; }

@@ -25,8 +25,6 @@ int dist_rank(void);
 int dist_size(void);
 // leave MPI (all ranks, at a normal end)
 void dist_finish(void);
-// end every rank now with this status (after a message); the plain build exits
-void dist_abort(int status) POSGPT_NORETURN;
 // the largest of every rank's v (the stop decision: a signal on any rank stops all at one step)
 int dist_max(int v);
 // every rank's n doubles, rank-major, into all (size x n)

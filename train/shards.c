@@ -26,8 +26,8 @@ void shards_init(Shards *sh, int S, size_t n) {
     sh->count = S / dist_size(), sh->first = dist_rank() * sh->count;
     if (sh->count > 1) {
         int levels = 1;
-        while ((1 << (levels - 1)) < sh->count) levels++; // log2(count) + 1 partial sums at most
-        for (int l = 0; l <= levels && l < 16; l++) sh->buf[l] = xmalloc(n * sizeof(real));
+        while ((1 << (levels - 1)) < sh->count) levels++; // log2(count) + 1: the waiting partial sums and the shard under way
+        for (int l = 0; l < levels; l++) sh->buf[l] = xmalloc(n * sizeof(real));
     }
     if (dist_size() > 1) sh->scratch = xmalloc(n * sizeof(real));
 }
