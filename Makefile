@@ -1,6 +1,6 @@
 # posgpt - build, test, demo.
 #   make              ./posgpt                     make test           the test suite
-#   make demo         the short demo               make data           data/kjv.txt (King James Bible)
+#   make demo         the short demo               make data           data/kjv.txt, data/fortunes.txt (corpora)
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-kernels   the suite under several OpenBLAS kernels (KERNELS="Haswell SkylakeX")
 #   make fuzz         200,000 damaged checkpoints, 100,000 damaged CSVs and 100,000 damaged fonts (plot), under ASan + UBSan
@@ -108,12 +108,21 @@ valgrind: deps
 deps:
 	@tools/deps.sh
 
-data: data/kjv.txt
+data: data/kjv.txt data/fortunes.txt
 data/kjv.txt:
 	@tools/deps.sh kjv
 	bible gen1:1-rev22:21 > $@.tmp
 	mv $@.tmp $@
 	@echo "wrote $@ ($$(wc -c < $@) bytes)"
+
+# the second corpus (tools/study.sh): Debian's fortunes, every file in name order, the % lines
+# between fortunes made blank and overstrikes (X backspace Y) reduced to what they print (Y)
+data/fortunes.txt:
+	@tools/deps.sh fortunes
+	cd /usr/share/games/fortunes && for f in $$(ls | grep -v '\.\(dat\|u8\)$$' | LC_ALL=C sort); do \
+	  sed -e ':a' -e 's/[^\x08]\x08//' -e 'ta' -e 's/\x08//g' -e 's/^%$$//' "$$f"; done > $(CURDIR)/$@.tmp
+	mv $@.tmp $@
+	@echo "wrote $@ ($$(wc -c < $@) bytes, fortunes $$(dpkg-query -W -f='$${Version}' fortunes))"
 
 demo: deps
 	@$(MAKE) --no-print-directory posgpt data/kjv.txt

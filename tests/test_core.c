@@ -11,6 +11,7 @@
 #include "schemes.h"
 #include "task_batch.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,18 @@ static void test_task_positions(void) {
     check(top > L / 2, "task rows at random positions: the draws reach past the middle of [0, Lmax)", "highest position %d of %d", top, L);
     task_draw(&d, &r, 2, T, 0, tok, tgt, pos);
     check(pos[0] == 0 && pos[T - 1] == T - 1 && pos[T] == 0, "task rows at contiguous positions: 0..T-1", "got %d..%d", pos[0], pos[T - 1]);
+    // validation of a model trained at random positions scores it at random positions, the same
+    // draws each time: the loss repeats exactly and differs from the contiguous one
+    GPTConfig c = {.V = 256, .C = 16, .L = 1, .NH = 2, .T = T, .pos_rows = L};
+    snprintf(c.scheme, sizeof c.scheme, "sinusoidal");
+    pos_default_hypers(pos_find("sinusoidal"), c.scheme_hp);
+    GPT m;
+    gpt_build(&m, &c);
+    gpt_init(&m, 3);
+    double v1 = task_val_loss(&m, &d, 4, T, L, NULL), v2 = task_val_loss(&m, &d, 4, T, L, NULL), v0 = task_val_loss(&m, &d, 4, T, 0, NULL);
+    check(isfinite(v1) && v1 == v2, "task validation at random positions: the same draws every time", "%.9g then %.9g", v1, v2);
+    check(isfinite(v0) && fabs(v1 - v0) > 1e-6, "task validation at random positions: not the contiguous loss", "random %.9g, contiguous %.9g", v1, v0);
+    gpt_free(&m);
     free(tok), free(tgt), free(pos);
     taskdata_free(&d);
 }

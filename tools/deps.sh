@@ -2,6 +2,7 @@
 # deps.sh - check (and, as root, install) the Debian packages posgpt needs.
 #   tools/deps.sh          build + test dependencies
 #   tools/deps.sh kjv      also the King James Bible (bible-kjv) for the default corpus
+#   tools/deps.sh fortunes also fortune-mod's fortunes (fortunes), the study's second corpus
 #   tools/deps.sh torch    also Debian's PyTorch and NumPy, for the optional cross-checks
 #                          (tools/torch_ref.py, torch_crosscheck.py, safetensors_check.py)
 #   tools/deps.sh mpi      also OpenMPI, for ./posgpt-mpi (make MPI=1) and its tests
@@ -27,6 +28,9 @@ fi
 if [[ $want == *" kjv "* ]]; then
   command -v bible >/dev/null || need+=(bible-kjv)
   [ -f /usr/lib/bible.data ] || need+=(bible-kjv-text)
+fi
+if [[ $want == *" fortunes "* ]]; then
+  [ -f /usr/share/games/fortunes/literature ] || need+=(fortunes)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "posgpt: installing Debian packages: ${need[*]}" >&2

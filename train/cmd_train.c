@@ -431,7 +431,7 @@ static double validate(Run *r, Progress *pr) {
     EvalResult res;
     progress_note(pr, "validating");
     if (r->task) { // the held-out examples' answers
-        double loss = task_val_loss(&r->m, &r->tasks, val_batch(T), T, &g_stop);
+        double loss = task_val_loss(&r->m, &r->tasks, val_batch(T), T, r->ts.rand_max, &g_stop);
         if (isnan(loss) && g_stop) r->val_cut = 1;
         return isnan(loss) ? NAN : (r->ts.val_loss = loss);
     }

@@ -26,20 +26,27 @@ void task_row(const TaskExample *x, int T, int *tok, int *tgt) {
     }
 }
 
+// example x's random positions into row p (T): sorted draws for its bytes, the padding at the last
+static void random_row(const TaskExample *x, int T, int rand_max, Rng *rng, int *p) {
+    int len = x->nprompt + x->nanswer;
+    positions_draw(p, 1, len, 0, rand_max, rng);
+    for (int t = len; t < T; t++) p[t] = p[len - 1];
+}
+
 void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos) {
     for (int b = 0; b < B; b++) {
         const TaskExample *x = &d->set.ex[rng_below(rng, (uint64_t)d->ntrain)];
         task_row(x, T, tok + (size_t)b * T, tgt + (size_t)b * T);
-        if (!rand_max) continue;
-        int len = x->nprompt + x->nanswer, *p = pos + (size_t)b * T;
-        positions_draw(p, 1, len, 0, rand_max, rng);
-        for (int t = len; t < T; t++) p[t] = p[len - 1];
+        if (rand_max) random_row(x, T, rand_max, rng, pos + (size_t)b * T);
     }
     if (!rand_max) positions_draw(pos, B, T, 0, 0, rng);
 }
 
-double task_val_loss(const GPT *m, const TaskData *d, int B, int T, volatile sig_atomic_t *stop) {
+double task_val_loss(const GPT *m, const TaskData *d, int B, int T, int rand_max, volatile sig_atomic_t *stop) {
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
+    int *pos = rand_max ? xmalloc((size_t)B * T * sizeof(int)) : NULL;
+    Rng rng;
+    rng_seed(&rng, 1);
     double sum = 0;
     long scored = 0;
     GPT v; // inference activations of its own: the training buffers stay as they are
@@ -47,14 +54,18 @@ double task_val_loss(const GPT *m, const TaskData *d, int B, int T, volatile sig
     gpt_alloc(&v, B, T, 0);
     for (int i = d->ntrain; i < d->set.n && !(stop && *stop); i += B) {
         int nb = d->set.n - i < B ? d->set.n - i : B;
-        for (int b = 0; b < B; b++) task_row(&d->set.ex[i + (b < nb ? b : 0)], T, tok + (size_t)b * T, tgt + (size_t)b * T);
+        for (int b = 0; b < B; b++) {
+            const TaskExample *x = &d->set.ex[i + (b < nb ? b : 0)];
+            task_row(x, T, tok + (size_t)b * T, tgt + (size_t)b * T);
+            if (pos) random_row(x, T, rand_max, &rng, pos + (size_t)b * T);
+        }
         for (int b = nb; b < B; b++) // a short last batch: the filler rows are not scored
             for (int t = 0; t < T; t++) tgt[(size_t)b * T + t] = GPT_NO_TARGET;
-        gpt_forward(&v, tok, tgt, NULL);
+        gpt_forward(&v, tok, tgt, pos);
         for (int n = 0; n < B * T; n++)
             if (tgt[n] != GPT_NO_TARGET) sum += v.losses[n], scored++;
     }
     gpt_free(&v);
-    free(tok), free(tgt);
+    free(tok), free(tgt), free(pos);
     return stop && *stop ? NAN : scored ? sum / scored : NAN;
 }

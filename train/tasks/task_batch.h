@@ -27,6 +27,8 @@ void task_row(const TaskExample *x, int T, int *tok, int *tgt);
 // as its own bytes (Ruoss et al. 2023: an n-token example gets n draws, as `task eval
 // --positions random` gives a test example), the padding after it at its last position
 void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos);
-// mean answer loss over the validation examples, in batches of B (NaN if *stop was set)
-double task_val_loss(const GPT *m, const TaskData *d, int B, int T, volatile sig_atomic_t *stop);
+// mean answer loss over the validation examples, in batches of B (NaN if *stop was set); a
+// model trained at random positions (rand_max > 0) is scored at random positions too, the same
+// draws every time (a fixed seed), so its curve is comparable from one validation to the next
+double task_val_loss(const GPT *m, const TaskData *d, int B, int T, int rand_max, volatile sig_atomic_t *stop);
 #endif
