@@ -19,8 +19,10 @@
 # from its checkpoint, and an evaluation whose CSV is newer than its checkpoint is kept, so a
 # fresh clone (no checkpoints) reruns everything. Every output is written under a temporary
 # name and renamed when complete. Environment: SEEDS, SCHEMES, LENGTHS, LSCHEMES, CSCHEMES,
-# FT_STEPS to change the grid; OUT=dir; POSGPT=binary to pin a copy; JOBS=N runs at once
-# (default 2, one thread each); RANKS=N spreads the runs over MPI processes (tools/sweep.sh).
+# FT_STEPS to change the grid (an empty list skips its part) (with --quick also STEPS, and TOKENS: the evaluation tokens);
+# OUT=dir; DATA=dir holding kjv.txt and fortunes.txt (default data/, made by make);
+# POSGPT=binary to pin a copy; JOBS=N runs at once (default 2, one thread each); RANKS=N
+# spreads the runs over MPI processes (tools/sweep.sh).
 set -euo pipefail
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
@@ -33,16 +35,17 @@ case "${1:-}" in
   *) echo "usage: tools/study2.sh [--quick]   (see the comment at the top)" >&2; exit 2 ;;
 esac
 bin=${POSGPT:-./posgpt}
+export DATA=${DATA:-data}
 if [ "$mode" = x ]; then :  # a job: the settings come in the environment
 elif [ "$mode" = quick ]; then
-  T0=64 MODEL="--layers 2 --d-model 64 --heads 4" STEPS=300 TOKENS_STEP=1024 LR=2e-3 TOKENS=16384
-  seeds=${SEEDS:-"1 2"} schemes=${SCHEMES:-"alibi rope nope"} lengths=${LENGTHS:-"32 64"}
-  lschemes=${LSCHEMES:-"alibi rope"} cschemes=${CSCHEMES:-"alibi rope"} FT_STEPS=${FT_STEPS:-40}
+  T0=64 MODEL="--layers 2 --d-model 64 --heads 4" STEPS=${STEPS:-300} TOKENS_STEP=1024 LR=2e-3 TOKENS=${TOKENS:-16384}
+  seeds=${SEEDS-"1 2"} schemes=${SCHEMES-"alibi rope nope"} lengths=${LENGTHS-"32 64"}
+  lschemes=${LSCHEMES-"alibi rope"} cschemes=${CSCHEMES-"alibi rope"} FT_STEPS=${FT_STEPS:-40}
   out=${OUT:-runs/study2-quick}
 else
   T0=128 MODEL="--layers 4 --d-model 64 --heads 4" STEPS=1200 TOKENS_STEP=4096 LR=1e-3 TOKENS=65536
-  seeds=${SEEDS:-"1 2 3"} schemes=${SCHEMES:-$all_schemes} lengths=${LENGTHS:-"64 128 256 512"}
-  lschemes=${LSCHEMES:-"sinusoidal rope t5 alibi nope"} cschemes=${CSCHEMES:-"sinusoidal rope t5 alibi nope kerple-log fire"}
+  seeds=${SEEDS-"1 2 3"} schemes=${SCHEMES-$all_schemes} lengths=${LENGTHS-"64 128 256 512"}
+  lschemes=${LSCHEMES-"sinusoidal rope t5 alibi nope"} cschemes=${CSCHEMES-"sinusoidal rope t5 alibi nope kerple-log fire"}
   FT_STEPS=${FT_STEPS:-200}
   out=${OUT:-runs/study2}
 fi
@@ -73,7 +76,7 @@ if [ "$mode" = x ]; then
   if [ "$job" = train ]; then
     corpus=$2 T=$3 s=$4 seed=$5
     d=$OUT/$corpus-T$T/$s/seed$seed
-    data=data/$corpus.txt
+    data=$DATA/$corpus.txt
     mkdir -p "$d"
     lens=$(lens_of "$T") longest=${lens##*,}
     pos=$s extra=()
@@ -85,7 +88,7 @@ if [ "$mode" = x ]; then
       "$bin" train --resume "$d" --data "$data" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
     else
       "$bin" train --data "$data" --pos "$pos" --out "$d" --overwrite --seq-len "$T" $MODEL --batch $((TOKENS_STEP / T)) \
-        --steps "$STEPS" --lr "$LR" --wd 0 --seed "$seed" --eval-every $((STEPS / 10)) --threads 1 "${extra[@]}" \
+        --steps "$STEPS" --lr "$LR" --wd 0 --seed "$seed" --eval-every $((STEPS >= 10 ? STEPS / 10 : 1)) --threads 1 "${extra[@]}" \
         > "$d/train.txt" 2> "$d/train.err"
     fi
     t1=$SECONDS
@@ -121,15 +124,15 @@ if [ "$mode" = x ]; then
     t0=$SECONDS
     if finished "$d/model.bin" "$FT_STEPS"; then :
     elif [ -s "$d/model.bin" ]; then
-      "$bin" train --resume "$d" --data data/kjv.txt --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
+      "$bin" train --resume "$d" --data "$DATA/kjv.txt" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
     else
-      "$bin" train --init-from "$src/model.bin" --data data/kjv.txt --out "$d" --overwrite --seq-len "$T2" \
-        --batch $((TOKENS_STEP / T2)) --steps "$FT_STEPS" --lr "$FT_LR" --wd 0 --seed 1 --eval-every $((FT_STEPS / 4)) \
+      "$bin" train --init-from "$src/model.bin" --data "$DATA/kjv.txt" --out "$d" --overwrite --seq-len "$T2" \
+        --batch $((TOKENS_STEP / T2)) --steps "$FT_STEPS" --lr "$FT_LR" --wd 0 --seed 1 --eval-every $((FT_STEPS >= 4 ? FT_STEPS / 4 : 1)) \
         --threads 1 "${f[@]}" > "$d/train.txt" 2> "$d/train.err"
     fi
     t1=$SECONDS
     : >> "$d/eval.log"
-    ev "$d/eval.csv" "$d/model.bin" --data data/kjv.txt --lengths "$(lens_of "$T0")" --protocol nonoverlapping \
+    ev "$d/eval.csv" "$d/model.bin" --data "$DATA/kjv.txt" --lengths "$(lens_of "$T0")" --protocol nonoverlapping \
       --max-tokens "$TOKENS" --csv @OUT@
     echo "train_s=$((t1 - t0)) eval_s=$((SECONDS - t1))" > "$d/time.txt"
     echo "  fine-tune rope at $T2 with $m: train $((t1 - t0)) s, eval $((SECONDS - t1)) s" >&2
@@ -141,8 +144,11 @@ fi
 
 # ---- the grid ----
 [ -x "$bin" ] || make --no-print-directory posgpt
-[ -s data/kjv.txt ] || make --no-print-directory data/kjv.txt
-[ -s data/fortunes.txt ] || make --no-print-directory data/fortunes.txt
+for c in kjv fortunes; do
+  [ -s "$DATA/$c.txt" ] && continue
+  [ "$DATA" = data ] || { echo "study2: no corpus $DATA/$c.txt" >&2; exit 2; }
+  make --no-print-directory "data/$c.txt"
+done
 mkdir -p "$out"
 export OUT=$out POSGPT=$bin
 echo "${SEEDS:+SEEDS=\"$SEEDS\" }${SCHEMES:+SCHEMES=\"$SCHEMES\" }tools/study2.sh $*   ($(date -u +%Y-%m-%d), $($bin --version 2>/dev/null | head -1))" >> "$out/command.txt"
@@ -161,8 +167,11 @@ for T2 in $((2 * T0)) $((4 * T0)); do for m in pi ntk yarn none; do echo "ft $T2
 echo "study2: $(wc -l < "$list") trainings, then $(wc -l < "$list2") fine-tunes, into $out" >&2
 t_start=$SECONDS failed=0
 jobs=${JOBS:-$([ -n "${RANKS:-}" ] && echo 1 || echo 2)}
-env_list="OUT POSGPT T0 MODEL STEPS TOKENS_STEP LR TOKENS FT_STEPS FT_LR"
+env_list="OUT POSGPT DATA T0 MODEL STEPS TOKENS_STEP LR TOKENS FT_STEPS FT_LR"
 JOBS=$jobs SWEEP_ENV="$env_list" tools/sweep.sh "$list" "$self" --one x || failed=1
 JOBS=$jobs SWEEP_ENV="$env_list" tools/sweep.sh "$list2" "$self" --one x || failed=1
 echo "study2 wall time: $(( (SECONDS - t_start) / 60 )) min (work kept from earlier runs takes no time)" | tee -a "$out/walltime.txt" >&2
+# the tables and figures, from every CSV in the folder
+POSGPT=$bin tools/study2_report.sh "$out" "$T0" > /dev/null || failed=1
+echo "study2: tables in $out/table.md, figures in $out/*.png (commands in $out/figures.txt)" >&2
 exit $failed

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test_study.sh - tools/study2.sh end to end on a tiny grid (two generated corpora, 2-block
+# models, a few steps): every part runs (seeds, a second training length, fine-tunes with each
+# extension method, the second corpus); the report's mean lies within its min and max and
+# counts the seeds; a second run trains and evaluates nothing again; a job whose fine-tuning
+# source has not finished fails with a message instead of training from nothing.
+. "$(dirname "$0")/lib.sh" study
+
+mkdir -p "$tmp/data"
+phrase_text 1 12000 > "$tmp/data/kjv.txt"
+phrase_text 2 12000 | tr 'a-z' 'b-za' > "$tmp/data/fortunes.txt"
+run() {
+  DATA=$tmp/data OUT=$tmp/s POSGPT=$BIN STEPS=8 TOKENS=2048 FT_STEPS=4 SEEDS="1 2" SCHEMES="alibi rope" LENGTHS="32 64" \
+    LSCHEMES=alibi CSCHEMES="alibi rope" tools/study2.sh --quick > "$tmp/$1.out" 2> "$tmp/$1.err"
+}
+run first && ok "study2 --quick on a tiny grid exits 0" || bad "study2" "$(tail -5 "$tmp/first.err")"
+n=$(ls "$tmp"/s/kjv-T64/*/seed*/eval.csv "$tmp"/s/kjv-T32/*/seed1/eval.csv "$tmp"/s/fortunes-T64/*/seed1/eval.csv 2>/dev/null | wc -l)
+[ "$n" = 7 ] && ok "every training of the grid was evaluated (4 seeds runs, 1 other length, 2 on the second corpus)" \
+  || bad "study2 runs" "$n evaluations, expected 7"
+nft=$(ls "$tmp"/s/kjv-T64/rope/seed1/ft-T*/eval.csv 2>/dev/null | wc -l)
+[ "$nft" = 8 ] && ok "8 fine-tunes (2x and 4x, with pi, ntk, yarn and none) evaluated" || bad "study2 fine-tunes" "$nft evaluated"
+grep -q "rope_scaling = yarn" "$tmp/s/kjv-T64/rope/seed1/ft-T256-yarn/config.txt" && grep -q "seq_len = 256" "$tmp/s/kjv-T64/rope/seed1/ft-T256-yarn/config.txt" \
+  && ok "a fine-tune trains at its length with its method in force" || bad "fine-tune config" "$(head -20 "$tmp/s/kjv-T64/rope/seed1/ft-T256-yarn/config.txt")"
+# the seeds table: each cell "mean (lo-hi)" has lo <= mean <= hi, and both schemes count 2 seeds
+cells=$(grep -E '^\| (alibi|rope) \| 2 \|' "$tmp/s/table.md" | wc -l)
+[ "$cells" = 2 ] && ok "the seeds table counts 2 seeds per scheme" || bad "seeds table" "$(grep -A4 '^## Seeds' "$tmp/s/table.md")"
+badcell=$(grep -E '^\| (alibi|rope) \| 2 \|' "$tmp/s/table.md" | grep -oE '[0-9.]+ \([0-9.]+-[0-9.]+\)' |
+  awk '{ m = $1; split(substr($2, 2, length($2) - 2), r, "-"); if (!(r[1] <= m && m <= r[2] && r[1] < r[2])) print }')
+[ "$cells" = 2 ] && [ -z "$badcell" ] && ok "each mean lies within its seeds' min-max, and two seeds differ" || bad "seeds table cell" "$badcell"
+# the mean of alibi at 1x recomputed from the two seeds' CSVs
+want=$(awk -F, '$4 == "nonoverlapping" && $3 == 64 { s += $8; n++ } END { printf "%.2f", s / n }' "$tmp"/s/kjv-T64/alibi/seed*/eval.csv)
+got=$(grep -E '^\| alibi \| 2 \|' "$tmp/s/table.md" | awk -F'|' '{ split($4, a, " "); print a[1] }')
+[ -n "$got" ] && [ "$want" = "$got" ] && ok "the table's mean is the mean of the seeds' CSVs ($got)" || bad "seeds mean" "table $got, CSVs $want"
+for f in ppl_seeds.png lengths_alibi.png finetune.png; do
+  [ "$(head -c 8 "$tmp/s/$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && ok "$f is a PNG" || bad "$f" "missing or not a PNG"
+done
+grep -q "pairs of schemes keep their order" "$tmp/s/table.md" && ok "the second corpus's ordering is compared" || bad "corpus table" "absent"
+grep -qE 'Ranking at 16x .*' "$tmp/s/table.md" && grep -A2 'Ranking at 16x' "$tmp/s/table.md" | grep -qE '(alibi|rope) [0-9.]+ \[[0-9.]+-[0-9.]+\] [~<] (alibi|rope)' \
+  && ok "the 16x ranking says whether neighbouring bands overlap" || bad "ranking" "$(grep -A2 'Ranking at 16x' "$tmp/s/table.md")"
+# resume: nothing is trained or evaluated again (no checkpoint or run CSV newer than before)
+touch "$tmp/marker"
+sleep 1
+run second && ok "a second run exits 0" || bad "study2 again" "$(tail -5 "$tmp/second.err")"
+newer=$(find "$tmp/s" -mindepth 3 \( -name model.bin -o -name '*.csv' \) -newer "$tmp/marker" | head -3)
+nrun=$(find "$tmp/s" -mindepth 3 -name model.bin | wc -l)
+[ "$nrun" = 15 ] && [ -z "$newer" ] && ok "a second run keeps all 15 trainings and their evaluations" \
+  || bad "resume" "$nrun checkpoints; rewritten: $newer"
+# a fine-tune whose source is unfinished fails with a message
+mkdir -p "$tmp/u"
+DATA=$tmp/data OUT=$tmp/u POSGPT=$BIN T0=64 MODEL="--layers 1 --d-model 16 --heads 2" STEPS=8 TOKENS_STEP=256 LR=1e-3 TOKENS=512 \
+  FT_STEPS=4 FT_LR=1e-4 tools/study2.sh --one x ft 128 pi > /dev/null 2> "$tmp/u.err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "has not finished training" "$tmp/u.err" && ok "a fine-tune without its finished source fails with a message" \
+  || bad "fine-tune without source" "exit $rc: $(cat "$tmp/u.err")"
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]
