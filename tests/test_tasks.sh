@@ -109,5 +109,35 @@ $BIN task eval --ckpt "$tmp/rnd/model.bin" --task "$tmp/copy" --positions random
 [ $rc = 1 ] && grep -q "longest test example has 26 bytes, more than --rand-max 10" "$tmp/err" \
   && ok "task eval --positions random: a range shorter than the longest example is refused" || bad "rand-max too small" "rc $rc: $(cat "$tmp/err")"
 
+# tools/tasks_report.sh on made-up accuracy CSVs (L = 2; lengths 1..4): the ranks per task (ties
+# share their mean rank), the mean rank and MRR, and the ranking over the tasks where a scheme
+# beats chance: sum (chance 0.1) with every scheme at 0.1 beyond L leaves it, copy stays
+rep=$tmp/rep
+fake() { # task scheme seed acc_beyond
+  mkdir -p "$rep/$1/$2/seed$3"
+  { echo "task,scheme,train_max_len,len,depth,examples,correct,accuracy"
+    for n in 1 2; do echo "$1,$2,2,$n,0,100,100,1"; done
+    for n in 3 4; do echo "$1,$2,2,$n,0,100,$(awk -v a="$4" 'BEGIN { print a * 100 }'),$4"; done; } > "$rep/$1/$2/seed$3/acc.csv"
+}
+i=0
+for s in nope t5 alibi rope sinusoidal randomized; do
+  i=$((i + 1))
+  fake copy $s 1 "0.$((7 - i))"      # nope 0.6 > t5 0.5 > ... > randomized 0.1
+  fake copy $s 2 "0.$((7 - i))"
+  fake sum $s 1 0.1                  # all at chance
+done
+fake copy nope 2 0.4                 # nope's seeds: 0.6 and 0.4, mean 0.5: tied with t5
+tools/tasks_report.sh "$rep" > /dev/null 2> "$tmp/rep.err" && ok "tasks_report on made-up CSVs exits 0" || bad "tasks_report" "$(cat "$tmp/rep.err")"
+row() { awk -v title="$1" -v s="$2" 'index($0, title) == 1 { on = 1 } on && index($0, "| " s " |") == 1 { print; exit }' "$rep/table.md"; }
+r=$(row "Kazemnejad et al.'s five schemes and randomized positions, on the tasks all" nope)
+[ "$r" = "| nope | 0.50 (1.5) | 0.10 (3.5) | 2.50 | 0.48 |" ] && ok "ranks: a tie shares its mean rank (copy 1.5, sum all 3.5); mean rank and MRR" \
+  || bad "ranking row" "got '$r'"
+r=$(row "Kazemnejad et al.'s five schemes and randomized positions, on the tasks where" randomized)
+h=$(awk 'index($0, "Kazemnejad et al.'"'"'s five schemes and randomized positions, on the tasks where") == 1 { getline; getline; print; exit }' "$rep/table.md")
+[ "$h" = "| scheme | copy | mean rank | MRR |" ] && [ "$r" = "| randomized | 0.10 (6) | 6.00 | 0.17 |" ] \
+  && ok "the ranking over tasks above chance leaves sum out (every scheme at chance 0.1)" || bad "above-chance ranking" "header '$h', row '$r'"
+grep -q "| nope | 2 | 1.00 (1.00-1.00) | 0.50 (0.40-0.60) |" "$rep/table.md" && ok "the per-task table: mean and min-max over seeds by bucket" \
+  || bad "per-task table" "$(grep -A4 '^copy' "$rep/table.md")"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]
