@@ -3,7 +3,8 @@
 # models, a few steps): every part runs (seeds, a second training length, fine-tunes with each
 # extension method, the second corpus); the report's mean lies within its min and max and
 # counts the seeds; a second run trains and evaluates nothing again; a job whose fine-tuning
-# source has not finished fails with a message instead of training from nothing.
+# source has not finished fails with a message instead of training from nothing; a run made
+# with other settings is trained again instead of kept.
 . "$(dirname "$0")/lib.sh" study
 
 mkdir -p "$tmp/data"
@@ -24,9 +25,13 @@ grep -q "rope_scaling = yarn" "$tmp/s/kjv-T64/rope/seed1/ft-T256-yarn/config.txt
 # the seeds table: each cell "mean (lo-hi)" has lo <= mean <= hi, and both schemes count 2 seeds
 cells=$(grep -E '^\| (alibi|rope) \| 2 \|' "$tmp/s/table.md" | wc -l)
 [ "$cells" = 2 ] && ok "the seeds table counts 2 seeds per scheme" || bad "seeds table" "$(grep -A4 '^## Seeds' "$tmp/s/table.md")"
-badcell=$(grep -E '^\| (alibi|rope) \| 2 \|' "$tmp/s/table.md" | grep -oE '[0-9.]+ \([0-9.]+-[0-9.]+\)' |
-  awk '{ m = $1; split(substr($2, 2, length($2) - 2), r, "-"); if (!(r[1] <= m && m <= r[2] && r[1] < r[2])) print }')
-[ "$cells" = 2 ] && [ -z "$badcell" ] && ok "each mean lies within its seeds' min-max, and two seeds differ" || bad "seeds table cell" "$badcell"
+cellsall=$(grep -E '^\| (alibi|rope) \| 2 \|' "$tmp/s/table.md" | grep -oE '[0-9.]+ \([0-9.]+-[0-9.]+\)')
+badcell=$(printf '%s\n' "$cellsall" | awk '{ m = $1; split(substr($2, 2, length($2) - 2), r, "-"); if (!(r[1] <= m && m <= r[2])) print }')
+spread=$(printf '%s\n' "$cellsall" | awk '{ split(substr($2, 2, length($2) - 2), r, "-"); if (r[1] < r[2]) n++ } END { print n + 0 }')
+# 2 schemes x 6 lengths (1..32x), every cell filled; the two seeds differ somewhere
+[ "$cells" = 2 ] && [ "$(printf '%s\n' "$cellsall" | grep -c .)" = 12 ] && [ -z "$badcell" ] && [ "$spread" -gt 0 ] \
+  && ok "each of the 12 cells has its mean within its seeds' min-max, and the seeds differ in $spread" \
+  || bad "seeds table cell" "cells $(printf '%s\n' "$cellsall" | grep -c .), out of range: $badcell, spread $spread"
 # the mean of alibi at 1x recomputed from the two seeds' CSVs
 want=$(awk -F, '$4 == "nonoverlapping" && $3 == 64 { s += $8; n++ } END { printf "%.2f", s / n }' "$tmp"/s/kjv-T64/alibi/seed*/eval.csv)
 got=$(grep -E '^\| alibi \| 2 \|' "$tmp/s/table.md" | awk -F'|' '{ split($4, a, " "); print a[1] }')
@@ -34,7 +39,7 @@ got=$(grep -E '^\| alibi \| 2 \|' "$tmp/s/table.md" | awk -F'|' '{ split($4, a, 
 for f in ppl_seeds.png lengths_alibi.png finetune.png; do
   [ "$(head -c 8 "$tmp/s/$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && ok "$f is a PNG" || bad "$f" "missing or not a PNG"
 done
-grep -q "pairs of schemes keep their order" "$tmp/s/table.md" && ok "the second corpus's ordering is compared" || bad "corpus table" "absent"
+grep -qE "^[01] of 1 pairs of schemes keep their order" "$tmp/s/table.md" && ok "the second corpus's ordering is compared" || bad "corpus table" "absent"
 grep -qE 'Ranking at 16x .*' "$tmp/s/table.md" && grep -A2 'Ranking at 16x' "$tmp/s/table.md" | grep -qE '(alibi|rope) [0-9.]+ \[[0-9.]+-[0-9.]+\] [~<] (alibi|rope)' \
   && ok "the 16x ranking says whether neighbouring bands overlap" || bad "ranking" "$(grep -A2 'Ranking at 16x' "$tmp/s/table.md")"
 # resume: nothing is trained or evaluated again (no checkpoint or run CSV newer than before)
@@ -45,12 +50,24 @@ newer=$(find "$tmp/s" -mindepth 3 \( -name model.bin -o -name '*.csv' \) -newer 
 nrun=$(find "$tmp/s" -mindepth 3 -name model.bin | wc -l)
 [ "$nrun" = 15 ] && [ -z "$newer" ] && ok "a second run keeps all 15 trainings and their evaluations" \
   || bad "resume" "$nrun checkpoints; rewritten: $newer"
-# a fine-tune whose source is unfinished fails with a message
-mkdir -p "$tmp/u"
+# a fine-tune whose source stopped part-way fails with a message
+mkdir -p "$tmp/u/kjv-T64/rope"
+$BIN train --data "$tmp/data/kjv.txt" --pos rope --out "$tmp/u/kjv-T64/rope/seed1" --seq-len 64 --layers 1 --d-model 16 --heads 2 \
+  --batch 4 --steps 8 --stop-at 4 --threads 1 > /dev/null 2>&1
+"$BIN" info "$tmp/u/kjv-T64/rope/seed1/model.bin" 2>/dev/null | grep -q "step 4 of 8," && ok "a source stopped at step 4 of 8 (for the next check)" \
+  || bad "partial source" "$("$BIN" info "$tmp/u/kjv-T64/rope/seed1/model.bin" 2>&1 | head -3)"
 DATA=$tmp/data OUT=$tmp/u POSGPT=$BIN T0=64 MODEL="--layers 1 --d-model 16 --heads 2" STEPS=8 TOKENS_STEP=256 LR=1e-3 TOKENS=512 \
   FT_STEPS=4 FT_LR=1e-4 tools/study2.sh --one x ft 128 pi > /dev/null 2> "$tmp/u.err"
 rc=$?
-[ $rc -ne 0 ] && grep -q "has not finished training" "$tmp/u.err" && ok "a fine-tune without its finished source fails with a message" \
-  || bad "fine-tune without source" "exit $rc: $(cat "$tmp/u.err")"
+[ $rc -ne 0 ] && grep -q "has not finished training" "$tmp/u.err" && [ ! -e "$tmp/u/kjv-T64/rope/seed1/ft-T128-pi/model.bin" ] \
+  && ok "a fine-tune from an unfinished source fails with a message and trains nothing" || bad "fine-tune without source" "exit $rc: $(cat "$tmp/u.err")"
+# a run made with other settings is trained again, not kept
+before=$(stat -c %Y "$tmp/s/kjv-T32/alibi/seed1/model.bin")
+sleep 1
+DATA=$tmp/data OUT=$tmp/s POSGPT=$BIN STEPS=9 TOKENS=2048 FT_STEPS=4 SEEDS="" SCHEMES="" LENGTHS="32" LSCHEMES=alibi CSCHEMES="" \
+  tools/study2.sh --quick > /dev/null 2> "$tmp/changed.err"
+grep -q "made with other settings" "$tmp/changed.err" && [ "$(stat -c %Y "$tmp/s/kjv-T32/alibi/seed1/model.bin")" != "$before" ] \
+  && "$BIN" info "$tmp/s/kjv-T32/alibi/seed1/model.bin" | grep -q "step 9 of 9," \
+  && ok "a run made with other settings (steps 8, now 9) is trained again" || bad "changed settings" "$(tail -5 "$tmp/changed.err")"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

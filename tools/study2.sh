@@ -62,6 +62,7 @@ lens_of() { local t=$1 top=16 m s=""; [ "$t" = "$T0" ] && top=32
 ev() {
   local o=$1 ck=$2; shift 2
   if [ -s "$o" ] && [ "$o" -nt "$ck" ]; then return 0; fi
+  worked=1
   local a=() x
   for x in "$@"; do a+=("${x//@OUT@/$o.part}"); done
   "$bin" eval --ckpt "$ck" --threads 1 "${a[@]}" 2>> "$(dirname "$o")/eval.log"
@@ -69,6 +70,18 @@ ev() {
 }
 # finished CKPT STEPS: the checkpoint exists and trained all its steps
 finished() { [ -s "$1" ] && grep -q "step $2 of $2," <("$bin" info "$1" 2>/dev/null); }
+# settings DIR STAMP: a run directory made with other settings (its settings.txt differs) is
+# cleared, so that nothing trained or evaluated under them reaches the new tables
+settings() {
+  if [ -s "$1/settings.txt" ] && [ "$(cat "$1/settings.txt")" != "$2" ]; then
+    echo "    $1: made with other settings ($(tr '\n' ' ' < "$1/settings.txt")); trained again" >&2
+    rm -f "$1"/model.bin "$1"/*.csv "$1"/time.txt
+  fi
+  echo "$2" > "$1/settings.txt"
+}
+# timing DIR T0 T1: one line per invocation that trained or evaluated something
+timing() { [ "$worked" = 1 ] && echo "train_s=$(($2 - $1)) eval_s=$((SECONDS - $2))" >> "$3/time.txt"; return 0; }
+worked=0
 
 if [ "$mode" = x ]; then
   # ---- one job: "train CORPUS T SCHEME SEED" or "ft T2 METHOD" ----
@@ -82,11 +95,14 @@ if [ "$mode" = x ]; then
     pos=$s extra=()
     [ "$s" = randomized ] && pos=sinusoidal extra=(--positions random --rand-max "$longest")
     [ "$s" = learned ] && extra=(--max-pos "$longest")
+    settings "$d" "model $MODEL; steps $STEPS; lr $LR; tokens/step $TOKENS_STEP; eval tokens $TOKENS; T0 $T0; $pos ${extra[*]}"
     t0=$SECONDS
     if finished "$d/model.bin" "$STEPS"; then :
     elif [ -s "$d/model.bin" ]; then
+      worked=1
       "$bin" train --resume "$d" --data "$data" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
     else
+      worked=1
       "$bin" train --data "$data" --pos "$pos" --out "$d" --overwrite --seq-len "$T" $MODEL --batch $((TOKENS_STEP / T)) \
         --steps "$STEPS" --lr "$LR" --wd 0 --seed "$seed" --eval-every $((STEPS >= 10 ? STEPS / 10 : 1)) --threads 1 "${extra[@]}" \
         > "$d/train.txt" 2> "$d/train.err"
@@ -112,7 +128,7 @@ if [ "$mode" = x ]; then
         done
       fi
     fi
-    echo "train_s=$((t1 - t0)) eval_s=$((SECONDS - t1))" > "$d/time.txt"
+    timing "$t0" "$t1" "$d"
     echo "  $corpus T=$T $s seed $seed: train $((t1 - t0)) s, eval $((SECONDS - t1)) s" >&2
   elif [ "$job" = ft ]; then
     T2=$2 m=$3
@@ -121,11 +137,16 @@ if [ "$mode" = x ]; then
     mkdir -p "$d"
     finished "$src/model.bin" "$STEPS" || { echo "study2: $src/model.bin has not finished training" >&2; exit 1; }
     f=(); [ "$m" != none ] && f=(--rope-scaling "$m")
+    settings "$d" "steps $FT_STEPS; lr $FT_LR; tokens/step $TOKENS_STEP; eval tokens $TOKENS; T0 $T0"
+    # a source trained again since: the fine-tune starts over from it
+    [ -s "$d/model.bin" ] && [ "$src/model.bin" -nt "$d/model.bin" ] && rm -f "$d/model.bin" "$d"/*.csv
     t0=$SECONDS
     if finished "$d/model.bin" "$FT_STEPS"; then :
     elif [ -s "$d/model.bin" ]; then
+      worked=1
       "$bin" train --resume "$d" --data "$DATA/kjv.txt" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
     else
+      worked=1
       "$bin" train --init-from "$src/model.bin" --data "$DATA/kjv.txt" --out "$d" --overwrite --seq-len "$T2" \
         --batch $((TOKENS_STEP / T2)) --steps "$FT_STEPS" --lr "$FT_LR" --wd 0 --seed 1 --eval-every $((FT_STEPS >= 4 ? FT_STEPS / 4 : 1)) \
         --threads 1 "${f[@]}" > "$d/train.txt" 2> "$d/train.err"
@@ -134,7 +155,7 @@ if [ "$mode" = x ]; then
     : >> "$d/eval.log"
     ev "$d/eval.csv" "$d/model.bin" --data "$DATA/kjv.txt" --lengths "$(lens_of "$T0")" --protocol nonoverlapping \
       --max-tokens "$TOKENS" --csv @OUT@
-    echo "train_s=$((t1 - t0)) eval_s=$((SECONDS - t1))" > "$d/time.txt"
+    timing "$t0" "$t1" "$d"
     echo "  fine-tune rope at $T2 with $m: train $((t1 - t0)) s, eval $((SECONDS - t1)) s" >&2
   else
     echo "study2: unknown job '$*'" >&2; exit 2
@@ -156,12 +177,10 @@ list=$(mktemp) list2=$(mktemp)
 trap 'rm -f "$list" "$list2"' EXIT
 {
   for seed in $seeds; do for s in $schemes; do echo "train kjv $T0 $s $seed"; done; done
-  for T in $lengths; do
-    [ "$T" = "$T0" ] && continue
-    for s in $lschemes; do echo "train kjv $T $s 1"; done
-  done
-  case " $schemes " in *" rope "*) ;; *) echo "train kjv $T0 rope 1" ;; esac # the fine-tunes start from it
-  for s in $cschemes; do echo "train fortunes $T0 $s 1"; done
+  for T in $lengths; do for s in $lschemes; do echo "train kjv $T $s 1"; done; done
+  echo "train kjv $T0 rope 1" # the fine-tunes start from it
+  # the second corpus is compared with the same schemes on the Bible
+  for s in $cschemes; do echo "train fortunes $T0 $s 1"; echo "train kjv $T0 $s 1"; done
 } | awk '!seen[$0]++' > "$list"
 for T2 in $((2 * T0)) $((4 * T0)); do for m in pi ntk yarn none; do echo "ft $T2 $m"; done; done > "$list2"
 echo "study2: $(wc -l < "$list") trainings, then $(wc -l < "$list2") fine-tunes, into $out" >&2

@@ -110,7 +110,7 @@ if ls "$base"/ft-T*/eval.csv > /dev/null 2>&1; then
   for m in pi ntk yarn dynamic-ntk rerope; do
     [ -s "$base/ext_$m.csv" ] && nonover "$base/ext_$m.csv" "$tmp/ft-ext-$m.csv" "rope+$m at evaluation only" && ffiles+=("$tmp/ft-ext-$m.csv")
   done
-  for f in "$base"/ft-T*/eval.csv; do
+  for f in $(ls "$base"/ft-T*/eval.csv | awk -F'ft-T' '{ split($NF, a, "-"); print a[1] + 0, $0 }' | sort -k1,1n -k2 | cut -d' ' -f2-); do
     n=$(basename "$(dirname "$f")"); T2=${n#ft-T}; T2=${T2%%-*}; m=${n##*-}
     lab="rope+$m fine-tuned"; [ "$m" = none ] && lab="rope fine-tuned"
     nonover "$f" "$tmp/$n.csv" "$lab"
