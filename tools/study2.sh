@@ -82,6 +82,18 @@ settings() {
 # timing DIR T0 T1: one line per invocation that trained or evaluated something
 timing() { [ "$worked" = 1 ] && echo "train_s=$(($2 - $1)) eval_s=$((SECONDS - $2))" >> "$3/time.txt"; return 0; }
 worked=0
+# train_run DIR STEPS DATA ARGS...: nothing if DIR/model.bin trained all STEPS; else resume it if
+# it exists; else `posgpt train --data DATA --out DIR --overwrite --steps STEPS ARGS`
+train_run() {
+  local d=$1 steps=$2 data=$3; shift 3
+  finished "$d/model.bin" "$steps" && return 0
+  worked=1
+  if [ -s "$d/model.bin" ]; then
+    "$bin" train --resume "$d" --data "$data" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
+  else
+    "$bin" train --data "$data" --out "$d" --overwrite --steps "$steps" --threads 1 "$@" > "$d/train.txt" 2> "$d/train.err"
+  fi
+}
 
 if [ "$mode" = x ]; then
   # ---- one job: "train CORPUS T SCHEME SEED" or "ft T2 METHOD" ----
@@ -97,16 +109,8 @@ if [ "$mode" = x ]; then
     [ "$s" = learned ] && extra=(--max-pos "$longest")
     settings "$d" "model $MODEL; steps $STEPS; lr $LR; tokens/step $TOKENS_STEP; eval tokens $TOKENS; T0 $T0; $pos ${extra[*]}"
     t0=$SECONDS
-    if finished "$d/model.bin" "$STEPS"; then :
-    elif [ -s "$d/model.bin" ]; then
-      worked=1
-      "$bin" train --resume "$d" --data "$data" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
-    else
-      worked=1
-      "$bin" train --data "$data" --pos "$pos" --out "$d" --overwrite --seq-len "$T" $MODEL --batch $((TOKENS_STEP / T)) \
-        --steps "$STEPS" --lr "$LR" --wd 0 --seed "$seed" --eval-every $((STEPS >= 10 ? STEPS / 10 : 1)) --threads 1 "${extra[@]}" \
-        > "$d/train.txt" 2> "$d/train.err"
-    fi
+    train_run "$d" "$STEPS" "$data" --pos "$pos" --seq-len "$T" $MODEL --batch $((TOKENS_STEP / T)) --lr "$LR" --wd 0 \
+      --seed "$seed" --eval-every $((STEPS >= 10 ? STEPS / 10 : 1)) "${extra[@]}"
     t1=$SECONDS
     : >> "$d/eval.log"
     full=0; [ "$corpus" = kjv ] && [ "$T" = "$T0" ] && [ "$seed" = 1 ] && full=1
@@ -141,16 +145,8 @@ if [ "$mode" = x ]; then
     # a source trained again since: the fine-tune starts over from it
     [ -s "$d/model.bin" ] && [ "$src/model.bin" -nt "$d/model.bin" ] && rm -f "$d/model.bin" "$d"/*.csv
     t0=$SECONDS
-    if finished "$d/model.bin" "$FT_STEPS"; then :
-    elif [ -s "$d/model.bin" ]; then
-      worked=1
-      "$bin" train --resume "$d" --data "$DATA/kjv.txt" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
-    else
-      worked=1
-      "$bin" train --init-from "$src/model.bin" --data "$DATA/kjv.txt" --out "$d" --overwrite --seq-len "$T2" \
-        --batch $((TOKENS_STEP / T2)) --steps "$FT_STEPS" --lr "$FT_LR" --wd 0 --seed 1 --eval-every $((FT_STEPS >= 4 ? FT_STEPS / 4 : 1)) \
-        --threads 1 "${f[@]}" > "$d/train.txt" 2> "$d/train.err"
-    fi
+    train_run "$d" "$FT_STEPS" "$DATA/kjv.txt" --init-from "$src/model.bin" --seq-len "$T2" --batch $((TOKENS_STEP / T2)) \
+      --lr "$FT_LR" --wd 0 --seed 1 --eval-every $((FT_STEPS >= 4 ? FT_STEPS / 4 : 1)) "${f[@]}"
     t1=$SECONDS
     : >> "$d/eval.log"
     ev "$d/eval.csv" "$d/model.bin" --data "$DATA/kjv.txt" --lengths "$(lens_of "$T0")" --protocol nonoverlapping \
