@@ -14,6 +14,10 @@
 #
 #   tools/study2.sh            the default grid into runs/study2
 #   tools/study2.sh --quick    a small grid into runs/study2-quick (minutes; for trying it)
+#   tools/study2.sh --full     the full grid into runs/study2-full: config S (d_model 128), and
+#                              every scheme at every training length and on the second corpus
+#                              (roughly 20 h on 2 cores: config S takes 2.5 h for fifteen
+#                              schemes at one length; the default grid fits in about 3 h)
 #
 # It resumes: a finished training is kept (its checkpoint says so), an interrupted one resumes
 # from its checkpoint, and an evaluation whose CSV is newer than its checkpoint is kept, so a
@@ -30,9 +34,10 @@ all_schemes="sinusoidal learned t5 alibi rope nope randomized kerple-log kerple-
 mode=default
 case "${1:-}" in
   --quick) mode=quick ;;
+  --full) mode=full ;;
   --one) mode=$2; shift 2 ;; # one job of the list (called through tools/sweep.sh)
   "") ;;
-  *) echo "usage: tools/study2.sh [--quick]   (see the comment at the top)" >&2; exit 2 ;;
+  *) echo "usage: tools/study2.sh [--quick | --full]   (see the comment at the top)" >&2; exit 2 ;;
 esac
 bin=${POSGPT:-./posgpt}
 export DATA=${DATA:-data}
@@ -42,6 +47,11 @@ elif [ "$mode" = quick ]; then
   seeds=${SEEDS-"1 2"} schemes=${SCHEMES-"alibi rope nope"} lengths=${LENGTHS-"32 64"}
   lschemes=${LSCHEMES-"alibi rope"} cschemes=${CSCHEMES-"alibi rope"} FT_STEPS=${FT_STEPS:-40}
   out=${OUT:-runs/study2-quick}
+elif [ "$mode" = full ]; then
+  T0=128 MODEL="--layers 4 --d-model 128 --heads 4" STEPS=1200 TOKENS_STEP=4096 LR=1e-3 TOKENS=65536
+  seeds=${SEEDS-"1 2 3"} schemes=${SCHEMES-$all_schemes} lengths=${LENGTHS-"64 128 256 512"}
+  lschemes=${LSCHEMES-$all_schemes} cschemes=${CSCHEMES-$all_schemes} FT_STEPS=${FT_STEPS:-200}
+  out=${OUT:-runs/study2-full}
 else
   T0=128 MODEL="--layers 4 --d-model 64 --heads 4" STEPS=1200 TOKENS_STEP=4096 LR=1e-3 TOKENS=65536
   seeds=${SEEDS-"1 2 3"} schemes=${SCHEMES-$all_schemes} lengths=${LENGTHS-"64 128 256 512"}
