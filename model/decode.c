@@ -8,6 +8,7 @@
 
 #include "layers.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,24 @@ void decoder_free(Decoder *d) {
 
 void decoder_reset(Decoder *d) { d->n = 0; }
 
+static const real *feed(Decoder *d, const int *tok, const int *pos, int nq);
+
+// A feed of fewer rows than this runs on one thread. Its parallel loops have a row or two to
+// share, so a team gains nothing, and every fork and join waits for each thread of the team to
+// be scheduled: on a machine whose cores are busy that is a time slice per join, and decoding
+// one token (dozens of joins) slowed from about 1000 to 3 tokens/s at config S (make bench
+// beside two trainings). Prefills and batched feeds of this many rows or more keep the team.
+#define DECODE_SERIAL_ROWS 8
+
 const real *decoder_feed(Decoder *d, const int *tok, const int *pos, int nq) {
+    int nt = omp_get_max_threads(), serial = d->B * nq < DECODE_SERIAL_ROWS && nt > 1;
+    if (serial) omp_set_num_threads(1);
+    const real *logits = feed(d, tok, pos, nq);
+    if (serial) omp_set_num_threads(nt);
+    return logits;
+}
+
+static const real *feed(Decoder *d, const int *tok, const int *pos, int nq) {
     const GPT *m = d->m;
     const GPTConfig *c = &m->cfg;
     int B = d->B, C = c->C, NH = c->NH, V = c->V, n0 = d->n, T = n0 + nq, N = B * nq;
