@@ -10,7 +10,7 @@
 #   with TORCH=1, the project's own PyTorch reference model (tools/torch_ref.py, written from
 #     docs/model.md and docs/schemes.md; needs /usr/bin/python3 with Debian's python3-torch) at
 #     the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
+# Environment: PARTS (which of "train eval decode plot mpi" to run; default all), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
 #   ROUNDS (training runs per scheme and side, alternating posgpt and PyTorch; default 3 with TORCH=1, else 1).
 # Training figures are medians: of the timed steps within a run, then of the rounds; the
 # ratio is the median of the rounds' ratios, each taken between runs made one after the
@@ -35,6 +35,9 @@ if [ "${TORCH:-0}" = 1 ]; then
   export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
 fi
 . tools/bench_lib.sh # get, list, med
+parts=" ${PARTS:-train eval decode plot mpi} "
+for p in $parts; do case $p in train|eval|decode|plot|mpi) ;; *) echo "bench: PARTS takes train, eval, decode, plot, mpi; got '$p'" >&2; exit 2 ;; esac; done
+want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
 sg=$($B sgemm)
@@ -48,6 +51,7 @@ echo "sgemm peak: $peak GFLOP/s ($OMP_NUM_THREADS threads)"
 echo
 configs="S M"; evalT="1024 4096 16384"
 [ "${QUICK:-0}" = 1 ] && configs="S" && evalT="1024 4096"
+want train || configs=""
 for cfg in $configs; do
   if [ $cfg = S ]; then targs="--n-layer 4 --d-model 128 --n-head 4 --T 128 --batch 32"; else targs="--n-layer 6 --d-model 256 --n-head 8 --T 256 --batch 16"; fi
   echo "training, config $cfg (median of $steps steps after 3 warm-up steps; median of $rounds round(s))"
@@ -76,6 +80,7 @@ for cfg in $configs; do
   done
   echo
 done
+if want eval; then
 echo "evaluation, config S, batch 1, forward with loss (median of 3 passes after one warm-up)"
 printf "%-12s %7s %12s %10s" scheme T tokens/s "RSS MiB"
 [ "${TORCH:-0}" = 1 ] && printf " %14s %8s %10s" "torch tok/s" ratio "torch RSS"
@@ -96,7 +101,9 @@ for s in $schemes; do
     printf "\n"
   done
 done
+fi
 
+if want decode; then
 echo
 echo "decoding, config S, batch 1, 1024-token context (median time per token: 64 cached steps after a 960-token prefill;"
 echo "8 uncached steps, each a forward pass over the 1017..1024 tokens so far)"
@@ -106,9 +113,11 @@ for s in $schemes; do
   printf "%-12s %16.0f %18.2f %8.0fx %16.0f\n" $s "$(echo "$r" | get cached_tokens_per_s)" "$(echo "$r" | get uncached_tokens_per_s)" \
     "$(echo "$r" | get speedup)" "$(echo "$r" | get prefill_tokens_per_s)"
 done
+fi
 
 # plot --kind position reads a row per position: its time must grow as n log n, not n^2
 # (ratio 200k/50k rows: ~4.4 for n log n, 16 for n^2). Median of 3 runs per size.
+if want plot; then
 echo
 echo "plot --kind position (median of 3 runs; n log n gives a ratio near 4.4, n^2 gives 16)"
 ptmp=$(mktemp -d)
@@ -126,9 +135,10 @@ for n in 50000 200000; do
 done
 awk -v a="${pt[0]}" -v b="${pt[1]}" 'BEGIN { printf "ratio 200k / 50k: %.2f\n", b / a }'
 rm -rf "$ptmp"
+fi
 
 # data-parallel training over MPI, when OpenMPI is installed (tools/deps.sh mpi)
-if command -v mpirun > /dev/null && command -v mpicc > /dev/null; then
+if want mpi && command -v mpirun > /dev/null && command -v mpicc > /dev/null; then
   echo
   tools/bench_mpi.sh
 fi
