@@ -46,6 +46,12 @@ void *calloc_check(size_t n, size_t size, const char *file, int line) {
     return p;
 }
 
+void *realloc_check(void *p, size_t n, const char *file, int line) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) die_at(file, line, "out of memory allocating %zu bytes; try a smaller batch or length", n);
+    return q;
+}
+
 FILE *fopen_check(const char *path, const char *mode, const char *file, int line) {
     FILE *f = fopen(path, mode);
     if (!f) die_at(file, line, "cannot open '%s' (mode %s): %s", path, mode, strerror(errno));

@@ -41,11 +41,13 @@ extern const char *die_tag;
 
 void *malloc_check(size_t n, const char *file, int line);
 void *calloc_check(size_t n, size_t size, const char *file, int line);
+void *realloc_check(void *p, size_t n, const char *file, int line);
 FILE *fopen_check(const char *path, const char *mode, const char *file, int line);
 void fread_check(void *p, size_t size, size_t n, FILE *f, const char *path, const char *file, int line);
 void fwrite_check(const void *p, size_t size, size_t n, FILE *f, const char *path, const char *file, int line);
 #define xmalloc(n) malloc_check((n), __FILE__, __LINE__)
 #define xcalloc(n, s) calloc_check((n), (s), __FILE__, __LINE__)
+#define xrealloc(p, n) realloc_check((p), (n), __FILE__, __LINE__)
 #define xfopen(p, m) fopen_check((p), (m), __FILE__, __LINE__)
 #define xfread(p, s, n, f, path) fread_check((p), (s), (n), (f), (path), __FILE__, __LINE__)
 #define xfwrite(p, s, n, f, path) fwrite_check((p), (s), (n), (f), (path), __FILE__, __LINE__)

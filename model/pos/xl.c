@@ -55,13 +55,16 @@ static void xl_release(PosState *ps) {
     if (t) free(t->R), free(t->r), free(t->snap), free(t);
 }
 
+// a table grown to ndist keeps its rows and at least doubles, so that decoding (one more
+// distance per token) adds rows instead of rebuilding the table
+static int xl_grow(int have, int ndist) { return ndist > 2 * have ? ndist : 2 * have; }
+
 static void xl_tabulate(const PosState *ps, int ndist) {
     XlTab *t = ps->cache;
     int dR = xl_dim(ps), NH = ps->NH, HS = ps->HS, half = dR / 2;
     if (ndist > t->capR) {
-        free(t->R);
-        t->R = xmalloc((size_t)ndist * dR * sizeof(real));
-        t->capR = ndist, t->nR = 0;
+        t->capR = xl_grow(t->capR, ndist);
+        t->R = xrealloc(t->R, (size_t)t->capR * dR * sizeof(real)); // rows D < nR are kept
     }
     if (ndist > t->nR) {
 #pragma omp parallel for schedule(static)
@@ -72,21 +75,25 @@ static void xl_tabulate(const PosState *ps, int ndist) {
             }
         t->nR = ndist;
     }
-    if (ndist > t->cap) {
-        free(t->r);
-        t->r = xmalloc((size_t)NH * ndist * HS * sizeof(real));
-        t->cap = ndist;
-    }
-    // the projection is redone when W_R has changed (every training step) or more distances
-    // are asked for; evaluation's passes (W_R fixed) reuse it
+    // the projection is redone when W_R has changed (every training step); with W_R fixed
+    // (evaluation, decoding) only the distances not yet projected are added
     const real *W = ps->param[XL_WR];
     size_t nw = (size_t)ps->C * dR * sizeof(real);
-    if (ndist <= t->n && t->snap && !memcmp(t->snap, W, nw)) return;
+    int same = t->snap && !memcmp(t->snap, W, nw), from = same ? t->n : 0;
+    if (same && ndist <= t->n) return;
+    if (ndist > t->cap) { // (NH, cap, HS): the rows of each head move to the new stride
+        int cap = xl_grow(t->cap, ndist);
+        real *r = xmalloc((size_t)NH * cap * HS * sizeof(real));
+        for (int h = 0; h < NH && from > 0; h++)
+            memcpy(r + (size_t)h * cap * HS, t->r + (size_t)h * t->cap * HS, (size_t)from * HS * sizeof(real));
+        free(t->r);
+        t->r = r, t->cap = cap;
+    }
     if (!t->snap) t->snap = xmalloc(nw);
     memcpy(t->snap, W, nw);
 #pragma omp parallel for schedule(static) collapse(2)
     for (int h = 0; h < NH; h++)
-        for (int D = 0; D < ndist; D++)
+        for (int D = from; D < ndist; D++)
             for (int e = 0; e < HS; e++) {
                 const real *w = W + (size_t)(h * HS + e) * dR, *R = t->R + (size_t)D * dR;
                 real s = 0;

@@ -44,7 +44,7 @@ static void make_sort(char *b, size_t cap, int n, double d, Rng *r) { (void)d, m
 static void make_add(char *buf, size_t cap, int n, double depth, Rng *rng) {
     (void)depth;
     Out o = {buf, 0, cap};
-    char a[1024], b[1024], s[1026];
+    char a[1024] = {0}, b[1024] = {0}, s[1026]; // zeroed: quiets -Wmaybe-uninitialized (n >= 1 always)
     for (int i = 0; i < n; i++) {
         a[i] = (char)('0' + (i == 0 && n > 1 ? 1 + rng_below(rng, 9) : rng_below(rng, 10)));
         b[i] = (char)('0' + (i == 0 && n > 1 ? 1 + rng_below(rng, 9) : rng_below(rng, 10)));
