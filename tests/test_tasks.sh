@@ -138,6 +138,9 @@ h=$(awk 'index($0, "Kazemnejad et al.'"'"'s five schemes and randomized position
   && ok "the ranking over tasks above chance leaves sum out (every scheme at chance 0.1)" || bad "above-chance ranking" "header '$h', row '$r'"
 grep -q "| nope | 2 | 1.00 (1.00-1.00) | 0.50 (0.40-0.60) |" "$rep/table.md" && ok "the per-task table: mean and min-max over seeds by bucket" \
   || bad "per-task table" "$(grep -A4 '^copy' "$rep/table.md")"
+r=$(row "At a glance" nope); r2=$(row "At a glance" t5)
+[ "$r" = "| nope | 1.00 / 0.50 | 1.00 / 0.10 |" ] && [ "$r2" = "| t5 | 1.00 / 0.50 | 1.00 / 0.10 |" ] \
+  && ok "at a glance: 1x / beyond per scheme and task (nope's seeds 0.6 and 0.4 give 0.50)" || bad "at a glance" "got '$r' and '$r2'"
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -4,7 +4,7 @@
 # anything).
 #   tools/tasks_report.sh [DIR]      (default runs/tasks)
 # Writes DIR/table.md (accuracy per task and scheme, in and beyond the training lengths: the
-# mean over seeds and the min-max; the ranking by mean rank over tasks), DIR/acc.csv (every
+# mean over seeds and the min-max; the same at a glance, every task in a row; the ranking by mean rank over tasks), DIR/acc.csv (every
 # row with its seed), DIR/<task>.png (accuracy versus length, a band across seeds) and
 # DIR/figures.txt (the commands that drew them).
 set -euo pipefail
@@ -70,6 +70,14 @@ awk -F, -v order="$order" -v tasks="$tasks" '
         if (c) { beyond[t, s] = tot / c; ran[t, s] = 1; anyran[s] = 1 }
       }
     }
+    # at a glance: in and beyond the training lengths, every scheme and task
+    printf "\nAt a glance: exact match in the training lengths (1x) / beyond them (the mean of the buckets past 1x), the mean over seeds\n\n"
+    line = "| scheme |"; for (j = 1; j <= nt; j++) line = line " " T[j] " |"; print line
+    line = "|---|"; for (j = 1; j <= nt; j++) line = line "---|"; print line
+    for (i = 1; i <= ns; i++) { s = S[i]; if (!anyran[s]) continue; line = "| " s " |"
+      for (j = 1; j <= nt; j++) { t = T[j]
+        if (ran[t, s] && stats(t, s, 1) != "") line = line sprintf(" %.2f / %.2f |", MEAN, beyond[t, s]); else line = line " |" }
+      print line }
     # the six schemes on every task they share, then every scheme on the tasks where all ran
     six = "nope t5 alibi rope sinusoidal randomized"
     ranking("Kazemnejad et al.'"'"'s five schemes and randomized positions, on the tasks all of them ran on", six, shared(six))
