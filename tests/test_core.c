@@ -679,6 +679,44 @@ static void test_checkpoint_v1(void) {
     gpt_free(&m);
 }
 
+// Transformer-XL's table gradient has the stride of the pass's own distances (table_grad(ndist)),
+// also when the cache still holds more distances from an earlier pass with the same weights
+// (gradient shards, random positions, a skipped step): the gradients equal a fresh cache's
+static void test_xl_table_stride(void) {
+    const PosScheme *s = pos_find("xl");
+    int NH = 2, C = 16, HS = C / NH, n = 10;
+    PosState ps;
+    size_t np;
+    Rng rng;
+    rng_seed(&rng, 5);
+    real *params = scheme_state(&ps, s, C, NH, 64, NULL, &rng, &np);
+    real *q = malloc(HS * sizeof(real)), *K = malloc((size_t)n * C * sizeof(real)), *ds = malloc(n * sizeof(real));
+    int kpos[10];
+    for (int e = 0; e < HS; e++) q[e] = (real)rng_normal(&rng);
+    for (int i = 0; i < n * C; i++) K[i] = (real)rng_normal(&rng);
+    for (int j = 0; j < n; j++) kpos[j] = j, ds[j] = (real)rng_normal(&rng);
+    size_t ntab = s->table_grad(&ps, n);
+    real *dp[2], *dtab[2], *dq = calloc(HS, sizeof(real)), *dK = calloc((size_t)n * C, sizeof(real)), scratch[64];
+    for (int r = 0; r < 2; r++) {
+        if (r == 1) { pos_release(&ps); pos_prepare(&ps); } // a fresh cache
+        else s->tabulate(&ps, 4 * n);                     // an earlier pass over more distances
+        s->tabulate(&ps, n);
+        dp[r] = calloc(np, sizeof(real)), dtab[r] = calloc(ntab, sizeof(real));
+        real *view[POS_MAX_TENSORS + 1];
+        scheme_views(&ps, dp[r], view);
+        view[ps.ntensors] = dtab[r];
+        for (int h = 0; h < NH; h++)
+            s->score_backward(&ps, view, h, q, K, C, n - 1, kpos, n, 0.5f, ds, dq, dK, scratch);
+        s->untabulate(&ps, n, dtab[r], view);
+    }
+    check(!memcmp(dtab[0], dtab[1], ntab * sizeof(real)) && !memcmp(dp[0], dp[1], np * sizeof(real)),
+          "xl: the table gradient's stride is the pass's distances, also after a pass over more [xl]",
+          "gradient differs from a fresh cache's");
+    for (int r = 0; r < 2; r++) free(dp[r]), free(dtab[r]);
+    free(params), free(q), free(K), free(ds), free(dq), free(dK);
+    pos_release(&ps);
+}
+
 int main(void) {
     test_fast_math();
     test_checkpoint_ranges();
@@ -688,6 +726,7 @@ int main(void) {
     test_rotary_batch_exact();
     test_xpos_long_infer();
     test_tables_exact();
+    test_xl_table_stride();
     test_fused_exact();
     test_gemm_bands();
     test_attention_blocks();

@@ -42,10 +42,11 @@ static void xl_init(const PosState *ps, int k, real *p, Rng *rng) {
     for (size_t i = 0; i < n; i++) p[i] = (real)(0.02 * rng_normal(rng));
 }
 
-// cache: R(D) for D < nR (parameter-free), and r_h(D) = W_R^h R(D) for D < n, (NH, n, HS),
-// built from W_R as in snap
+// cache: R(D) for D < nR (parameter-free), and r_h(D) = W_R^h R(D) for D < n, rows of (NH, cap,
+// HS), built from W_R as in snap; nd: the distances the current pass asked for (tabulate's
+// ndist), the stride of its table gradient (table_grad), which may be fewer than n
 typedef struct {
-    int nR, capR, n, cap;
+    int nR, capR, n, cap, nd;
     real *R, *r, *snap;
 } XlTab;
 
@@ -62,6 +63,7 @@ static int xl_grow(int have, int ndist) { return ndist > 2 * have ? ndist : 2 * 
 static void xl_tabulate(const PosState *ps, int ndist) {
     XlTab *t = ps->cache;
     int dR = xl_dim(ps), NH = ps->NH, HS = ps->HS, half = dR / 2;
+    t->nd = ndist;
     if (ndist > t->capR) {
         t->capR = xl_grow(t->capR, ndist);
         t->R = xrealloc(t->R, (size_t)t->capR * dR * sizeof(real)); // rows D < nR are kept
@@ -131,14 +133,15 @@ static void xl_backward(const PosState *ps, real *const *dparam, int h, const re
     int HS = ps->HS;
     const real *u = ps->param[XL_U] + (size_t)h * HS, *v = ps->param[XL_V] + (size_t)h * HS;
     real *du = dparam[XL_U] ? dparam[XL_U] + (size_t)h * HS : NULL, *dv = dparam[XL_V] ? dparam[XL_V] + (size_t)h * HS : NULL;
-    real *dtab = dparam[ps->ntensors]; // the table's gradient, (NH, n, HS) like the table (table_grad)
+    real *dtab = dparam[ps->ntensors]; // the table's gradient, (NH, nd, HS) (table_grad)
     for (int e = 0; e < HS; e++) qv[e] = q[e] + v[e];
     for (int j = 0; j < n; j++) {
         real g = ds[j] * scale;
         if (g == 0) continue;
         int D = qpos - kpos[j];
         const real *k = K + (size_t)j * kstride, *r = xl_r(t, h, D, HS);
-        real *dk = dK + (size_t)j * kstride, *dr = dtab ? dtab + ((size_t)h * t->n + D) * HS : NULL;
+        if (dtab && D >= t->nd) die("internal: xl distance %d beyond the pass's %d", D, t->nd);
+        real *dk = dK + (size_t)j * kstride, *dr = dtab ? dtab + ((size_t)h * t->nd + D) * HS : NULL;
         for (int e = 0; e < HS; e++) {
             dq[e] += g * r[e];
             dk[e] += g * u[e];
