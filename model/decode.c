@@ -51,11 +51,12 @@ void decoder_reset(Decoder *d) { d->n = 0; }
 
 static const real *feed(Decoder *d, const int *tok, const int *pos, int nq);
 
-// A feed of fewer rows than this runs on one thread. Its parallel loops have a row or two to
-// share, so a team gains nothing, and every fork and join waits for each thread of the team to
-// be scheduled: on a machine whose cores are busy that is a time slice per join, and decoding
-// one token (dozens of joins) slowed from about 1000 to 3 tokens/s at config S (make bench
-// beside two trainings). Prefills and batched feeds of this many rows or more keep the team.
+// A feed of fewer rows than this runs on one thread. Its row loops have a row or two to share;
+// a team could still split the attention's heads and a wide product's column bands, but every
+// fork and join waits for each thread of the team to be scheduled: on a machine whose cores are
+// busy that is a time slice per join, and decoding one token (dozens of joins) slowed from about
+// 1000 to 3 tokens/s at config S (make bench beside two trainings). What a team gains on idle
+// cores for one row at config S was not measured. Prefills and batched feeds keep the team.
 #define DECODE_SERIAL_ROWS 8
 
 const real *decoder_feed(Decoder *d, const int *tok, const int *pos, int nq) {
