@@ -205,8 +205,9 @@ static void free_acts(GPT *m) {
     free(m->tok);
     free(m->tgt);
     free(m->pos);
-    m->tok = m->tgt = m->pos = NULL;
-    m->B = m->T = 0;
+    free(m->seg);
+    m->tok = m->tgt = m->pos = m->seg = NULL;
+    m->B = m->T = m->rows = m->packed = 0;
 }
 
 void gpt_free(GPT *m) {
@@ -224,8 +225,8 @@ void gpt_view(GPT *v, const GPT *m) {
     *v = *m;
     v->is_view = 1;
     v->grads = NULL;
-    v->B = v->T = v->train = 0;
-    v->tok = v->tgt = v->pos = NULL;
+    v->B = v->T = v->train = v->rows = v->packed = 0;
+    v->tok = v->tgt = v->pos = v->seg = NULL;
     real **bufs[NUM_ACT_BUFS];
     act_bufs(v, bufs);
     for (int i = 0; i < NUM_ACT_BUFS; i++) *bufs[i] = NULL;
@@ -289,9 +290,9 @@ double gpt_alloc_bytes(const GPTConfig *c, int B, int T, int train, int threads)
 #define PARAM(m, i) ((m)->params + (m)->offsets[i])
 #define GRAD(m, i) ((m)->grads + (m)->offsets[i])
 
-// positions: copy into m->pos, enforcing the scheme's limit (error, or clamp by policy)
-static void set_positions(GPT *m, const int *pos) {
-    int N = m->B * m->T, T = m->T;
+// positions of N rows: copy into m->pos, enforcing the scheme's limit (error, or clamp by policy)
+static void set_positions(GPT *m, const int *pos, int N) {
+    int T = m->T;
     int lim = gpt_max_pos(m);
     for (int n = 0; n < N; n++) {
         int p = pos ? pos[n] : n % T;
@@ -307,16 +308,39 @@ static void set_positions(GPT *m, const int *pos) {
 }
 
 double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
+    return gpt_forward_packed(m, tok, tgt, pos, NULL, m->B);
+}
+
+// seg (rows, T): each row a run of examples, each token naming its example's first row index
+static void set_segments(GPT *m, const int *seg, int rows) {
+    if (!seg) return;
+    if (!m->train) die("internal: packed examples need a model in train mode");
+    int T = m->T;
+    if (!m->seg) m->seg = xmalloc((size_t)m->B * T * sizeof(int));
+    for (int b = 0; b < rows; b++)
+        for (int t = 0; t < T; t++) {
+            int k = seg[(size_t)b * T + t];
+            if (t == 0 ? k != 0 : k != t && k != seg[(size_t)b * T + t - 1])
+                die("internal: packed row %d: token %d starts at %d (must be %s)", b, t, k, t == 0 ? "0" : "itself or its predecessor's start");
+            m->seg[(size_t)b * T + t] = k;
+        }
+}
+
+double gpt_forward_packed(GPT *m, const int *tok, const int *tgt, const int *pos, const int *seg, int rows) {
     const GPTConfig *c = &m->cfg;
-    int B = m->B, T = m->T, C = c->C, NH = c->NH, V = c->V, N = B * T;
+    int B = rows, T = m->T, C = c->C, NH = c->NH, V = c->V, N = B * T;
     const PosScheme *s = gpt_scheme(m, 0)->scheme;
-    if (!B) die("internal: gpt_forward before gpt_alloc");
+    if (!m->B) die("internal: gpt_forward before gpt_alloc");
+    if (rows < 1 || rows > m->B) die("internal: a forward of %d rows on a model allocated for %d", rows, m->B);
     for (int n = 0; n < N; n++) {
         if (tok[n] < 0 || tok[n] >= V || (tgt && (tgt[n] < GPT_NO_TARGET || tgt[n] >= V))) die("token id out of range [0, %d)", V);
         m->tok[n] = tok[n];
         m->tgt[n] = tgt ? tgt[n] : 0;
     }
-    set_positions(m, pos);
+    set_positions(m, pos, N);
+    set_segments(m, seg, rows);
+    m->rows = rows, m->packed = seg != NULL;
+    const int *mseg = seg ? m->seg : NULL;
 
     encoder_forward(m->res, m->tok, PARAM(m, P_WTE), N, C);
     if (s->input_forward) s->input_forward(gpt_scheme(m, 0), m->res, m->pos, N);
@@ -339,7 +363,7 @@ double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos) {
             pos_decay_apply(ps, qkv, m->pos, B, T, 3 * C, 0);
             pos_decay_apply(ps, qkv + C, m->pos, B, T, 3 * C, 1);
         }
-        if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, ps, B, T, C, NH, m->att_qblock);
+        if (m->train) attention_forward(atty, m->att + tl * B * NH * T * T, qkv, m->pos, mseg, ps, B, T, C, NH, m->att_qblock);
         else attention_forward_infer(atty, qkv, m->pos, ps, B, T, C, NH, m->att_qblock);
         linear_forward(m->proj, atty, PARAM(m, P_ATTPW) + (size_t)l * C * C, NULL, N, C, C);
         residual_layernorm_forward(mid, ln2, m->ln2_mean + tl * N, m->ln2_rstd + tl * N, x, m->proj,
@@ -373,9 +397,10 @@ void gpt_zero_grad(GPT *m) {
 
 void gpt_backward(GPT *m) {
     const GPTConfig *c = &m->cfg;
-    int B = m->B, T = m->T, C = c->C, NH = c->NH, V = c->V, L = c->L, N = B * T;
+    int B = m->rows, T = m->T, C = c->C, NH = c->NH, V = c->V, L = c->L, N = B * T;
     const PosScheme *s = gpt_scheme(m, 0)->scheme;
     if (!m->train) die("internal: gpt_backward needs activations allocated with train=1");
+    if (!m->rows) die("internal: gpt_backward before a forward");
     if (!m->grads) gpt_zero_grad(m);
     size_t NC = (size_t)N * C;
 
@@ -412,7 +437,7 @@ void gpt_backward(GPT *m) {
         // mid = x + attproj(attn(qk(qkv(ln1(x))))); dres now holds d(mid)
         linear_backward(m->datty, GRAD(m, P_ATTPW) + (size_t)l * C * C, GRAD(m, P_ATTPB) + l * C, m->dres, atty,
                         PARAM(m, P_ATTPW) + (size_t)l * C * C, N, C, C);
-        attention_backward(m->dqkv, m->sch_nt ? dscheme : NULL, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos,
+        attention_backward(m->dqkv, m->sch_nt ? dscheme : NULL, m->datty, m->att + (size_t)l * B * NH * T * T, qkv, m->pos, m->packed ? m->seg : NULL,
                            ps, B, T, C, NH, m->att_qblock);
         if (s->qk_decay) { // a diagonal scale: its backward is the same scale
             pos_decay_apply(ps, m->dqkv, m->pos, B, T, 3 * C, 0);

@@ -63,6 +63,9 @@ typedef struct {
     // activations, allocated for (B, T) by gpt_alloc; train mode keeps every layer's
     int B, T, train;
     int *tok, *tgt, *pos; // (B,T)
+    int rows;             // rows of the last forward (<= B; gpt_forward_packed)
+    int *seg;             // (B,T) packed examples' first rows (train mode; see gpt_forward_packed), or NULL
+    int packed;           // 1: the last forward had packed examples (seg)
     real *res;            // (L+1 | 1, B,T,C) residual stream before each layer / at the end
     real *ln1, *ln1_mean, *ln1_rstd, *qkv, *atty, *att, *mid, *ln2, *ln2_mean, *ln2_rstd, *fch, *fchg;
                           // fch: gelu' of fc's output (train mode), fchg: the GELU's output
@@ -102,6 +105,12 @@ double gpt_alloc_bytes(const GPTConfig *c, int B, int T, int train, int threads)
 // m->probs, the final LayerNorm's output in m->lnf.
 #define GPT_NO_TARGET (-1)
 double gpt_forward(GPT *m, const int *tok, const int *tgt, const int *pos);
+// The same on the first `rows` rows only (1 <= rows <= B: a batch that fills fewer rows costs
+// less; backward follows), with examples packed into rows (train mode): seg (rows,T), NULL for
+// none, gives for each token the row index of its example's first token, so that the
+// attention of each example sees its own tokens only; pos should start each example afresh.
+// A packed batch gives the loss and gradients of the same examples one to a row.
+double gpt_forward_packed(GPT *m, const int *tok, const int *tgt, const int *pos, const int *seg, int rows);
 void gpt_zero_grad(GPT *m);
 void gpt_backward(GPT *m); // gradient of the mean loss of the last forward (see loss_denom), added into grads
 double gpt_grad_norm(const GPT *m);

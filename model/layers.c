@@ -430,7 +430,7 @@ static inline void row_terms(const PosState *ps, int h, const real *q, const rea
 // [0, q0 + nq), so products skip the zero upper triangle beyond the block diagonal (at T = 128
 // and blocks of 64, a quarter of every attention product). Entries of att and dS to the
 // right of a block's last key are never written or read.
-void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
+void attention_forward(real *out, real *att, const real *qkv, const int *pos, const int *seg, const PosState *ps,
                        int B, int T, int C, int NH, int qblock) {
     // qkv (B,T,3C), pos (B,T), att (B,NH,T,T), out (B,T,C)
     // att[i][j] = softmax_j<=i( q_i.k_j / sqrt(HS) + bias(h, pos_i, pos_j) ); out_i = sum_j att[i][j] v_j
@@ -445,19 +445,25 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
         for (int b = 0; b < B; b++)
             for (int h = 0; h < NH; h++) {
                 const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
-                const int *pos_b = pos + (size_t)b * T;
+                const int *pos_b = pos + (size_t)b * T, *seg_b = seg ? seg + (size_t)b * T : NULL;
                 real *A = att + ((size_t)b * NH + h) * T * T, *O = out + (size_t)b * T * C + (size_t)h * HS;
                 for (int q0 = 0; q0 < T; q0 += QB) {
                     int nq = block_len(q0, QB, T), nk = q0 + nq;
                     real *Ab = A + (size_t)q0 * T;
                     gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, Ab, T);
                     for (int i = q0; i < nk; i++) {
+                        // keys k0..i (k0 > 0: an example packed after others); the hooks see them alone
+                        int k0 = seg_b ? seg_b[i] : 0;
                         real *row = A + (size_t)i * T;
-                        if (ps) row_terms(ps, h, Q + (size_t)i * C3, K, C3, pos_b, i, scale, row, scratch);
-                        softmax_causal_row(row, i + 1, nk);
+                        if (ps) row_terms(ps, h, Q + (size_t)i * C3, K + (size_t)k0 * C3, C3, pos_b + k0, i - k0, scale, row + k0, scratch);
+                        softmax_causal_row(row + k0, i + 1 - k0, nk - k0);
+                        for (int j = 0; j < k0; j++) row[j] = 0;
                     }
                     gemm(0, 0, nq, HS, nk, 1, Ab, T, V, C3, 0, O + (size_t)q0 * C, C);
-                    for (int i = q0; value && i < nk; i++) value(ps, h, pos_b[i], pos_b, i + 1, A + (size_t)i * T, O + (size_t)i * C);
+                    for (int i = q0; value && i < nk; i++) {
+                        int k0 = seg_b ? seg_b[i] : 0;
+                        value(ps, h, pos_b[i], pos_b + k0, i + 1 - k0, A + (size_t)i * T + k0, O + (size_t)i * C);
+                    }
                 }
             }
         free(scratch);
@@ -465,7 +471,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
 }
 
 void attention_backward(real *dqkv, real *const *dscheme, const real *dout, const real *att, const real *qkv,
-                        const int *pos, const PosState *ps, int B, int T, int C, int NH, int qblock) {
+                        const int *pos, const int *seg, const PosState *ps, int B, int T, int C, int NH, int qblock) {
     // forward: S = scale Q K^T + bias (+ content term); P = softmax(S); O = P V (+ value term)
     // dP = dO V^T (+ the value term's); dV = P^T dO; dS = P * (dP - rowsum(P * dP));
     // dQ = scale dS K; dK = scale dS^T Q
@@ -507,7 +513,7 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
                 real *dQ = dqkv + qoff, *dK = dQ + C, *dV = dQ + 2 * C;
                 const real *dO = dout + (size_t)b * T * C + (size_t)h * HS;
                 const real *P = att + ((size_t)b * NH + h) * T * T;
-                const int *pos_b = pos + (size_t)b * T;
+                const int *pos_b = pos + (size_t)b * T, *seg_b = seg ? seg + (size_t)b * T : NULL;
                 if (want_term)
                     for (int i = 0; i < T; i++) {
                         memset(dQ + (size_t)i * C3, 0, (size_t)HS * sizeof(real));
@@ -518,17 +524,19 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
                     real *dSb = dS + (size_t)q0 * T;
                     gemm(0, 1, nq, nk, HS, 1, dO + (size_t)q0 * C, C, V, C3, 0, dSb, T);
                     for (int i = q0; i < nk; i++) {
-                        const real *p = P + (size_t)i * T;
+                        int k0 = seg_b ? seg_b[i] : 0, n = i + 1 - k0; // keys k0..i, as in the forward
+                        const real *p = P + (size_t)i * T + k0;
                         real *d = dS + (size_t)i * T;
-                        if (want_value) sch->value_backward(ps, mine, h, pos_b[i], pos_b, i + 1, p, dO + (size_t)i * C, d);
-                        double s = ddot(p, d, i + 1);
-                        for (int j = 0; j <= i; j++) d[j] = p[j] * (d[j] - (real)s);
+                        if (want_value) sch->value_backward(ps, mine, h, pos_b[i], pos_b + k0, n, p, dO + (size_t)i * C, d + k0);
+                        double s = ddot(p, d + k0, n);
+                        for (int j = 0; j < k0; j++) d[j] = 0;
+                        for (int j = 0; j < n; j++) d[k0 + j] = p[j] * (d[k0 + j] - (real)s);
                         for (int j = i + 1; j < nk; j++) d[j] = 0;
                         // the bias and the content term are added unscaled: their gradient is dS
-                        if (want_bias) sch->bias_backward(ps, mine, h, pos_b[i], pos_b, i + 1, d);
+                        if (want_bias) sch->bias_backward(ps, mine, h, pos_b[i], pos_b + k0, n, d + k0);
                         if (want_term)
-                            sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K, C3, pos_b[i], pos_b, i + 1, scale, d,
-                                                dQ + (size_t)i * C3, dK, scratch);
+                            sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K + (size_t)k0 * C3, C3, pos_b[i], pos_b + k0, n,
+                                                scale, d + k0, dQ + (size_t)i * C3, dK + (size_t)k0 * C3, scratch);
                     }
                     gemm(0, 0, nq, HS, nk, scale, dSb, T, K, C3, want_term, dQ + (size_t)q0 * C3, C3);
                 }

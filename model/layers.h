@@ -55,13 +55,16 @@ void residual_layernorm_forward(real *out, real *ln, real *mean, real *rstd, con
 // Training form: keeps att (B,NH,T,T), the softmax probabilities, for the backward.
 // Both forms work in causal query blocks of qblock rows (ATT_QBLOCK by default; 0 or >= T
 // means one block, the plain full-matrix form); tests vary it.
+// seg (B,T), NULL for none: packed examples. Query t of a row attends to the keys
+// seg[t]..t of its row only (seg[t] <= t: the first row of t's example), so examples packed
+// into one row do not see each other; the scheme's hooks get those keys alone.
 #define ATT_QBLOCK 64
-void attention_forward(real *out, real *att, const real *qkv, const int *pos, const PosState *ps,
+void attention_forward(real *out, real *att, const real *qkv, const int *pos, const int *seg, const PosState *ps,
                        int B, int T, int C, int NH, int qblock);
 // dqkv is overwritten; dscheme (pointers to this layer's scheme tensor gradients, NULL: no
 // parameter gradients wanted) accumulates.
 void attention_backward(real *dqkv, real *const *dscheme, const real *dout, const real *att, const real *qkv,
-                        const int *pos, const PosState *ps, int B, int T, int C, int NH, int qblock);
+                        const int *pos, const int *seg, const PosState *ps, int B, int T, int C, int NH, int qblock);
 // Inference form: same result, O(T) memory: query blocks of qblock rows against all their
 // keys, in per-thread scratch; nothing kept.
 void attention_forward_infer(real *out, const real *qkv, const int *pos, const PosState *ps,

@@ -247,8 +247,8 @@ static void test_attention_blocks(void) {
             dpos[r] = calloc(np + 1, sizeof(real));
             real *dview[POS_MAX_TENSORS];
             scheme_views(&ps, dpos[r], dview);
-            attention_forward(out[r], att[r], qkv, pos, &ps, B, T, C, NH, qb[r]);
-            attention_backward(dqkv[r], dview, dout, att[r], qkv, pos, &ps, B, T, C, NH, qb[r]);
+            attention_forward(out[r], att[r], qkv, pos, NULL, &ps, B, T, C, NH, qb[r]);
+            attention_backward(dqkv[r], dview, dout, att[r], qkv, pos, NULL, &ps, B, T, C, NH, qb[r]);
         }
         char name[128];
         double eo = max_rel_diff(out[1], out[0], no), eq = max_rel_diff(dqkv[1], dqkv[0], nq),

@@ -197,10 +197,10 @@ static void test_gemm(void) {
 }
 
 // ---------------------------------------------------------------- attention (+ bias hooks)
-typedef struct { int B, T, C, NH, qb; int *pos; PosState *ps; double *qkv, *att, *out, *R; } AttCtx;
+typedef struct { int B, T, C, NH, qb; int *pos; PosState *ps; double *qkv, *att, *out, *R; int *seg; } AttCtx;
 static double att_loss(void *p) {
     AttCtx *c = p;
-    attention_forward(c->out, c->att, c->qkv, c->pos, c->ps, c->B, c->T, c->C, c->NH, c->qb);
+    attention_forward(c->out, c->att, c->qkv, c->pos, c->seg, c->ps, c->B, c->T, c->C, c->NH, c->qb);
     return dot(c->out, c->R, (size_t)c->B * c->T * c->C);
 }
 static void random_sorted_positions(int *pos, int B, int T) {
@@ -216,28 +216,43 @@ static double *standalone_state(PosState *ps, const PosScheme *s, int C, int NH,
 }
 #define grad_views scheme_views
 
-// qb: the causal query block (0: one block, the full-matrix form; 3: blocks of 3, 3, 1)
-static void test_attention(const PosScheme *s, const PosExtension *ext, int qb) {
+// packed examples (attention_forward's seg): row 0 holds two of 3 and 4 tokens, row 1 of 5
+// and 2; each example's positions start afresh (sorted, with gaps)
+static const int packed_len[2][2] = {{3, 4}, {5, 2}};
+static void packed_rows(int *pos, int *seg, int T) {
+    for (int b = 0; b < 2; b++)
+        for (int e = 0, t0 = 0; e < 2; t0 += packed_len[b][e], e++) {
+            positions_draw(pos + b * T + t0, 1, packed_len[b][e], 0, 3 * packed_len[b][e], &rng);
+            for (int t = t0; t < t0 + packed_len[b][e]; t++) seg[b * T + t] = t0;
+        }
+}
+
+// qb: the causal query block (0: one block, the full-matrix form; 3: blocks of 3, 3, 1);
+// packed: two examples a row (packed_rows), else one sequence a row
+static void test_attention(const PosScheme *s, const PosExtension *ext, int qb, int packed) {
     int B = 2, T = 7, C = 8, NH = 2;
     size_t nq = (size_t)B * T * 3 * C, no = (size_t)B * T * C, np;
     PosState ps;
     double *params = standalone_state(&ps, s, C, NH, 3 * T, &np);
     char err[256];
     if (ext && pos_extend(&ps, ext, err, sizeof err)) die("%s", err);
-    int pos[14];
-    random_sorted_positions(pos, B, T);
+    int pos[14], seg[14];
+    if (packed) packed_rows(pos, seg, T);
+    else random_sorted_positions(pos, B, T);
     AttCtx c = {B, T, C, NH, qb, pos, &ps};
+    c.seg = packed ? seg : NULL;
     c.qkv = randv(nq, 1), c.att = randv((size_t)B * NH * T * T, 0), c.out = randv(no, 0), c.R = randv(no, 1);
     att_loss(&c);
     // dqkv starts as garbage: attention_backward overwrites it
     double *dqkv = randv(nq, 1), *dpos = calloc(np + 1, 8), *dview[POS_MAX_TENSORS];
     grad_views(&ps, dpos, dview);
-    attention_backward(dqkv, dview, c.R, c.att, c.qkv, pos, &ps, B, T, C, NH, qb);
+    attention_backward(dqkv, dview, c.R, c.att, c.qkv, pos, c.seg, &ps, B, T, C, NH, qb);
     double *ng = malloc((nq > np ? nq : np) * 8 + 8);
     char name[128];
     numgrad(ng, c.qkv, nq, att_loss, &c);
-    char blk[32] = "one query block";
+    char blk[48] = "one query block";
     if (qb) snprintf(blk, sizeof blk, "query blocks of %d", qb);
+    if (packed) strcat(blk, ", packed examples");
     snprintf(name, sizeof name, "attention d(qkv) [%s%s, %s]", s->name, ext ? " + rerope, window 3" : "", blk);
     check_close(name, dqkv, ng, nq, ATOL, RTOL);
     if (np && (s->bias_forward || s->score_forward || s->value_forward)) {
@@ -246,6 +261,26 @@ static void test_attention(const PosScheme *s, const PosExtension *ext, int qb) 
                  s->bias_forward ? "bias_backward" : s->value_forward ? "score_backward and value_backward" : "score_backward", blk);
         check_close(name, dpos, ng, np, ATOL, RTOL);
     }
+    if (packed) { // each packed example's output is its output alone, as a sequence of its own
+        double worst = 0;
+        att_loss(&c); // c.out again at the unperturbed inputs (numgrad's last call perturbed one)
+        for (int b = 0; b < 2; b++)
+            for (int e = 0, t0 = 0; e < 2; t0 += packed_len[b][e], e++) {
+                int n = packed_len[b][e];
+                double *o = malloc((size_t)n * C * 8), *a = malloc((size_t)NH * n * n * 8);
+                attention_forward(o, a, c.qkv + ((size_t)b * T + t0) * 3 * C, pos + b * T + t0, NULL, &ps, 1, n, C, NH, qb);
+                for (size_t x = 0; x < (size_t)n * C; x++) {
+                    double d = fabs(o[x] - c.out[((size_t)b * T + t0) * C + x]);
+                    worst = d > worst ? d : worst;
+                }
+                free(o), free(a);
+            }
+        snprintf(name, sizeof name, "packed examples do not see each other: each equals its own sequence [%s, %s]", s->name, blk);
+        check(worst < 1e-12, name, "a packed example's output differs from its own");
+        free(c.qkv), free(c.att), free(c.out), free(c.R), free(dqkv), free(dpos), free(ng), free(params);
+        pos_release(&ps);
+        return;
+    }
     // the O(T)-memory inference attention (blocks of ATT_QBLOCK; T2 > ATT_QBLOCK: several)
     // computes the output of the full-matrix training form
     int T2 = ATT_QBLOCK + 37;
@@ -253,11 +288,11 @@ static void test_attention(const PosScheme *s, const PosExtension *ext, int qb) 
     random_sorted_positions(pos2, B, T2);
     double *qkv2 = randv((size_t)B * T2 * 3 * C, 1), *att2 = malloc((size_t)B * NH * T2 * T2 * 8);
     double *o1 = malloc((size_t)B * T2 * C * 8), *o2 = malloc((size_t)B * T2 * C * 8);
-    attention_forward(o1, att2, qkv2, pos2, &ps, B, T2, C, NH, 0);
+    attention_forward(o1, att2, qkv2, pos2, NULL, &ps, B, T2, C, NH, 0);
     attention_forward_infer(o2, qkv2, pos2, &ps, B, T2, C, NH, ATT_QBLOCK);
     snprintf(name, sizeof name, "blocked inference attention == full-matrix attention [%s]", s->name);
     check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
-    attention_forward(o2, att2, qkv2, pos2, &ps, B, T2, C, NH, ATT_QBLOCK);
+    attention_forward(o2, att2, qkv2, pos2, NULL, &ps, B, T2, C, NH, ATT_QBLOCK);
     snprintf(name, sizeof name, "blocked training attention == full-matrix attention [%s]", s->name);
     check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
     free(pos2), free(qkv2), free(att2), free(o1), free(o2);
@@ -349,15 +384,18 @@ int main(void) {
     test_encoder();
     test_crossentropy();
     for (int qb = 0; qb <= 3; qb += 3) {
-        test_attention(pos_find("nope"), NULL, qb);
+        test_attention(pos_find("nope"), NULL, qb, 0);
+        test_attention(pos_find("nope"), NULL, qb, 1);
         // ReRoPE's content term (eval-time rope): positions with gaps up to 20, window 3
-        test_attention(pos_find("rope"), &(PosExtension){.method = "rerope", .window = 3, .train_len = 7}, qb);
+        test_attention(pos_find("rope"), &(PosExtension){.method = "rerope", .window = 3, .train_len = 7}, qb, 0);
     }
     for (int i = 0; i < pos_count(); i++) {
         const PosScheme *s = pos_at(i);
         if (s->bias_forward || s->score_forward || s->value_forward) {
-            test_attention(s, NULL, 0);
-            test_attention(s, NULL, 3);
+            test_attention(s, NULL, 0, 0);
+            test_attention(s, NULL, 3, 0);
+            test_attention(s, NULL, 0, 1);
+            test_attention(s, NULL, 3, 1);
         }
         if (s->input_forward) test_input_hook(s);
         if (s->qk_forward) test_qk_hook(s, NULL);

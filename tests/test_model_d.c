@@ -113,6 +113,56 @@ static void masked_check(const char *scheme) {
     free(num), free(ana);
 }
 
+// Packed examples (gpt_forward_packed): four examples of 5, 4, 3 and 6 tokens, one to a row of
+// 12 (4 rows, right padding) and packed two to a row (2 rows of the same model, positions
+// starting afresh per example, the padding a segment of its own): the same loss and the same
+// gradient of every parameter, for every scheme
+static void packed_check(const PosScheme *s) {
+    int T = 12, len[4] = {5, 4, 3, 6};
+    GPTConfig cfg = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = T, .pos_rows = T};
+    snprintf(cfg.scheme, sizeof cfg.scheme, "%s", s->name);
+    pos_default_hypers(s, cfg.scheme_hp);
+    GPT m;
+    Rng rng;
+    rng_seed(&rng, 97);
+    random_model(&m, &cfg, 7, &rng);
+    int ex_tok[4][12], ex_tgt[4][12];
+    for (int e = 0; e < 4; e++)
+        for (int t = 0; t < len[e]; t++) // the last two tokens of each example predict a scored byte
+            ex_tok[e][t] = (int)rng_below(&rng, 256), ex_tgt[e][t] = t >= len[e] - 2 ? (int)rng_below(&rng, 256) : GPT_NO_TARGET;
+    int tok[48], tgt[48], pos[48], ptok[24], ptgt[24], ppos[24], pseg[24];
+    for (int e = 0; e < 4; e++) // padded: example e in row e
+        for (int t = 0; t < T; t++) {
+            tok[e * T + t] = t < len[e] ? ex_tok[e][t] : '\n';
+            tgt[e * T + t] = t < len[e] ? ex_tgt[e][t] : GPT_NO_TARGET;
+            pos[e * T + t] = t;
+        }
+    for (int r = 0; r < 2; r++) { // packed: examples 2r and 2r + 1 in row r, then padding
+        int t = 0;
+        for (int e = 2 * r; e < 2 * r + 2; e++)
+            for (int i = 0, t0 = t; i < len[e]; i++, t++)
+                ptok[r * T + t] = ex_tok[e][i], ptgt[r * T + t] = ex_tgt[e][i], ppos[r * T + t] = i, pseg[r * T + t] = t0;
+        for (int t0 = t; t < T; t++) ptok[r * T + t] = '\n', ptgt[r * T + t] = GPT_NO_TARGET, ppos[r * T + t] = t - t0, pseg[r * T + t] = t0;
+    }
+    gpt_alloc(&m, 4, T, 1);
+    size_t n = m.num_params;
+    double *g = malloc(n * sizeof(double));
+    double l1 = gpt_forward(&m, tok, tgt, pos);
+    gpt_zero_grad(&m);
+    gpt_backward(&m);
+    memcpy(g, m.grads, n * sizeof(double));
+    double l2 = gpt_forward_packed(&m, ptok, ptgt, ppos, pseg, 2);
+    gpt_zero_grad(&m);
+    gpt_backward(&m);
+    char name[160];
+    snprintf(name, sizeof name, "packed examples: the loss of the same examples one to a row [%s]", s->name);
+    check(fabs(l1 - l2) < 1e-12, name, "%.15g vs %.15g", l2, l1);
+    snprintf(name, sizeof name, "packed examples: the gradient of the same examples one to a row, every parameter [%s]", s->name);
+    check_close(name, m.grads, g, n, 1e-12, 1e-9);
+    gpt_free(&m);
+    free(g);
+}
+
 static void prepared(PosState *ps, const PosScheme *s, int C, int NH, const float *hp) {
     pos_state_fill(ps, s, C, NH, 1, hp, POS_SHARING_PAPER);
     pos_prepare(ps);
@@ -193,6 +243,7 @@ int main(void) {
     rope_properties();
     masked_check("alibi");
     masked_check("cope");
+    for (int i = 0; i < pos_count(); i++) packed_check(pos_at(i));
     test_free_all();
     return check_done();
 }
