@@ -277,25 +277,23 @@ static void test_attention(const PosScheme *s, const PosExtension *ext, int qb, 
             }
         snprintf(name, sizeof name, "packed examples do not see each other: each equals its own sequence [%s, %s]", s->name, blk);
         check(worst < 1e-12, name, "a packed example's output differs from its own");
-        free(c.qkv), free(c.att), free(c.out), free(c.R), free(dqkv), free(dpos), free(ng), free(params);
-        pos_release(&ps);
-        return;
+    } else {
+        // the O(T)-memory inference attention (blocks of ATT_QBLOCK; T2 > ATT_QBLOCK: several)
+        // computes the output of the full-matrix training form
+        int T2 = ATT_QBLOCK + 37;
+        int *pos2 = malloc((size_t)B * T2 * sizeof(int));
+        random_sorted_positions(pos2, B, T2);
+        double *qkv2 = randv((size_t)B * T2 * 3 * C, 1), *att2 = malloc((size_t)B * NH * T2 * T2 * 8);
+        double *o1 = malloc((size_t)B * T2 * C * 8), *o2 = malloc((size_t)B * T2 * C * 8);
+        attention_forward(o1, att2, qkv2, pos2, NULL, &ps, B, T2, C, NH, 0);
+        attention_forward_infer(o2, qkv2, pos2, &ps, B, T2, C, NH, ATT_QBLOCK);
+        snprintf(name, sizeof name, "blocked inference attention == full-matrix attention [%s]", s->name);
+        check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
+        attention_forward(o2, att2, qkv2, pos2, NULL, &ps, B, T2, C, NH, ATT_QBLOCK);
+        snprintf(name, sizeof name, "blocked training attention == full-matrix attention [%s]", s->name);
+        check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
+        free(pos2), free(qkv2), free(att2), free(o1), free(o2);
     }
-    // the O(T)-memory inference attention (blocks of ATT_QBLOCK; T2 > ATT_QBLOCK: several)
-    // computes the output of the full-matrix training form
-    int T2 = ATT_QBLOCK + 37;
-    int *pos2 = malloc((size_t)B * T2 * sizeof(int));
-    random_sorted_positions(pos2, B, T2);
-    double *qkv2 = randv((size_t)B * T2 * 3 * C, 1), *att2 = malloc((size_t)B * NH * T2 * T2 * 8);
-    double *o1 = malloc((size_t)B * T2 * C * 8), *o2 = malloc((size_t)B * T2 * C * 8);
-    attention_forward(o1, att2, qkv2, pos2, NULL, &ps, B, T2, C, NH, 0);
-    attention_forward_infer(o2, qkv2, pos2, &ps, B, T2, C, NH, ATT_QBLOCK);
-    snprintf(name, sizeof name, "blocked inference attention == full-matrix attention [%s]", s->name);
-    check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
-    attention_forward(o2, att2, qkv2, pos2, NULL, &ps, B, T2, C, NH, ATT_QBLOCK);
-    snprintf(name, sizeof name, "blocked training attention == full-matrix attention [%s]", s->name);
-    check_close(name, o2, o1, (size_t)B * T2 * C, 1e-12, 1e-10);
-    free(pos2), free(qkv2), free(att2), free(o1), free(o2);
     free(c.qkv), free(c.att), free(c.out), free(c.R), free(dqkv), free(dpos), free(ng), free(params);
     pos_release(&ps);
 }

@@ -13,15 +13,23 @@
 #include "positions.h"
 #include "random_model.h"
 
-static void model_check(const PosScheme *s, int randomized, int sharing) {
-    int B = 2, T = 5, rand_max = randomized ? 4 * T : 0;
-    GPTConfig cfg = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = T, .pos_rows = randomized ? 4 * T : T, .scheme_sharing = sharing};
+// the tests' model: 2 layers of width 8 with 2 heads over bytes, the scheme s with its default
+// hyperparameters and tensor sharing `sharing`, its weights at random (random_model, with rng
+// seeded from seed); returns its configuration
+static GPTConfig tiny_model(GPT *m, Rng *rng, const PosScheme *s, int T, int pos_rows, int sharing, uint64_t seed) {
+    GPTConfig cfg = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = T, .pos_rows = pos_rows, .scheme_sharing = sharing};
     snprintf(cfg.scheme, sizeof cfg.scheme, "%s", s->name);
     pos_default_hypers(s, cfg.scheme_hp);
+    rng_seed(rng, seed);
+    random_model(m, &cfg, 7, rng);
+    return cfg;
+}
+
+static void model_check(const PosScheme *s, int randomized, int sharing) {
+    int B = 2, T = 5, rand_max = randomized ? 4 * T : 0;
     GPT m;
     Rng rng;
-    rng_seed(&rng, 99);
-    random_model(&m, &cfg, 7, &rng);
+    GPTConfig cfg = tiny_model(&m, &rng, s, T, randomized ? 4 * T : T, sharing, 99);
     int tok[10], tgt[10], pos[10];
     for (int i = 0; i < B * T; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = (int)rng_below(&rng, 256);
     positions_draw(pos, B, T, 0, rand_max, &rng);
@@ -71,13 +79,9 @@ static void model_check(const PosScheme *s, int randomized, int sharing) {
 // is causal, so right padding needs no mask of its own).
 static void masked_check(const char *scheme) {
     int B = 2, T = 6;
-    GPTConfig cfg = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = T, .pos_rows = T};
-    snprintf(cfg.scheme, sizeof cfg.scheme, "%s", scheme);
-    pos_default_hypers(pos_find(scheme), cfg.scheme_hp);
     GPT m;
     Rng rng;
-    rng_seed(&rng, 98);
-    random_model(&m, &cfg, 7, &rng);
+    tiny_model(&m, &rng, pos_find(scheme), T, T, POS_SHARING_PAPER, 98);
     // sequence 0: prompt of 2, answer of 3, 1 padding; sequence 1: prompt of 3, answer of 2, 1 padding
     int tok[12], tgt[12], score[12] = {0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0};
     for (int i = 0; i < B * T; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = score[i] ? (int)rng_below(&rng, 256) : GPT_NO_TARGET;
@@ -119,13 +123,9 @@ static void masked_check(const char *scheme) {
 // gradient of every parameter, for every scheme
 static void packed_check(const PosScheme *s) {
     int T = 12, len[4] = {5, 4, 3, 6};
-    GPTConfig cfg = {.V = 256, .C = 8, .L = 2, .NH = 2, .T = T, .pos_rows = T};
-    snprintf(cfg.scheme, sizeof cfg.scheme, "%s", s->name);
-    pos_default_hypers(s, cfg.scheme_hp);
     GPT m;
     Rng rng;
-    rng_seed(&rng, 97);
-    random_model(&m, &cfg, 7, &rng);
+    tiny_model(&m, &rng, s, T, T, POS_SHARING_PAPER, 97);
     int ex_tok[4][12], ex_tgt[4][12];
     for (int e = 0; e < 4; e++)
         for (int t = 0; t < len[e]; t++) // the last two tokens of each example predict a scored byte

@@ -47,17 +47,14 @@ elif [ "$mode" = quick ]; then
   seeds=${SEEDS-"1 2"} schemes=${SCHEMES-"alibi rope nope"} lengths=${LENGTHS-"32 64"}
   lschemes=${LSCHEMES-"alibi rope"} cschemes=${CSCHEMES-"alibi rope"} FT_STEPS=${FT_STEPS:-40}
   out=${OUT:-runs/study2-quick}
-elif [ "$mode" = full ]; then
-  T0=128 MODEL="--layers 4 --d-model 128 --heads 4" STEPS=1200 TOKENS_STEP=4096 LR=1e-3 TOKENS=65536
+else # the default grid, and --full: config S's width, every scheme in every part
+  width=64 lall="sinusoidal rope t5 alibi nope" call="sinusoidal rope t5 alibi nope kerple-log fire" dir=runs/study2
+  [ "$mode" = full ] && width=128 lall=$all_schemes call=$all_schemes dir=runs/study2-full
+  T0=128 MODEL="--layers 4 --d-model $width --heads 4" STEPS=1200 TOKENS_STEP=4096 LR=1e-3 TOKENS=65536
   seeds=${SEEDS-"1 2 3"} schemes=${SCHEMES-$all_schemes} lengths=${LENGTHS-"64 128 256 512"}
-  lschemes=${LSCHEMES-$all_schemes} cschemes=${CSCHEMES-$all_schemes} FT_STEPS=${FT_STEPS:-200}
-  out=${OUT:-runs/study2-full}
-else
-  T0=128 MODEL="--layers 4 --d-model 64 --heads 4" STEPS=1200 TOKENS_STEP=4096 LR=1e-3 TOKENS=65536
-  seeds=${SEEDS-"1 2 3"} schemes=${SCHEMES-$all_schemes} lengths=${LENGTHS-"64 128 256 512"}
-  lschemes=${LSCHEMES-"sinusoidal rope t5 alibi nope"} cschemes=${CSCHEMES-"sinusoidal rope t5 alibi nope kerple-log fire"}
+  lschemes=${LSCHEMES-$lall} cschemes=${CSCHEMES-$call}
   FT_STEPS=${FT_STEPS:-200}
-  out=${OUT:-runs/study2}
+  out=${OUT:-$dir}
 fi
 if [ "$mode" != x ]; then
   FT_LR=$(awk -v l="$LR" 'BEGIN { printf "%g", l / 5 }')
