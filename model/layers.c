@@ -448,9 +448,10 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
                 const int *pos_b = pos + (size_t)b * T, *seg_b = seg ? seg + (size_t)b * T : NULL;
                 real *A = att + ((size_t)b * NH + h) * T * T, *O = out + (size_t)b * T * C + (size_t)h * HS;
                 for (int q0 = 0; q0 < T; q0 += QB) {
-                    int nq = block_len(q0, QB, T), nk = q0 + nq;
+                    // keys kl..nk: packed examples (seg) start no earlier than the block's first query's
+                    int nq = block_len(q0, QB, T), nk = q0 + nq, kl = seg_b ? seg_b[q0] : 0;
                     real *Ab = A + (size_t)q0 * T;
-                    gemm(0, 1, nq, nk, HS, scale, Q + (size_t)q0 * C3, C3, K, C3, 0, Ab, T);
+                    gemm(0, 1, nq, nk - kl, HS, scale, Q + (size_t)q0 * C3, C3, K + (size_t)kl * C3, C3, 0, Ab + kl, T);
                     for (int i = q0; i < nk; i++) {
                         // keys k0..i (k0 > 0: an example packed after others); the hooks see them alone
                         int k0 = seg_b ? seg_b[i] : 0;
@@ -459,7 +460,7 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
                         softmax_causal_row(row + k0, i + 1 - k0, nk - k0);
                         for (int j = 0; j < k0; j++) row[j] = 0;
                     }
-                    gemm(0, 0, nq, HS, nk, 1, Ab, T, V, C3, 0, O + (size_t)q0 * C, C);
+                    gemm(0, 0, nq, HS, nk - kl, 1, Ab + kl, T, V + (size_t)kl * C3, C3, 0, O + (size_t)q0 * C, C);
                     for (int i = q0; value && i < nk; i++) {
                         int k0 = seg_b ? seg_b[i] : 0;
                         value(ps, h, pos_b[i], pos_b + k0, i + 1 - k0, A + (size_t)i * T + k0, O + (size_t)i * C);
@@ -481,7 +482,10 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
     // over queries, by key block [k0, k0 + nk) over the queries k0..T-1 that can see it. The
     // queries skipped (< k0) contribute exact zeros at the start of each sum, so every product
     // sums the same terms as the one-block form (the same floats where the BLAS kernel orders
-    // a sum the same for every product height: SkylakeX's, not Haswell's).
+    // a sum the same for every product height: SkylakeX's, not Haswell's). Packed examples
+    // (seg): a query block's products start at its first query's example, and a key block's
+    // sums end before the first query whose example starts after the block; what they skip
+    // are zeros of other examples.
     // Scheme parameters: each (sequence, head) accumulates into buffers of its own, and the
     // buffers are summed in (b, h) order afterwards, so schemes may share parameters across
     // heads and rows without locking, and the sum does not depend on which thread ran which head.
@@ -520,9 +524,9 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
                         memset(dK + (size_t)i * C3, 0, (size_t)HS * sizeof(real));
                     }
                 for (int q0 = 0; q0 < T; q0 += QB) {
-                    int nq = block_len(q0, QB, T), nk = q0 + nq;
+                    int nq = block_len(q0, QB, T), nk = q0 + nq, kl = seg_b ? seg_b[q0] : 0; // keys kl..nk (forward)
                     real *dSb = dS + (size_t)q0 * T;
-                    gemm(0, 1, nq, nk, HS, 1, dO + (size_t)q0 * C, C, V, C3, 0, dSb, T);
+                    gemm(0, 1, nq, nk - kl, HS, 1, dO + (size_t)q0 * C, C, V + (size_t)kl * C3, C3, 0, dSb + kl, T);
                     for (int i = q0; i < nk; i++) {
                         int k0 = seg_b ? seg_b[i] : 0, n = i + 1 - k0; // keys k0..i, as in the forward
                         const real *p = P + (size_t)i * T + k0;
@@ -538,10 +542,14 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
                             sch->score_backward(ps, mine, h, Q + (size_t)i * C3, K + (size_t)k0 * C3, C3, pos_b[i], pos_b + k0, n,
                                                 scale, d + k0, dQ + (size_t)i * C3, dK + (size_t)k0 * C3, scratch);
                     }
-                    gemm(0, 0, nq, HS, nk, scale, dSb, T, K, C3, want_term, dQ + (size_t)q0 * C3, C3);
+                    gemm(0, 0, nq, HS, nk - kl, scale, dSb + kl, T, K + (size_t)kl * C3, C3, want_term, dQ + (size_t)q0 * C3, C3);
                 }
                 for (int k0 = 0; k0 < T; k0 += QB) {
-                    int nk = block_len(k0, QB, T), nq = T - k0;
+                    int nk = block_len(k0, QB, T), qe = T;
+                    // packed examples: the queries from the first whose example starts after the block see none of it
+                    if (seg_b)
+                        for (qe = k0 + nk; qe < T && seg_b[qe] < k0 + nk;) qe++;
+                    int nq = qe - k0;
                     size_t blk = (size_t)k0 * T + k0; // rows (queries) k0.., columns (keys) k0..
                     gemm(1, 0, nk, HS, nq, 1, P + blk, T, dO + (size_t)k0 * C, C, 0, dV + (size_t)k0 * C3, C3);
                     gemm(1, 0, nk, HS, nq, scale, dS + blk, T, Q + (size_t)k0 * C3, C3, want_term, dK + (size_t)k0 * C3, C3);

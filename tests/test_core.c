@@ -6,6 +6,7 @@
 #include "check.h"
 #include "ckpt.h"
 #include "layers.h"
+#include "pack.h"
 #include "positions.h"
 #include "scheme_state.h"
 #include "schemes.h"
@@ -112,7 +113,7 @@ static void test_task_positions(void) {
     rng_seed(&r, 5);
     int ok = 1, top = 0;
     for (int rep = 0; rep < 20; rep++) {
-        task_draw(&d, &r, B, T, L, tok, tgt, pos);
+        task_draw(&d, &r, B, T, L, tok, tgt, pos, NULL);
         for (int b = 0; b < B; b++) {
             int len = 0;
             while (len < T && tok[b * T + len] != TASK_PAD) len++;
@@ -126,7 +127,7 @@ static void test_task_positions(void) {
     check(ok, "task rows at random positions: the example's bytes strictly increasing in [0, Lmax), its padding at its last position",
           "a row breaks it");
     check(top > L / 2, "task rows at random positions: the draws reach past the middle of [0, Lmax)", "highest position %d of %d", top, L);
-    task_draw(&d, &r, 2, T, 0, tok, tgt, pos);
+    task_draw(&d, &r, 2, T, 0, tok, tgt, pos, NULL);
     check(pos[0] == 0 && pos[T - 1] == T - 1 && pos[T] == 0, "task rows at contiguous positions: 0..T-1", "got %d..%d", pos[0], pos[T - 1]);
     // validation of a model trained at random positions scores it at random positions, the same
     // draws each time: the loss repeats exactly and differs from the contiguous one
@@ -156,6 +157,117 @@ static int files_equal(const char *a, const char *b) {
     } while (same && na);
     fclose(fa), fclose(fb);
     return same;
+}
+
+// pack_rows (train --pack): a hand-worked first-fit-decreasing case; on drawn task batches every
+// example lands whole, once, with its targets and positions, in a run of its own segment, the
+// rows' rest is unscored padding, and the rows are few; the packed forward gives the padded
+// loss and gradient norm (float32 sums in another order: 1e-5 relative, loss sums of ~1e3
+// terms; 1e-4 for the norm, a sum of ~1e5 squares of gradients themselves summed differently)
+static void test_pack(void) {
+    enum { T0 = 10, B0 = 5 };
+    int len0[B0] = {3, 6, 2, 5, 4}, tok0[B0 * T0], tgt0[B0 * T0], pt[B0 * T0], pg[B0 * T0], pp[B0 * T0], ps[B0 * T0];
+    for (int b = 0; b < B0; b++)
+        for (int t = 0; t < T0; t++) tok0[b * T0 + t] = 10 * b + t, tgt0[b * T0 + t] = t < len0[b] ? 1 : GPT_NO_TARGET;
+    int rows = pack_rows(tok0, tgt0, NULL, len0, B0, T0, B0, pt, pg, pp, ps);
+    // longest first into the first row with room: 6 -> row 0, 5 -> row 1, 4 -> row 0, 3 -> row 1, 2 -> row 1
+    int want_tok[2 * T0] = {10, 11, 12, 13, 14, 15, 40, 41, 42, 43, 30, 31, 32, 33, 34, 0, 1, 2, 20, 21};
+    int want_seg[2 * T0] = {0, 0, 0, 0, 0, 0, 6, 6, 6, 6, 0, 0, 0, 0, 0, 5, 5, 5, 8, 8};
+    check(rows == 2 && !memcmp(pt, want_tok, sizeof want_tok) && !memcmp(ps, want_seg, sizeof want_seg) && pp[6] == 0 &&
+              pp[9] == 3 && pp[18] == 0, "pack_rows: lengths 3 6 2 5 4 in rows of 10 pack first-fit decreasing into 2 rows",
+          "%d rows", rows);
+    int none[3] = {0, 0, 0};
+    rows = pack_rows(tok0, tgt0, NULL, none, 3, T0, 3, pt, pg, pp, ps);
+    int pad_ok = rows == 1;
+    for (int t = 0; t < T0; t++) pad_ok &= pg[t] == GPT_NO_TARGET && ps[t] == t && pp[t] == 0;
+    check(pad_ok, "pack_rows: a batch of empty examples is one row of padding", "%d rows", rows);
+
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/posgpt-pack-%d.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 60; i++) fprintf(f, "%d\t0\t%.*s>%.*s;\n", 1 + i % 9, 1 + i % 9, "abcdefghi", 1 + i % 9, "abcdefghi");
+    fclose(f);
+    TaskData d;
+    taskdata_load(&d, path);
+    remove(path);
+    int B = 32, T = d.set.max_total, T3 = 3 * T;
+    size_t n = (size_t)B * T3;
+    int *tok = malloc(sizeof(int) * n), *tgt = malloc(sizeof(int) * n), *pos = malloc(sizeof(int) * n), *len = malloc(sizeof(int) * B);
+    int *ptok = malloc(sizeof(int) * n), *ptgt = malloc(sizeof(int) * n), *ppos = malloc(sizeof(int) * n), *pseg = malloc(sizeof(int) * n);
+    Rng r;
+    rng_seed(&r, 9);
+    int whole = 1, few = 1, rows_sum = 0;
+    for (int rep = 0; rep < 40; rep++) { // rows of T, and of 3T (3 examples a row at least)
+        int Tr = rep % 4 < 2 ? T : T3, per = Tr / T;
+        task_draw(&d, &r, B, Tr, rep % 2 ? 4 * Tr : 0, tok, tgt, pos, len);
+        rows = pack_rows(tok, tgt, pos, len, B, Tr, B, ptok, ptgt, ppos, pseg);
+        few &= rows <= (B + per - 1) / per;
+        rows_sum += rows;
+        // each drawn example: found whole at a segment start, matched to one row each
+        char *used = calloc((size_t)rows * Tr, 1);
+        for (int b = 0; b < B && whole; b++) {
+            int found = 0;
+            for (int k = 0; k + len[b] <= rows * Tr && !found; k++) {
+                if (used[k] || pseg[k] != k % Tr || k % Tr + len[b] > Tr) continue;
+                int same = 1;
+                for (int t = 0; t < len[b] && same; t++)
+                    same = ptok[k + t] == tok[b * Tr + t] && ptgt[k + t] == tgt[b * Tr + t] && ppos[k + t] == pos[b * Tr + t] &&
+                           pseg[k + t] == k % Tr;
+                if (same && (k % Tr + len[b] == Tr || pseg[k + len[b]] != k % Tr)) {
+                    found = 1;
+                    memset(used + k, 1, len[b]);
+                }
+            }
+            whole &= found;
+        }
+        for (int k = 0; k < rows * Tr; k++) // the rest: padding at a row's end, unscored, each token on its own at position 0
+            if (!used[k]) whole &= ptgt[k] == GPT_NO_TARGET && pseg[k] == k % Tr && ppos[k] == 0 && (k % Tr == Tr - 1 || !used[k + 1]);
+        // first fit never leaves two rows half empty (the later one's examples would have fit the earlier)
+        int half = 0;
+        for (int q = 0; q < rows; q++) {
+            int fill = 0;
+            for (int t = 0; t < Tr; t++) fill += used[q * Tr + t];
+            half += 2 * fill <= Tr;
+        }
+        few &= rows >= 1 && rows <= B && half <= 1;
+        free(used);
+    }
+    check(whole, "pack_rows on drawn task batches: every example whole, once, with its targets and positions; the rest unscored padding",
+          "a batch breaks it");
+    check(few, "pack_rows: never more rows than ceil(batch / examples a row surely holds), never two rows half empty", "a batch broke it");
+    printf("  (pack_rows: %.1f rows on average for batches of %d)\n", rows_sum / 40.0, B);
+    // the packed forward and backward: the padded loss and gradient
+    const char *schemes[] = {"alibi", "rope", "fire", "learned"};
+    for (int i = 0; i < 4; i++) {
+        int Tm = i % 2 ? T3 : T; // rows of one example's room, and of three
+        GPTConfig c = {.V = 256, .C = 16, .L = 2, .NH = 2, .T = Tm, .pos_rows = Tm};
+        snprintf(c.scheme, sizeof c.scheme, "%s", schemes[i]);
+        pos_default_hypers(pos_find(schemes[i]), c.scheme_hp);
+        GPT m;
+        gpt_build(&m, &c);
+        gpt_init(&m, 4);
+        gpt_alloc(&m, B, Tm, 1);
+        task_draw(&d, &r, B, Tm, 0, tok, tgt, pos, len);
+        rows = pack_rows(tok, tgt, pos, len, B, Tm, B, ptok, ptgt, ppos, pseg);
+        gpt_zero_grad(&m);
+        gpt_forward(&m, tok, tgt, pos);
+        double l0 = m.loss_sum;
+        gpt_backward(&m);
+        double g0 = gpt_grad_norm(&m);
+        gpt_zero_grad(&m);
+        gpt_forward_packed(&m, ptok, ptgt, ppos, pseg, rows);
+        double l1 = m.loss_sum;
+        gpt_backward(&m);
+        double g1 = gpt_grad_norm(&m);
+        char name[160];
+        snprintf(name, sizeof name, "%s: %d examples packed into %d rows of %d give the padded loss sum and gradient norm", schemes[i], B,
+                 rows, Tm);
+        check(rows < B && fabs(l1 - l0) <= 1e-5 * fabs(l0) && fabs(g1 - g0) <= 1e-4 * g0, name, "loss %.9g vs %.9g, norm %.9g vs %.9g",
+              l1, l0, g1, g0);
+        gpt_free(&m);
+    }
+    taskdata_free(&d);
+    free(tok), free(tgt), free(pos), free(len), free(ptok), free(ptgt), free(ppos), free(pseg);
 }
 
 static void test_checkpoint(void) {
@@ -734,6 +846,7 @@ int main(void) {
     test_t5_buckets();
     test_positions();
     test_task_positions();
+    test_pack();
     test_checkpoint();
     return check_done();
 }

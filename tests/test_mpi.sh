@@ -3,7 +3,8 @@
 #  - `mpirun -np 2` trains bit for bit like one process with the same --grad-shards (the
 #    checkpoint's bytes and every logged loss and gradient norm), for a bias scheme on text, a
 #    query-dependent one with random positions, and a task (a masked loss: the shards score
-#    different numbers of answer bytes); -np 4 likewise;
+#    different numbers of answer bytes), also packed (--pack: each shard packs its own rows);
+#    -np 4 likewise;
 #  - cutting the batch in shards computes the same gradient: the first step's gradient norm of
 #    2 and 4 shards agrees with 1 shard's to 1e-4 (float sums in another order, relative
 #    error ~1e-6 at this size);
@@ -38,11 +39,12 @@ same() { cmp -s "$1/model.bin" "$2/model.bin" && [ "$(losses "$1")" = "$(losses 
 
 # ---- -np 2 (and 4) == one process with as many shards ----
 $BIN task gen --task copy --max-len 8 --n 400 --seed 1 --out "$tmp/copy" > /dev/null
-cases=("t5|--pos t5" "fire-random|--pos fire --positions random --rand-max 256" "task|--pos nope --task $tmp/copy")
+cases=("t5|--pos t5" "fire-random|--pos fire --positions random --rand-max 256" "task|--pos nope --task $tmp/copy"
+       "task-pack|--pos rope --task $tmp/copy --pack")
 for c in "${cases[@]}"; do
   name=${c%%|*}; read -ra F <<< "${c#*|}"
   AA=("${A[@]}")
-  [ "$name" = task ] && AA=("${M[@]}") # the task's examples set --seq-len
+  case $name in task*) AA=("${M[@]}") ;; esac # the task's examples set --seq-len
   "$MPIBIN" train "${AA[@]}" "${F[@]}" --grad-shards 2 --out "$tmp/$name-s2" > /dev/null 2> "$tmp/$name-s2.err" \
     || bad "$name: one process, 2 shards" "$(tail -1 "$tmp/$name-s2.err")"
   "${MPIRUN[@]}" -np 2 "$MPIBIN" train "${AA[@]}" "${F[@]}" --out "$tmp/$name-np2" > "$tmp/$name-np2.out" 2> "$tmp/$name-np2.err" \

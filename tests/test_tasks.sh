@@ -72,6 +72,36 @@ $BIN train "${T[@]}" --out "$tmp/run" --stop-at 15 > /dev/null 2> "$tmp/train.er
 $BIN train "${T[@]}" --seq-len 10 --out "$tmp/short" > /dev/null 2> "$tmp/err"
 grep -q "longest example .* 14 bytes" "$tmp/err" && ok "train --task: a --seq-len too short for the longest example is refused" || bad "seq-len" "$(cat "$tmp/err")"
 
+# train --task --pack: each step's examples packed into rows (attention and positions per
+# example). The same examples as one a row, so the same losses up to float rounding: the first
+# 20 steps' logged losses and gradient norms (4 to 6 digits; rounding drifts slowly, and a
+# training this short does not amplify it) within 1e-4 relative, at contiguous and at random
+# positions and with 2 gradient shards. Stopped and resumed, the bytes of the uninterrupted run.
+P=("${T[@]}" --steps 20 --log-every 1)
+for v in "alibi|" "rope|--positions random --rand-max 64" "fire|--grad-shards 2"; do
+  s=${v%%|*}; read -ra X <<< "${v#*|}"
+  $BIN train "${P[@]}" --pos "$s" "${X[@]}" --out "$tmp/pad-$s" > /dev/null 2>&1
+  $BIN train "${P[@]}" --pos "$s" "${X[@]}" --pack --out "$tmp/pack-$s" > "$tmp/pack-$s.out" 2>&1
+  worst=$(paste -d, <(cut -d, -f2,3,5 "$tmp/pad-$s/log.csv") <(cut -d, -f2,3,5 "$tmp/pack-$s/log.csv") | awk -F, '
+    NR > 1 { for (i = 1; i <= 3; i++) if ($i != "") { d = ($i - $(i + 3)) / $i; d = d < 0 ? -d : d; if (d > w) w = d } n++ }
+    END { print (n == 20 ? w + 0 : "rows " n) }')
+  rows=$(sed -n 's/^packed: \([0-9]*\) examples into \([0-9]*\) rows of 56,.*/\2 \1/p' "$tmp/pack-$s.out")
+  awk -v w="$worst" -v r="$rows" 'BEGIN { split(r, a, " "); exit !(w ~ /^[0-9.e-]+$/ && w < 1e-4 && a[1] > 0 && 4 * a[1] <= a[2] + 3) }' \
+    && grep -q "^pack = yes" "$tmp/pack-$s/config.txt" && grep -q "^seq_len = 56" "$tmp/pack-$s/config.txt" \
+    && ok "train --pack ($s${X[*]:+ ${X[*]}}): rows of 4 x 14 bytes; the padded run's losses and norms (worst relative difference $worst); ${rows/ / rows for } examples" \
+    || bad "train --pack $s" "worst $worst; rows '$rows'; $(tail -1 "$tmp/pack-$s.out")"
+done
+$BIN train "${P[@]}" --pos rope --pack --out "$tmp/pack-r" --stop-at 7 > /dev/null 2>&1 && $BIN train --resume "$tmp/pack-r" > /dev/null 2>&1
+$BIN train "${P[@]}" --pos rope --pack --out "$tmp/pack-u" > /dev/null 2>&1
+cmp -s "$tmp/pack-r/model.bin" "$tmp/pack-u/model.bin" && ok "train --pack: stopped at 7 and resumed (from its record), the uninterrupted run's bytes" \
+  || bad "train --pack resume" "model.bin differs"
+$BIN train "${P[@]}" --pos rope --out "$tmp/pad-r" --stop-at 7 > /dev/null 2>&1 && $BIN train --resume "$tmp/pad-r" --pack > /dev/null 2> "$tmp/err"
+grep -q "from step 7 on, each step's examples are packed" "$tmp/err" && [ "$(tail -1 "$tmp/pad-r/log.csv" | cut -d, -f1)" = 20 ] \
+  && ok "train --resume --pack: a padded run continues packed, and says so" || bad "resume --pack" "$(cat "$tmp/err")"
+phrase_text 3 3000 > "$tmp/text.txt"
+$BIN train --data "$tmp/text.txt" --pack --steps 2 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "only with --task" "$tmp/err" && ok "train --pack without --task: a one-line error" || bad "--pack without --task" "rc $rc: $(cat "$tmp/err")"
+
 # task eval: exact match against the model's own greedy answers (a model trained long enough
 # to end its answers with the end mark)
 $BIN train "${T[@]}" --steps 200 --lr 1e-2 --eval-every 100 --out "$tmp/run2" > /dev/null 2>&1

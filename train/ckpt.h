@@ -23,6 +23,7 @@ typedef struct {
     uint32_t data_crc, val_crc;     // CRC-32 of the contents
     int eval_every, ckpt_every, log_every, skip_nonfinite;
     int task;                       // the data is a task's train.txt (train --task): answers scored only
+    int pack;                       // with task: each step's examples packed into rows (train --pack; pack.h)
     long val_tokens;
 } RunRecord;
 

@@ -46,6 +46,7 @@ typedef struct {
     int val_cut;      // a signal cut a validation short
     int lead;         // 1 on the process that writes (rank 0 of an MPI run; the only one otherwise)
     Shards sh;        // the step's gradient, in shards (one, unless --grad-shards or MPI)
+    double tokens;    // tokens trained on by this invocation (a task's: its examples' bytes, no padding)
 } Run;
 
 static double lr_at(const TrainState *ts, long step) {
@@ -60,15 +61,29 @@ static double lr_at(const TrainState *ts, long step) {
 // windows per validation pass at length T
 static int val_batch(int T) { return 8192 / T > 0 ? 8192 / T : 1; }
 
+// the rows of T one shard's forward needs: its examples, or packed (--pack) with k = T / the
+// longest example to a row at least: first fit opens a row only when every open row is too
+// full for an example of up to `longest` bytes, i.e. holds k already (pack.h)
+static int shard_rows(const Run *r) {
+    int Bs = r->ts.batch / r->ts.grad_shards;
+    if (!r->task || !(r->ts.run.pack || r->a.pack)) return Bs;
+    int k = r->m.cfg.T / r->tasks.set.max_total;
+    return k > 1 ? (Bs + k - 1) / k : Bs;
+}
+
+// validation's row length: a task's longest example (its padding is never scored), or T
+static int val_len(const Run *r) { return r->task ? r->tasks.set.max_total : r->m.cfg.T; }
+
 // training's activations (the attention maps grow as batch x layers x heads x T^2) and
 // validation's, on top of the parameters, gradients and moments: refused with the estimate
 // before anything is allocated or written, rather than killed part-way
-static void check_train_memory(const GPT *m, int B) { // B: examples in one shard
+static void check_train_memory(const Run *r) {
+    const GPT *m = &r->m;
     const GPTConfig *c = &m->cfg;
-    int nt = omp_get_max_threads(), T = c->T;
-    double need = gpt_alloc_bytes(c, B, T, 1, nt) + gpt_alloc_bytes(c, val_batch(T), T, 0, nt) + 4.0 * sizeof(real) * m->num_params;
+    int nt = omp_get_max_threads(), T = c->T, B = shard_rows(r), Tv = val_len(r);
+    double need = gpt_alloc_bytes(c, B, T, 1, nt) + gpt_alloc_bytes(c, val_batch(Tv), Tv, 0, nt) + 4.0 * sizeof(real) * m->num_params;
     char what[96];
-    snprintf(what, sizeof what, "training at --batch %d --seq-len %d", B, T);
+    snprintf(what, sizeof what, "training at --batch %d --seq-len %d", r->ts.batch, T);
     require_memory(need, what, "lower --batch or --seq-len (or the model's size)");
 }
 
@@ -88,8 +103,13 @@ static void write_config(const char *path, const Run *r) {
     fprintf(f, "pos_rows = %d\npositions = %s\nrand_max = %d\n", c->pos_rows, ts->rand_max ? "random" : "contiguous", ts->rand_max);
     if (c->ext_method[0])
         fprintf(f, "rope_scaling = %s\nrope_factor = %g\nrope_from_len = %d\n", c->ext_method, c->ext_factor, c->ext_train_len);
-    if (r->task) fprintf(f, "data = %s\ntask = %s\nval = (the last %d examples)\n", a->data, a->task ? a->task : "(from the run)",
-                         r->tasks.set.n - r->tasks.ntrain);
+    if (r->task) {
+        fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : "(from the run)", r->tasks.set.max_total);
+        int k = c->T / r->tasks.set.max_total;
+        if (ts->run.pack) fprintf(f, "pack = yes (rows of seq_len, at least %d example%s a row)\n", k, k > 1 ? "s" : "");
+        else fprintf(f, "pack = no\n");
+        fprintf(f, "val = (the last %d examples)\n", r->tasks.set.n - r->tasks.ntrain);
+    }
     else fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
     fprintf(f, "seq_len = %d\nlayers = %d\nd_model = %d\nheads = %d\nvocab = %d\n", c->T, c->L, c->C, c->NH, c->V);
     fprintf(f, "params = %zu\nbatch = %d\nsteps = %d\nwarmup = %d\n", m->num_params, ts->batch, ts->steps, ts->warmup);
@@ -114,6 +134,9 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"val", ARG_STR, &a->val, "held-out text (default: the last 10% of --data)"},
         {"task", ARG_STR, &a->task, "train on a task's examples instead (posgpt task gen): DIR/train.txt, the answers scored only; "
                                     "--seq-len defaults to the longest example"},
+        {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into as few rows of --seq-len (default: 4 x the "
+                                     "longest example) as hold them, attention and positions per example: the gradient of one "
+                                     "example a row, up to rounding, in less time; the run keeps it"},
         {"out", ARG_STR, &a->out, "run directory (default: runs/<scheme>-<seq-len>)"},
         {"resume", ARG_STR, &a->resume, "continue the run in this directory from its model.bin"},
         {"init-from", ARG_STR, &a->init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
@@ -163,6 +186,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     if (a->resume && (a->init_from || a->keep_optimizer))
         die("--init-from starts a new run from a checkpoint's weights; --resume continues a run: give one of them");
     if (a->keep_optimizer && !a->init_from) die("--keep-optimizer applies only with --init-from");
+    if (a->pack && !a->task && !a->resume) die("--pack packs a task's examples into rows: it applies only with --task");
     if (a->task) {
         static char path[4200];
         if (a->data || a->val) die("--task DIR trains on DIR/train.txt: drop --data and --val");
@@ -176,7 +200,7 @@ static void load_tasks(Run *r) {
     r->task = 1;
     taskdata_load(&r->tasks, r->a.data);
     int need = r->tasks.set.max_total;
-    if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = need;
+    if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = r->a.pack ? TASK_PACK_ROW * need : need;
     int T = r->a.resume ? r->m.cfg.T : r->a.seq_len;
     if (need > T) die("the longest example of '%s' has %d bytes; --seq-len %d is too short for it", r->a.data, need, T);
 }
@@ -219,7 +243,7 @@ static void open_resumed(Run *r) {
     TrainState *ts = &r->ts;
     if (ts->step >= ts->steps) die("the run in '%s' already finished (%ld of %d steps)", r->dir, ts->step, ts->steps);
     choose_shards(r, ts->grad_shards);
-    check_train_memory(&r->m, ts->batch / ts->grad_shards);
+    check_train_memory(r);
     if (a->stop_at && a->stop_at <= ts->step)
         die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a->stop_at, r->dir, ts->step, ts->steps);
     const RunRecord *rec = &ts->run;
@@ -233,7 +257,13 @@ static void open_resumed(Run *r) {
         a->eval_every = rec->eval_every, a->val_tokens = rec->val_tokens, a->ckpt_every = rec->ckpt_every;
         a->log_every = rec->log_every, a->skip_nonfinite = a->skip_nonfinite || rec->skip_nonfinite;
         if (rec->task) load_tasks(r);
-        else if (a->task) die("--task %s: the run in '%s' trained on text, not on a task", a->task, r->dir);
+        else if (a->task || a->pack) die("--%s: the run in '%s' trained on text, not on a task", a->task ? "task" : "pack", r->dir);
+        if (a->pack && !rec->pack) { // the same gradient, summed in another order
+            ts->run.pack = 1;
+            if (r->lead)
+                fprintf(stderr, "note: from step %ld on, each step's examples are packed into rows (--pack): the losses may differ in "
+                        "the last digits from a run that kept one example a row\n", ts->step);
+        }
     } else if (!a->data)
         die("--resume %s: this checkpoint (format v1) does not record its training text; pass the same --data (and --val, "
             "--eval-every, --val-tokens) as the original run", r->dir);
@@ -273,11 +303,14 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
         args_apply_hypers(&r->hyp, s, c->scheme_hp);
         c->scheme_sharing = pos_sharing_parse(a->pos_sharing);
         *rand_max = random ? (a->rand_max ? a->rand_max : 16 * a->seq_len) : 0;
-        int reach = *rand_max ? *rand_max : a->seq_len;
+        // a packed run's examples start at position 0 each: its positions reach the longest one's length
+        int reach = *rand_max ? *rand_max : a->task && a->pack ? r->tasks.set.max_total : a->seq_len;
         c->pos_rows = a->max_pos ? a->max_pos : reach;
         if (c->pos_rows < reach) die("--max-pos %d is smaller than the positions training uses (%d)", a->max_pos, reach);
     }
-    if (*rand_max && *rand_max < c->T) die("--rand-max %d is smaller than --seq-len %d", *rand_max, c->T);
+    if (*rand_max && a->task && a->pack && *rand_max < r->tasks.set.max_total)
+        die("--rand-max %d is smaller than the longest example (%d bytes)", *rand_max, r->tasks.set.max_total);
+    else if (*rand_max && !(a->task && a->pack) && *rand_max < c->T) die("--rand-max %d is smaller than --seq-len %d", *rand_max, c->T);
     if (a->rope_scaling && strcmp(a->rope_scaling, "none")) { // trained with a context extension, fixed from now on
         const PosScheme *s = pos_find(c->scheme);
         if (strcmp(a->rope_scaling, "pi") && strcmp(a->rope_scaling, "ntk") && strcmp(a->rope_scaling, "yarn"))
@@ -307,6 +340,8 @@ static void start_new(Run *r) {
     AdamW src_opt = {0};
     int rand_max;
     new_model_config(r, &c, &src, &src_opt, &rand_max);
+    if (r->task && c.T < r->tasks.set.max_total) // (--init-from keeps the checkpoint's length unless --seq-len is given)
+        die("the longest example of '%s' has %d bytes; the run's --seq-len %d is too short for it", a->data, r->tasks.set.max_total, c.T);
     gpt_build(&r->m, &c);
     if (a->init_from) {
         memcpy(r->m.params, src.params, r->m.num_params * sizeof(real)); // same model: the same parameter layout
@@ -322,7 +357,7 @@ static void start_new(Run *r) {
     ts->val_loss = NAN;
     rng_seed(&ts->rng, (uint64_t)a->seed ^ 0x5eed0fda7aULL);
     choose_shards(r, 0);
-    check_train_memory(&r->m, ts->batch / ts->grad_shards);
+    check_train_memory(r);
     if (a->keep_optimizer) { // the moments of --init-from, with this run's betas, eps and decay
         r->opt = src_opt;
         r->opt.beta1 = ts->beta1, r->opt.beta2 = ts->beta2, r->opt.eps = ts->eps, r->opt.wd = ts->wd;
@@ -382,12 +417,13 @@ static void open_outputs(Run *r) {
 }
 
 // ---- the loop ----
-// B random windows of the training text and their positions (the trainer RNG: data order)
-static void draw_batch(Run *r, int *tok, int *tgt, int *pos) {
+// B random windows of the training text and their positions (the trainer RNG: data order);
+// a task's examples, one a row, with their lengths in len
+static void draw_batch(Run *r, int *tok, int *tgt, int *pos, int *len) {
     int B = r->ts.batch, T = r->m.cfg.T;
     const Corpus *cp = &r->corpus;
     if (r->task) {
-        task_draw(&r->tasks, &r->ts.rng, B, T, r->ts.rand_max, tok, tgt, pos);
+        task_draw(&r->tasks, &r->ts.rng, B, T, r->ts.rand_max, tok, tgt, pos, len);
         return;
     }
     for (int b = 0; b < B; b++) {
@@ -399,12 +435,12 @@ static void draw_batch(Run *r, int *tok, int *tgt, int *pos) {
 
 // forward and backward; a loss or gradient that is not finite skips the step (--skip-nonfinite,
 // returns 0) or ends the run naming the last good checkpoint
-static int compute_gradients(Run *r, Progress *pr, long step, const int *tok, const int *tgt, const int *pos, double *loss,
-                             double *norm) {
+static int compute_gradients(Run *r, Progress *pr, long step, const int *tok, const int *tgt, const int *pos, const int *len,
+                             double *loss, double *norm) {
     static long nan_step = -2; // fault injection for the tests: a NaN in the qkv_w gradient at this step
     if (nan_step == -2) nan_step = getenv("POSGPT_INJECT_NAN_STEP") ? atol(getenv("POSGPT_INJECT_NAN_STEP")) : -1;
     GPT *m = &r->m;
-    *loss = shards_gradient(&r->sh, m, r->ts.batch, tok, tgt, pos);
+    *loss = shards_gradient(&r->sh, m, r->ts.batch, tok, tgt, pos, r->task && r->ts.run.pack ? len : NULL);
     if (step + 1 == nan_step) m->grads[m->offsets[P_QKVW]] = NAN;
     *norm = gpt_grad_norm(m);
     if (isfinite(*loss) && isfinite(*norm)) return 1;
@@ -431,7 +467,7 @@ static double validate(Run *r, Progress *pr) {
     EvalResult res;
     progress_note(pr, "validating");
     if (r->task) { // the held-out examples' answers
-        double loss = task_val_loss(&r->m, &r->tasks, val_batch(T), T, r->ts.rand_max, &g_stop);
+        double loss = task_val_loss(&r->m, &r->tasks, val_batch(val_len(r)), val_len(r), r->ts.rand_max, &g_stop);
         if (isnan(loss) && g_stop) r->val_cut = 1;
         return isnan(loss) ? NAN : (r->ts.val_loss = loss);
     }
@@ -445,8 +481,10 @@ static double validate(Run *r, Progress *pr) {
 
 // one row of log.csv (tokens/s over the interval since the previous row); 0, or -1 when the
 // write failed (r->log_err)
-static int log_row(Run *r, double loss, double val, double lr, double norm, long *log_step, double *log_t, double t0) {
-    double now = now_seconds(), tokens = (r->ts.step - *log_step) * (double)r->ts.batch * r->m.cfg.T;
+static int log_row(Run *r, double loss, double val, double lr, double norm, long *log_step, double *log_t, double *log_tok,
+                   double t0) {
+    double now = now_seconds(), tokens = r->tokens - *log_tok;
+    *log_tok = r->tokens;
     double rate = tokens / (now - *log_t > 1e-9 ? now - *log_t : 1e-9);
     fprintf(r->logf, "%ld,%.6f,", r->ts.step, loss);
     if (!isnan(val)) fprintf(r->logf, "%.6f", val);
@@ -472,11 +510,11 @@ static void train_loop(Run *r, Progress *pr) {
     TrainState *ts = &r->ts;
     const TrainArgs *a = &r->a;
     int B = ts->batch, T = r->m.cfg.T;
-    gpt_alloc(&r->m, B / ts->grad_shards, T, 1);
+    gpt_alloc(&r->m, shard_rows(r), T, 1);
     shards_init(&r->sh, ts->grad_shards, r->m.num_params);
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
-    int *pos = xmalloc((size_t)B * T * sizeof(int));
-    double ema_loss = NAN, log_t = now_seconds();
+    int *pos = xmalloc((size_t)B * T * sizeof(int)), *len = xmalloc((size_t)B * sizeof(int));
+    double ema_loss = NAN, log_t = now_seconds(), log_tok = 0;
     long log_step = ts->step;
     while (ts->step < ts->steps) { // a signal ends the loop between steps, never inside one
         int sig = dist_max(g_stop);   // on any process: every process stops after the same step
@@ -486,8 +524,11 @@ static void train_loop(Run *r, Progress *pr) {
         }
         long step = ts->step;
         double lr = lr_at(ts, step), loss, norm;
-        draw_batch(r, tok, tgt, pos);
-        if (!compute_gradients(r, pr, step, tok, tgt, pos, &loss, &norm)) {
+        draw_batch(r, tok, tgt, pos, len);
+        if (r->task)
+            for (int b = 0; b < B; b++) r->tokens += len[b];
+        else r->tokens += (double)B * T;
+        if (!compute_gradients(r, pr, step, tok, tgt, pos, len, &loss, &norm)) {
             ts->step = step + 1;
             continue;
         }
@@ -498,7 +539,7 @@ static void train_loop(Run *r, Progress *pr) {
         if (pause && !r->lead) break;
         if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
         double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN;
-        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, loss, val, lr, norm, &log_step, &log_t, pr->t0))
+        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, loss, val, lr, norm, &log_step, &log_t, &log_tok, pr->t0))
             break; // (an MPI run ends in finish: the log error stops every process)
         if (ts->step % a->ckpt_every == 0 || last) checkpoint(r, pr);
         progress_step(pr, ts->step, ema_loss, lr, val);
@@ -506,7 +547,7 @@ static void train_loop(Run *r, Progress *pr) {
         if (pause) break;
     }
     progress_clear(pr);
-    free(tok), free(tgt), free(pos);
+    free(tok), free(tgt), free(pos), free(len);
 }
 
 // whatever ended the loop, the last completed step is saved before exit, and the message says
@@ -543,14 +584,19 @@ static int finish(Run *r, Progress *pr) {
                 need_val ? r->a.val : "");
         if (r->val_cut) fprintf(stderr, "(the validation under way was cut short and is not logged)\n");
     }
-    double total = now_seconds() - pr->t0, tok = (double)ts->batch * r->m.cfg.T;
+    double total = now_seconds() - pr->t0;
     long done = ts->step - pr->first;
     char valtxt[96];
     if (isnan(ts->val_loss)) snprintf(valtxt, sizeof valtxt, "no validation yet");
+    else if (r->task) snprintf(valtxt, sizeof valtxt, "last val loss %.4f on the held-out answers", ts->val_loss);
     else snprintf(valtxt, sizeof valtxt, "last val loss %.4f (ppl %.3f) at T=%d", ts->val_loss, exp(ts->val_loss), r->m.cfg.T);
-    printf("%s: %ld steps in %.1fs wall (%.0f tokens/s including validation), %s; checkpoint %s\n",
-           sig ? "interrupted" : paused ? "stopped" : "done", done, total, total > 0 ? done * tok / total : 0.0, valtxt,
-           r->ckpt_path);
+    printf("%s: %ld steps in %.1fs wall (%.0f %stokens/s including validation), %s; checkpoint %s\n",
+           sig ? "interrupted" : paused ? "stopped" : "done", done, total, total > 0 ? r->tokens / total : 0.0,
+           r->task ? "example " : "", valtxt, r->ckpt_path);
+    if (r->sh.pack_rows && dist_size() == 1) // (under MPI each process packs its own shards)
+        printf("packed: %ld examples into %ld rows of %d, %.1f%% of their positions used (one example a row: %.1f%%)\n",
+               r->sh.pack_examples, r->sh.pack_rows, r->m.cfg.T, 100.0 * r->tokens / ((double)r->sh.pack_rows * r->m.cfg.T),
+               100.0 * r->tokens / ((double)r->sh.pack_examples * r->tasks.set.max_total));
     if (dist_size() > 1 && r->sh.steps)
         printf("%d processes, %d gradient shards: the gradient exchange took %.2f ms a step (%.1f%% of the wall time)\n",
                dist_size(), ts->grad_shards, 1e3 * r->sh.comm_s / r->sh.steps, total > 0 ? 100 * r->sh.comm_s / total : 0.0);

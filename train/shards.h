@@ -17,6 +17,8 @@ typedef struct {
     real *scratch;        // the exchange's receive buffer (several processes)
     double comm_s;        // seconds spent in the exchange between processes, summed over steps
     long steps;
+    int *ptok, *ptgt, *ppos, *pseg; // packed shards (len given): a shard's rows repacked (pack.h)
+    long pack_rows, pack_examples; // packed shards: rows computed, and the examples in them, summed over steps
 } Shards;
 
 // NULL if S shards of a batch of B across `procs` processes can be made, else a one-line reason
@@ -26,6 +28,9 @@ void shards_init(Shards *sh, int S, size_t n);
 void shards_free(Shards *sh);
 // Forward and backward of the global batch tok, tgt, pos (B, T) in shards; m's activations
 // must be allocated for (B/S, T). Leaves the summed gradient in m->grads (the same on every
-// process) and returns the mean loss over the global batch's scored positions.
-double shards_gradient(Shards *sh, GPT *m, int B, const int *tok, const int *tgt, const int *pos);
+// process) and returns the mean loss over the global batch's scored positions. len (B), NULL
+// for none: row b holds one example of len[b] tokens, padded after; each shard's rows are then
+// packed (pack.h) before its forward, which gives the same gradient in fewer rows. A shard
+// packs its own rows only, so the bits still do not depend on the number of processes.
+double shards_gradient(Shards *sh, GPT *m, int B, const int *tok, const int *tgt, const int *pos, const int *len);
 #endif

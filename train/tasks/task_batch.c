@@ -33,9 +33,10 @@ static void random_row(const TaskExample *x, int T, int rand_max, Rng *rng, int 
     for (int t = len; t < T; t++) p[t] = p[len - 1];
 }
 
-void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos) {
+void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos, int *len) {
     for (int b = 0; b < B; b++) {
         const TaskExample *x = &d->set.ex[rng_below(rng, (uint64_t)d->ntrain)];
+        if (len) len[b] = x->nprompt + x->nanswer;
         task_row(x, T, tok + (size_t)b * T, tgt + (size_t)b * T);
         if (rand_max) random_row(x, T, rand_max, rng, pos + (size_t)b * T);
     }

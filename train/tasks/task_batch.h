@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #define TASK_PAD '\n' // the byte padding a row after its example (never scored, never attended to)
+#define TASK_PACK_ROW 4 // train --pack: rows default to this many times the longest example
 
 typedef struct {
     TaskSet set;
@@ -25,8 +26,9 @@ void task_row(const TaskExample *x, int T, int *tok, int *tgt);
 // B random training examples and their positions (rng: the trainer's data order): positions
 // 0..T-1, or with rand_max > 0 each example at sorted distinct draws from [0, rand_max) as many
 // as its own bytes (Ruoss et al. 2023: an n-token example gets n draws, as `task eval
-// --positions random` gives a test example), the padding after it at its last position
-void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos);
+// --positions random` gives a test example), the padding after it at its last position;
+// len (B, NULL for none) gets each row's example length, for packing (pack.h)
+void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos, int *len);
 // mean answer loss over the validation examples, in batches of B (NaN if *stop was set); a
 // model trained at random positions (rand_max > 0) is scored at random positions too, the same
 // draws every time (a fixed seed), so its curve is comparable from one validation to the next
