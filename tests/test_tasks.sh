@@ -98,6 +98,11 @@ cmp -s "$tmp/pack-r/model.bin" "$tmp/pack-u/model.bin" && ok "train --pack: stop
 $BIN train "${P[@]}" --pos rope --out "$tmp/pad-r" --stop-at 7 > /dev/null 2>&1 && $BIN train --resume "$tmp/pad-r" --pack > /dev/null 2> "$tmp/err"
 grep -q "from step 7 on, each step's examples are packed" "$tmp/err" && [ "$(tail -1 "$tmp/pad-r/log.csv" | cut -d, -f1)" = 20 ] \
   && ok "train --resume --pack: a padded run continues packed, and says so" || bad "resume --pack" "$(cat "$tmp/err")"
+$BIN train "${P[@]}" --steps 2 --pos learned --positions random --pack --out "$tmp/pack-rnd" > /dev/null 2>&1
+grep -q "^rand_max = 224$" "$tmp/pack-rnd/config.txt" && grep -q "^pos_rows = 224$" "$tmp/pack-rnd/config.txt" \
+  && $BIN train "${P[@]}" --steps 2 --pos learned --pack --out "$tmp/pack-lrn" > /dev/null 2>&1 && grep -q "^pos_rows = 14$" "$tmp/pack-lrn/config.txt" \
+  && ok "train --pack: random positions default to 16 x the longest example (224), a learned table to the longest (14), not the rows" \
+  || bad "--pack defaults" "$(grep -E 'rand_max|pos_rows' "$tmp/pack-rnd/config.txt" "$tmp/pack-lrn/config.txt" 2>&1)"
 phrase_text 3 3000 > "$tmp/text.txt"
 $BIN train --data "$tmp/text.txt" --pack --steps 2 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "only with --task" "$tmp/err" && ok "train --pack without --task: a one-line error" || bad "--pack without --task" "rc $rc: $(cat "$tmp/err")"

@@ -7,10 +7,13 @@
 #   forward-only evaluation tokens/s and peak RSS at T = 1024, 4096, 16384 (config S, batch 1);
 #   greedy decoding tokens/s at a 1024-token context (config S, batch 1), with the key/value
 #     cache and recomputing the forward pass for every token, and their ratio;
+#   training on task examples one a row and packed (train --task --pack), the algorithmic
+#     tasks study's model and batch, one thread: seconds per run of PACK_STEPS steps (100), the
+#     median of ROUNDS alternating rounds (default 3), and the ratio;
 #   with TORCH=1, the project's own PyTorch reference model (tools/torch_ref.py, written from
 #     docs/model.md and docs/schemes.md; needs /usr/bin/python3 with Debian's python3-torch) at
 #     the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: PARTS (which of "train eval decode plot mpi" to run; default all), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
+# Environment: PARTS (which of "train eval decode plot pack mpi" to run; default all), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
 #   ROUNDS (training runs per scheme and side, alternating posgpt and PyTorch; default 3 with TORCH=1, else 1).
 # Training figures are medians: of the timed steps within a run, then of the rounds; the
 # ratio is the median of the rounds' ratios, each taken between runs made one after the
@@ -35,8 +38,8 @@ if [ "${TORCH:-0}" = 1 ]; then
   export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
 fi
 . tools/bench_lib.sh # get, list, med
-parts=" ${PARTS:-train eval decode plot mpi} "
-for p in $parts; do case $p in train|eval|decode|plot|mpi) ;; *) echo "bench: PARTS takes train, eval, decode, plot, mpi; got '$p'" >&2; exit 2 ;; esac; done
+parts=" ${PARTS:-train eval decode plot pack mpi} "
+for p in $parts; do case $p in train|eval|decode|plot|pack|mpi) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi; got '$p'" >&2; exit 2 ;; esac; done
 want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
@@ -135,6 +138,36 @@ for n in 50000 200000; do
 done
 awk -v a="${pt[0]}" -v b="${pt[1]}" 'BEGIN { printf "ratio 200k / 50k: %.2f\n", b / a }'
 rm -rf "$ptmp"
+fi
+
+# task examples one a row against packed (train --pack), as tools/tasks.sh trains them: the
+# same examples and so the same gradient; the time differs by the positions computed
+if want pack; then
+echo
+psteps=${PACK_STEPS:-100} prounds=${ROUNDS:-3}
+echo "training on task examples, one a row and packed (train --pack; tools/tasks.sh's model, batch 64, 1 thread;"
+echo "seconds for $psteps steps, median of $prounds alternating rounds; the ratio: the median of the rounds' ratios)"
+printf "%-9s %8s %12s %8s %12s %8s\n" task "row len" "one a row s" "row len" "packed s" ratio
+ktmp=$(mktemp -d)
+for task in copy add sum passkey; do
+  L=10; [ $task = passkey ] && L=4
+  ./posgpt task gen --task $task --max-len $L --n 20000 --seed 1 --out "$ktmp/$task" > /dev/null 2>&1
+  tp=() tk=() rt=()
+  for r in $(seq "$prounds"); do
+    for mode in pad pack; do
+      x=(); [ $mode = pack ] && x=(--pack)
+      t0=$(date +%s.%N)
+      ./posgpt train --task "$ktmp/$task" --pos alibi --layers 3 --d-model 64 --heads 4 --batch 64 --steps "$psteps" --lr 3e-3 \
+        --eval-every 100000 --threads 1 --out "$ktmp/run" --overwrite "${x[@]}" > "$ktmp/out" 2>&1
+      t1=$(date +%s.%N)
+      dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+      if [ $mode = pad ]; then tp+=("$dt"); Tpad=$(sed -n 's/^seq_len = //p' "$ktmp/run/config.txt")
+      else tk+=("$dt"); Tpack=$(sed -n 's/^seq_len = //p' "$ktmp/run/config.txt"); rt+=("$(awk -v a="${tp[-1]}" -v b="$dt" 'BEGIN { print a / b }')"); fi
+    done
+  done
+  printf "%-9s %8d %12.2f %8d %12.2f %7.2fx\n" $task "$Tpad" "$(med "${tp[@]}")" "$Tpack" "$(med "${tk[@]}")" "$(med "${rt[@]}")"
+done
+rm -rf "$ktmp"
 fi
 
 # data-parallel training over MPI, when OpenMPI is installed (tools/deps.sh mpi)

@@ -148,7 +148,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"pos", ARG_STR, &a->pos, pos_help},
         {"pos-sharing", ARG_STR, &a->pos_sharing, "the scheme's learned tensors: paper (as its paper does) | shared (one for all layers) | layer (one per layer)"},
         {"positions", ARG_STR, &a->positions, "contiguous | random (randomized positions, Ruoss et al. 2023: sorted draws from [0, --rand-max))"},
-        {"rand-max", ARG_INT, &a->rand_max, "random positions: drawn from [0, N); 0 = 16 x seq-len", 0, 1 << 24},
+        {"rand-max", ARG_INT, &a->rand_max, "random positions: drawn from [0, N); 0 = 16 x seq-len (--pack: 16 x the longest example)", 0, 1 << 24},
         {"max-pos", ARG_INT, &a->max_pos, "rows of a learned table; 0 = seq-len (or rand-max)", 0, 1 << 24},
         {"seq-len", ARG_INT, &a->seq_len, "training context length T", 1, 1 << 20},
         {"layers", ARG_INT, &a->layers, "transformer blocks", 1, 1024},
@@ -302,7 +302,8 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
         pos_default_hypers(s, c->scheme_hp);
         args_apply_hypers(&r->hyp, s, c->scheme_hp);
         c->scheme_sharing = pos_sharing_parse(a->pos_sharing);
-        *rand_max = random ? (a->rand_max ? a->rand_max : 16 * a->seq_len) : 0;
+        // (16 x the longest example for a packed run: what it would be one example a row)
+        *rand_max = random ? (a->rand_max ? a->rand_max : 16 * (a->task && a->pack ? r->tasks.set.max_total : a->seq_len)) : 0;
         // a packed run's examples start at position 0 each: its positions reach the longest one's length
         int reach = *rand_max ? *rand_max : a->task && a->pack ? r->tasks.set.max_total : a->seq_len;
         c->pos_rows = a->max_pos ? a->max_pos : reach;
@@ -633,7 +634,14 @@ int cmd_train(int argc, char **argv) {
     check_same_start(r);
     open_outputs(r);
     Progress pr;
-    progress_start(&pr, r->ts.step, r->ts.steps, (double)r->ts.batch * r->m.cfg.T);
+    // tokens a step: a task's examples' bytes on average (as log.csv counts them), else batch x T
+    double per_step = (double)r->ts.batch * r->m.cfg.T;
+    if (r->task) {
+        double bytes = 0;
+        for (int i = 0; i < r->tasks.ntrain; i++) bytes += r->tasks.set.ex[i].nprompt + r->tasks.set.ex[i].nanswer;
+        per_step = r->ts.batch * bytes / r->tasks.ntrain;
+    }
+    progress_start(&pr, r->ts.step, r->ts.steps, per_step);
     train_loop(r, &pr);
     int status = finish(r, &pr);
     shards_free(&r->sh);
