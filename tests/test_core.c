@@ -169,7 +169,7 @@ static void test_pack(void) {
     int len0[B0] = {3, 6, 2, 5, 4}, tok0[B0 * T0], tgt0[B0 * T0], pt[B0 * T0], pg[B0 * T0], pp[B0 * T0], ps[B0 * T0];
     for (int b = 0; b < B0; b++)
         for (int t = 0; t < T0; t++) tok0[b * T0 + t] = 10 * b + t, tgt0[b * T0 + t] = t < len0[b] ? 1 : GPT_NO_TARGET;
-    int rows = pack_rows(tok0, tgt0, NULL, len0, B0, T0, B0, pt, pg, pp, ps);
+    int rows = pack_rows(tok0, tgt0, NULL, len0, B0, T0, T0, B0, pt, pg, pp, ps);
     // longest first into the first row with room: 6 -> row 0, 5 -> row 1, 4 -> row 0, 3 -> row 1, 2 -> row 1
     int want_tok[2 * T0] = {10, 11, 12, 13, 14, 15, 40, 41, 42, 43, 30, 31, 32, 33, 34, 0, 1, 2, 20, 21};
     int want_seg[2 * T0] = {0, 0, 0, 0, 0, 0, 6, 6, 6, 6, 0, 0, 0, 0, 0, 5, 5, 5, 8, 8};
@@ -177,7 +177,7 @@ static void test_pack(void) {
               pp[9] == 3 && pp[18] == 0, "pack_rows: lengths 3 6 2 5 4 in rows of 10 pack first-fit decreasing into 2 rows",
           "%d rows", rows);
     int none[3] = {0, 0, 0};
-    rows = pack_rows(tok0, tgt0, NULL, none, 3, T0, 3, pt, pg, pp, ps);
+    rows = pack_rows(tok0, tgt0, NULL, none, 3, T0, T0, 3, pt, pg, pp, ps);
     int pad_ok = rows == 1;
     for (int t = 0; t < T0; t++) pad_ok &= pg[t] == GPT_NO_TARGET && ps[t] == t && pp[t] == 0;
     check(pad_ok, "pack_rows: a batch of empty examples is one row of padding", "%d rows", rows);
@@ -197,10 +197,10 @@ static void test_pack(void) {
     Rng r;
     rng_seed(&r, 9);
     int whole = 1, few = 1, rows_sum = 0;
-    for (int rep = 0; rep < 40; rep++) { // rows of T, and of 3T (3 examples a row at least)
+    for (int rep = 0; rep < 40; rep++) { // rows of T packed into rows of T, and of 3T (3 examples a row at least)
         int Tr = rep % 4 < 2 ? T : T3, per = Tr / T;
-        task_draw(&d, &r, B, Tr, rep % 2 ? 4 * Tr : 0, tok, tgt, pos, len);
-        rows = pack_rows(tok, tgt, pos, len, B, Tr, B, ptok, ptgt, ppos, pseg);
+        task_draw(&d, &r, B, T, rep % 2 ? 4 * T : 0, tok, tgt, pos, len);
+        rows = pack_rows(tok, tgt, pos, len, B, T, Tr, B, ptok, ptgt, ppos, pseg);
         few &= rows <= (B + per - 1) / per;
         rows_sum += rows;
         // each drawn example: found whole at a segment start, matched to one row each
@@ -211,7 +211,7 @@ static void test_pack(void) {
                 if (used[k] || pseg[k] != k % Tr || k % Tr + len[b] > Tr) continue;
                 int same = 1;
                 for (int t = 0; t < len[b] && same; t++)
-                    same = ptok[k + t] == tok[b * Tr + t] && ptgt[k + t] == tgt[b * Tr + t] && ppos[k + t] == pos[b * Tr + t] &&
+                    same = ptok[k + t] == tok[b * T + t] && ptgt[k + t] == tgt[b * T + t] && ppos[k + t] == pos[b * T + t] &&
                            pseg[k + t] == k % Tr;
                 if (same && (k % Tr + len[b] == Tr || pseg[k + len[b]] != k % Tr)) {
                     found = 1;
@@ -239,21 +239,22 @@ static void test_pack(void) {
     // the packed forward and backward: the padded loss and gradient
     const char *schemes[] = {"alibi", "rope", "fire", "learned"};
     for (int i = 0; i < 4; i++) {
-        int Tm = i % 2 ? T3 : T; // rows of one example's room, and of three
-        GPTConfig c = {.V = 256, .C = 16, .L = 2, .NH = 2, .T = Tm, .pos_rows = Tm};
+        int Tm = i % 2 ? T3 : T; // packed rows of one example's room, and of three
+        GPTConfig c = {.V = 256, .C = 16, .L = 2, .NH = 2, .T = T, .pos_rows = T};
         snprintf(c.scheme, sizeof c.scheme, "%s", schemes[i]);
         pos_default_hypers(pos_find(schemes[i]), c.scheme_hp);
         GPT m;
         gpt_build(&m, &c);
         gpt_init(&m, 4);
-        gpt_alloc(&m, B, Tm, 1);
-        task_draw(&d, &r, B, Tm, 0, tok, tgt, pos, len);
-        rows = pack_rows(tok, tgt, pos, len, B, Tm, B, ptok, ptgt, ppos, pseg);
+        gpt_alloc(&m, B, T, 1);
+        task_draw(&d, &r, B, T, 0, tok, tgt, pos, len);
+        rows = pack_rows(tok, tgt, pos, len, B, T, Tm, B, ptok, ptgt, ppos, pseg);
         gpt_zero_grad(&m);
         gpt_forward(&m, tok, tgt, pos);
         double l0 = m.loss_sum;
         gpt_backward(&m);
         double g0 = gpt_grad_norm(&m);
+        gpt_alloc(&m, rows, Tm, 1);
         gpt_zero_grad(&m);
         gpt_forward_packed(&m, ptok, ptgt, ppos, pseg, rows);
         double l1 = m.loss_sum;

@@ -87,8 +87,8 @@ for v in "alibi|" "rope|--positions random --rand-max 64" "fire|--grad-shards 2"
     END { print (n == 20 ? w + 0 : "rows " n) }')
   rows=$(sed -n 's/^packed: \([0-9]*\) examples into \([0-9]*\) rows of 56,.*/\2 \1/p' "$tmp/pack-$s.out")
   awk -v w="$worst" -v r="$rows" 'BEGIN { split(r, a, " "); exit !(w ~ /^[0-9.e-]+$/ && w < 1e-4 && a[1] > 0 && 4 * a[1] <= a[2] + 3) }' \
-    && grep -q "^pack = yes" "$tmp/pack-$s/config.txt" && grep -q "^seq_len = 56" "$tmp/pack-$s/config.txt" \
-    && ok "train --pack ($s${X[*]:+ ${X[*]}}): rows of 4 x 14 bytes; the padded run's losses and norms (worst relative difference $worst); ${rows/ / rows for } examples" \
+    && grep -q "^seq_len = 14" "$tmp/pack-$s/config.txt" && grep -q "^pack = yes (rows of 4 x seq_len = 56 bytes" "$tmp/pack-$s/config.txt" \
+    && ok "train --pack ($s${X[*]:+ ${X[*]}}): rows of 4 x seq-len 14; the padded run's losses and norms (worst relative difference $worst); ${rows/ / rows for } examples" \
     || bad "train --pack $s" "worst $worst; rows '$rows'; $(tail -1 "$tmp/pack-$s.out")"
 done
 $BIN train "${P[@]}" --pos rope --pack --out "$tmp/pack-r" --stop-at 7 > /dev/null 2>&1 && $BIN train --resume "$tmp/pack-r" > /dev/null 2>&1
@@ -101,8 +101,16 @@ grep -q "from step 7 on, each step's examples are packed" "$tmp/err" && [ "$(tai
 $BIN train "${P[@]}" --steps 2 --pos learned --positions random --pack --out "$tmp/pack-rnd" > /dev/null 2>&1
 grep -q "^rand_max = 224$" "$tmp/pack-rnd/config.txt" && grep -q "^pos_rows = 224$" "$tmp/pack-rnd/config.txt" \
   && $BIN train "${P[@]}" --steps 2 --pos learned --pack --out "$tmp/pack-lrn" > /dev/null 2>&1 && grep -q "^pos_rows = 14$" "$tmp/pack-lrn/config.txt" \
-  && ok "train --pack: random positions default to 16 x the longest example (224), a learned table to the longest (14), not the rows" \
+  && ok "train --pack: the model's context stays seq-len 14 (random positions from 16 x 14 = 224, a learned table of 14), not the rows' 56" \
   || bad "--pack defaults" "$(grep -E 'rand_max|pos_rows' "$tmp/pack-rnd/config.txt" "$tmp/pack-lrn/config.txt" 2>&1)"
+# the memory check counts the rows a packed run allocates (ceil(256 / 14) of 200 here), on
+# resume too; one example a row (256 of 50) needs more than this limit
+MM=(--task "$tmp/copy" --layers 4 --d-model 16 --heads 4 --batch 256 --seq-len 50 --threads 1)
+POSGPT_MEMORY_LIMIT=1.2e8 $BIN train "${MM[@]}" --pack --steps 4 --stop-at 2 --out "$tmp/mem" > /dev/null 2> "$tmp/err" \
+  && POSGPT_MEMORY_LIMIT=1.2e8 $BIN train --resume "$tmp/mem" > /dev/null 2>> "$tmp/err" \
+  && ! POSGPT_MEMORY_LIMIT=1.2e8 $BIN train "${MM[@]}" --steps 4 --out "$tmp/mem2" > /dev/null 2>> "$tmp/err" \
+  && grep -q "needs about 0.1. GiB" "$tmp/err" \
+  && ok "train --pack: under a memory limit that one example a row exceeds, a packed run starts and resumes" || bad "--pack memory" "$(cat "$tmp/err")"
 phrase_text 3 3000 > "$tmp/text.txt"
 $BIN train --data "$tmp/text.txt" --pack --steps 2 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "only with --task" "$tmp/err" && ok "train --pack without --task: a one-line error" || bad "--pack without --task" "rc $rc: $(cat "$tmp/err")"

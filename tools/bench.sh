@@ -162,7 +162,7 @@ for task in copy add sum passkey; do
       t1=$(date +%s.%N)
       dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
       if [ $mode = pad ]; then tp+=("$dt"); Tpad=$(sed -n 's/^seq_len = //p' "$ktmp/run/config.txt")
-      else tk+=("$dt"); Tpack=$(sed -n 's/^seq_len = //p' "$ktmp/run/config.txt"); rt+=("$(awk -v a="${tp[-1]}" -v b="$dt" 'BEGIN { print a / b }')"); fi
+      else tk+=("$dt"); Tpack=$(sed -n 's/^pack = yes (rows of [0-9]* x seq_len = \([0-9]*\) bytes.*/\1/p' "$ktmp/run/config.txt"); rt+=("$(awk -v a="${tp[-1]}" -v b="$dt" 'BEGIN { print a / b }')"); fi
     done
   done
   printf "%-9s %8d %12.2f %8d %12.2f %7.2fx\n" $task "$Tpad" "$(med "${tp[@]}")" "$Tpack" "$(med "${tk[@]}")" "$(med "${rt[@]}")"

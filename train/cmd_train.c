@@ -61,14 +61,20 @@ static double lr_at(const TrainState *ts, long step) {
 // windows per validation pass at length T
 static int val_batch(int T) { return 8192 / T > 0 ? 8192 / T : 1; }
 
-// the rows of T one shard's forward needs: its examples, or packed (--pack) with k = T / the
-// longest example to a row at least: first fit opens a row only when every open row is too
-// full for an example of up to `longest` bytes, i.e. holds k already (pack.h)
+static int packed(const Run *r) { return r->task && (r->ts.run.pack || r->a.pack); }
+
+// the length of a training row: T, or a packed run's TASK_PACK_ROW x T (the model's context,
+// what its positions reach, stays T: the longest example by default)
+static int row_len(const Run *r) { return packed(r) ? TASK_PACK_ROW * r->m.cfg.T : r->m.cfg.T; }
+
+// the rows one shard's forward needs: its examples, or packed (--pack) with k = the row length
+// / the longest example to a row at least: first fit opens a row only when every open row is
+// too full for an example of up to `longest` bytes, i.e. holds k already (pack.h)
 static int shard_rows(const Run *r) {
     int Bs = r->ts.batch / r->ts.grad_shards;
-    if (!r->task || !(r->ts.run.pack || r->a.pack)) return Bs;
-    int k = r->m.cfg.T / r->tasks.set.max_total;
-    return k > 1 ? (Bs + k - 1) / k : Bs;
+    if (!packed(r)) return Bs;
+    int k = row_len(r) / r->tasks.set.max_total;
+    return (Bs + k - 1) / k;
 }
 
 // validation's row length: a task's longest example (its padding is never scored), or T
@@ -80,10 +86,11 @@ static int val_len(const Run *r) { return r->task ? r->tasks.set.max_total : r->
 static void check_train_memory(const Run *r) {
     const GPT *m = &r->m;
     const GPTConfig *c = &m->cfg;
-    int nt = omp_get_max_threads(), T = c->T, B = shard_rows(r), Tv = val_len(r);
+    int nt = omp_get_max_threads(), T = row_len(r), B = shard_rows(r), Tv = val_len(r);
     double need = gpt_alloc_bytes(c, B, T, 1, nt) + gpt_alloc_bytes(c, val_batch(Tv), Tv, 0, nt) + 4.0 * sizeof(real) * m->num_params;
-    char what[96];
-    snprintf(what, sizeof what, "training at --batch %d --seq-len %d", r->ts.batch, T);
+    char what[128];
+    if (packed(r)) snprintf(what, sizeof what, "training at --batch %d --seq-len %d (packed into rows of %d)", r->ts.batch, c->T, T);
+    else snprintf(what, sizeof what, "training at --batch %d --seq-len %d", r->ts.batch, T);
     require_memory(need, what, "lower --batch or --seq-len (or the model's size)");
 }
 
@@ -105,8 +112,9 @@ static void write_config(const char *path, const Run *r) {
         fprintf(f, "rope_scaling = %s\nrope_factor = %g\nrope_from_len = %d\n", c->ext_method, c->ext_factor, c->ext_train_len);
     if (r->task) {
         fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : "(from the run)", r->tasks.set.max_total);
-        int k = c->T / r->tasks.set.max_total;
-        if (ts->run.pack) fprintf(f, "pack = yes (rows of seq_len, at least %d example%s a row)\n", k, k > 1 ? "s" : "");
+        if (ts->run.pack)
+            fprintf(f, "pack = yes (rows of %d x seq_len = %d bytes, at least %d examples a row)\n", TASK_PACK_ROW, row_len(r),
+                    row_len(r) / r->tasks.set.max_total);
         else fprintf(f, "pack = no\n");
         fprintf(f, "val = (the last %d examples)\n", r->tasks.set.n - r->tasks.ntrain);
     }
@@ -134,9 +142,9 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"val", ARG_STR, &a->val, "held-out text (default: the last 10% of --data)"},
         {"task", ARG_STR, &a->task, "train on a task's examples instead (posgpt task gen): DIR/train.txt, the answers scored only; "
                                     "--seq-len defaults to the longest example"},
-        {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into as few rows of --seq-len (default: 4 x the "
-                                     "longest example) as hold them, attention and positions per example: the gradient of one "
-                                     "example a row, up to rounding, in less time; the run keeps it"},
+        {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into rows of 4 x --seq-len, first fit, each example "
+                                     "attending to its own bytes at its own positions: the gradient of one example a row, up to "
+                                     "rounding, in fewer positions; the run keeps it"},
         {"out", ARG_STR, &a->out, "run directory (default: runs/<scheme>-<seq-len>)"},
         {"resume", ARG_STR, &a->resume, "continue the run in this directory from its model.bin"},
         {"init-from", ARG_STR, &a->init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
@@ -148,7 +156,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"pos", ARG_STR, &a->pos, pos_help},
         {"pos-sharing", ARG_STR, &a->pos_sharing, "the scheme's learned tensors: paper (as its paper does) | shared (one for all layers) | layer (one per layer)"},
         {"positions", ARG_STR, &a->positions, "contiguous | random (randomized positions, Ruoss et al. 2023: sorted draws from [0, --rand-max))"},
-        {"rand-max", ARG_INT, &a->rand_max, "random positions: drawn from [0, N); 0 = 16 x seq-len (--pack: 16 x the longest example)", 0, 1 << 24},
+        {"rand-max", ARG_INT, &a->rand_max, "random positions: drawn from [0, N); 0 = 16 x seq-len", 0, 1 << 24},
         {"max-pos", ARG_INT, &a->max_pos, "rows of a learned table; 0 = seq-len (or rand-max)", 0, 1 << 24},
         {"seq-len", ARG_INT, &a->seq_len, "training context length T", 1, 1 << 20},
         {"layers", ARG_INT, &a->layers, "transformer blocks", 1, 1024},
@@ -200,7 +208,7 @@ static void load_tasks(Run *r) {
     r->task = 1;
     taskdata_load(&r->tasks, r->a.data);
     int need = r->tasks.set.max_total;
-    if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = r->a.pack ? TASK_PACK_ROW * need : need;
+    if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = need;
     int T = r->a.resume ? r->m.cfg.T : r->a.seq_len;
     if (need > T) die("the longest example of '%s' has %d bytes; --seq-len %d is too short for it", r->a.data, need, T);
 }
@@ -243,7 +251,6 @@ static void open_resumed(Run *r) {
     TrainState *ts = &r->ts;
     if (ts->step >= ts->steps) die("the run in '%s' already finished (%ld of %d steps)", r->dir, ts->step, ts->steps);
     choose_shards(r, ts->grad_shards);
-    check_train_memory(r);
     if (a->stop_at && a->stop_at <= ts->step)
         die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a->stop_at, r->dir, ts->step, ts->steps);
     const RunRecord *rec = &ts->run;
@@ -267,6 +274,8 @@ static void open_resumed(Run *r) {
     } else if (!a->data)
         die("--resume %s: this checkpoint (format v1) does not record its training text; pass the same --data (and --val, "
             "--eval-every, --val-tokens) as the original run", r->dir);
+    else if (a->pack) die("--pack: the run in '%s' (a format v1 checkpoint) trained on text, not on a task", r->dir);
+    check_train_memory(r); // (a task run's rows are known from here on)
     if (r->lead) rundir_create(r->dir);
     r->last_ckpt = ts->step;
 }
@@ -302,16 +311,12 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
         pos_default_hypers(s, c->scheme_hp);
         args_apply_hypers(&r->hyp, s, c->scheme_hp);
         c->scheme_sharing = pos_sharing_parse(a->pos_sharing);
-        // (16 x the longest example for a packed run: what it would be one example a row)
-        *rand_max = random ? (a->rand_max ? a->rand_max : 16 * (a->task && a->pack ? r->tasks.set.max_total : a->seq_len)) : 0;
-        // a packed run's examples start at position 0 each: its positions reach the longest one's length
-        int reach = *rand_max ? *rand_max : a->task && a->pack ? r->tasks.set.max_total : a->seq_len;
+        *rand_max = random ? (a->rand_max ? a->rand_max : 16 * a->seq_len) : 0;
+        int reach = *rand_max ? *rand_max : a->seq_len;
         c->pos_rows = a->max_pos ? a->max_pos : reach;
         if (c->pos_rows < reach) die("--max-pos %d is smaller than the positions training uses (%d)", a->max_pos, reach);
     }
-    if (*rand_max && a->task && a->pack && *rand_max < r->tasks.set.max_total)
-        die("--rand-max %d is smaller than the longest example (%d bytes)", *rand_max, r->tasks.set.max_total);
-    else if (*rand_max && !(a->task && a->pack) && *rand_max < c->T) die("--rand-max %d is smaller than --seq-len %d", *rand_max, c->T);
+    if (*rand_max && *rand_max < c->T) die("--rand-max %d is smaller than --seq-len %d", *rand_max, c->T);
     if (a->rope_scaling && strcmp(a->rope_scaling, "none")) { // trained with a context extension, fixed from now on
         const PosScheme *s = pos_find(c->scheme);
         if (strcmp(a->rope_scaling, "pi") && strcmp(a->rope_scaling, "ntk") && strcmp(a->rope_scaling, "yarn"))
@@ -441,7 +446,7 @@ static int compute_gradients(Run *r, Progress *pr, long step, const int *tok, co
     static long nan_step = -2; // fault injection for the tests: a NaN in the qkv_w gradient at this step
     if (nan_step == -2) nan_step = getenv("POSGPT_INJECT_NAN_STEP") ? atol(getenv("POSGPT_INJECT_NAN_STEP")) : -1;
     GPT *m = &r->m;
-    *loss = shards_gradient(&r->sh, m, r->ts.batch, tok, tgt, pos, r->task && r->ts.run.pack ? len : NULL);
+    *loss = shards_gradient(&r->sh, m, r->ts.batch, r->m.cfg.T, tok, tgt, pos, r->task && r->ts.run.pack ? len : NULL);
     if (step + 1 == nan_step) m->grads[m->offsets[P_QKVW]] = NAN;
     *norm = gpt_grad_norm(m);
     if (isfinite(*loss) && isfinite(*norm)) return 1;
@@ -511,7 +516,7 @@ static void train_loop(Run *r, Progress *pr) {
     TrainState *ts = &r->ts;
     const TrainArgs *a = &r->a;
     int B = ts->batch, T = r->m.cfg.T;
-    gpt_alloc(&r->m, shard_rows(r), T, 1);
+    gpt_alloc(&r->m, shard_rows(r), row_len(r), 1);
     shards_init(&r->sh, ts->grad_shards, r->m.num_params);
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int)), *len = xmalloc((size_t)B * sizeof(int));
@@ -596,8 +601,8 @@ static int finish(Run *r, Progress *pr) {
            r->task ? "example " : "", valtxt, r->ckpt_path);
     if (r->sh.pack_rows && dist_size() == 1) // (under MPI each process packs its own shards)
         printf("packed: %ld examples into %ld rows of %d, %.1f%% of their positions used (one example a row: %.1f%%)\n",
-               r->sh.pack_examples, r->sh.pack_rows, r->m.cfg.T, 100.0 * r->tokens / ((double)r->sh.pack_rows * r->m.cfg.T),
-               100.0 * r->tokens / ((double)r->sh.pack_examples * r->tasks.set.max_total));
+               r->sh.pack_examples, r->sh.pack_rows, row_len(r), 100.0 * r->tokens / ((double)r->sh.pack_rows * row_len(r)),
+               100.0 * r->tokens / ((double)r->sh.pack_examples * r->m.cfg.T));
     if (dist_size() > 1 && r->sh.steps)
         printf("%d processes, %d gradient shards: the gradient exchange took %.2f ms a step (%.1f%% of the wall time)\n",
                dist_size(), ts->grad_shards, 1e3 * r->sh.comm_s / r->sh.steps, total > 0 ? 100 * r->sh.comm_s / total : 0.0);

@@ -7,16 +7,17 @@
 // index in its row of its example's first token: gpt_forward_packed confines each example's
 // attention to its own tokens, so the packed rows give the loss and gradients of the padded
 // ones (up to float rounding) in fewer rows. Rows longer than the longest example hold more
-// (train --pack makes them 4 times as long by default).
+// (train --pack makes them 4 times the model's context, --seq-len).
 #ifndef POSGPT_PACK_H
 #define POSGPT_PACK_H
 
-// len[b]: the tokens of row b's example (0..T; the rest of the row is padding, never scored
-// and never attended to by the example). Writes the packed rows into ptok, ptgt, ppos, pseg
-// (room for max_rows rows of T each) and returns how many rows it filled (1 when every len is
-// 0); more than max_rows is an internal error. First fit opens a row only when every open row
-// is too full for the example at hand, so with every len <= T / k each row but the last holds
-// k examples at least: ceil(B / k) rows always suffice. pos NULL: positions 0..T-1 in every row.
-int pack_rows(const int *tok, const int *tgt, const int *pos, const int *len, int B, int T, int max_rows, int *ptok, int *ptgt,
-              int *ppos, int *pseg);
+// tok, tgt, pos: B rows of T; len[b]: the tokens of row b's example (0..T; the rest of the row
+// is padding, never scored and never attended to by the example). Writes the packed rows, of
+// R >= T each, into ptok, ptgt, ppos, pseg (room for max_rows rows of R) and returns how many it
+// filled (1 when every len is 0); more than max_rows is an internal error. First fit opens a
+// row only when every open row is too full for the example at hand, so with every len <= R / k
+// each row but the last holds k examples at least: ceil(B / k) rows always suffice. pos NULL:
+// positions 0.. in every example.
+int pack_rows(const int *tok, const int *tgt, const int *pos, const int *len, int B, int T, int R, int max_rows, int *ptok,
+              int *ptgt, int *ppos, int *pseg);
 #endif

@@ -41,13 +41,13 @@ void shards_free(Shards *sh) {
 }
 
 // the gradient of shard s into m->grads, and its loss sum
-static double one_shard(Shards *sh, GPT *m, int s, int Bs, const int *tok, const int *tgt, const int *pos, const int *len) {
-    size_t o = (size_t)s * Bs * m->T;
+static double one_shard(Shards *sh, GPT *m, int s, int Bs, int T, const int *tok, const int *tgt, const int *pos, const int *len) {
+    size_t o = (size_t)s * Bs * T;
     memset(m->grads, 0, m->num_params * sizeof(real));
     if (len) {
-        size_t n = (size_t)Bs * m->T * sizeof(int);
+        size_t n = (size_t)m->B * m->T * sizeof(int);
         if (!sh->ptok) sh->ptok = xmalloc(n), sh->ptgt = xmalloc(n), sh->ppos = xmalloc(n), sh->pseg = xmalloc(n);
-        int rows = pack_rows(tok + o, tgt + o, pos ? pos + o : NULL, len + (size_t)s * Bs, Bs, m->T, m->B, sh->ptok, sh->ptgt,
+        int rows = pack_rows(tok + o, tgt + o, pos ? pos + o : NULL, len + (size_t)s * Bs, Bs, T, m->T, m->B, sh->ptok, sh->ptgt,
                              sh->ppos, sh->pseg);
         sh->pack_rows += rows, sh->pack_examples += Bs;
         gpt_forward_packed(m, sh->ptok, sh->ptgt, sh->ppos, sh->pseg, rows);
@@ -56,15 +56,16 @@ static double one_shard(Shards *sh, GPT *m, int s, int Bs, const int *tok, const
     return m->loss_sum;
 }
 
-double shards_gradient(Shards *sh, GPT *m, int B, const int *tok, const int *tgt, const int *pos, const int *len) {
-    int T = m->T, Bs = B / sh->S;
-    if (len ? m->B > Bs : m->B != Bs) die("internal: the model's activations are for %d rows, a shard has %d examples", m->B, Bs);
+double shards_gradient(Shards *sh, GPT *m, int B, int T, const int *tok, const int *tgt, const int *pos, const int *len) {
+    int Bs = B / sh->S;
+    if (len ? m->B > Bs || m->T < T : m->B != Bs || m->T != T)
+        die("internal: the model's activations are for %d rows of %d, a shard has %d of %d", m->B, m->T, Bs, T);
     long scored = 0;
     for (long i = 0; i < (long)B * T; i++) scored += tgt[i] != GPT_NO_TARGET;
     m->loss_denom = scored;
     if (!m->grads) gpt_zero_grad(m);
     double sums[SHARDS_MAX], all[SHARDS_MAX];
-    if (sh->count == 1) sums[0] = one_shard(sh, m, sh->first, Bs, tok, tgt, pos, len);
+    if (sh->count == 1) sums[0] = one_shard(sh, m, sh->first, Bs, T, tok, tgt, pos, len);
     else { // the local tree, as a binary counter: a partial sum of 2^k shards waits at level k for its sibling
         real *own = m->grads, *stack[16], *freeb[16];
         int level[16], depth = 0, nfree = 0;
@@ -73,7 +74,7 @@ double shards_gradient(Shards *sh, GPT *m, int B, const int *tok, const int *tgt
         for (int i = 0; i < sh->count; i++) {
             real *g = freeb[--nfree];
             m->grads = g;
-            sums[i] = one_shard(sh, m, sh->first + i, Bs, tok, tgt, pos, len);
+            sums[i] = one_shard(sh, m, sh->first + i, Bs, T, tok, tgt, pos, len);
             int lv = 0;
             while (depth && level[depth - 1] == lv) { // left sibling + this one
                 real *left = stack[--depth];

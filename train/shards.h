@@ -30,7 +30,8 @@ void shards_free(Shards *sh);
 // must be allocated for (B/S, T). Leaves the summed gradient in m->grads (the same on every
 // process) and returns the mean loss over the global batch's scored positions. len (B), NULL
 // for none: row b holds one example of len[b] tokens, padded after; each shard's rows are then
-// packed (pack.h) before its forward, which gives the same gradient in fewer rows. A shard
-// packs its own rows only, so the bits still do not depend on the number of processes.
-double shards_gradient(Shards *sh, GPT *m, int B, const int *tok, const int *tgt, const int *pos, const int *len);
+// packed (pack.h) into as many of m's rows (of m->T, which may be longer than T) as they need
+// before its forward, which gives the same gradient in fewer positions. A shard packs its own
+// rows only, so the bits still do not depend on the number of processes.
+double shards_gradient(Shards *sh, GPT *m, int B, int T, const int *tok, const int *tgt, const int *pos, const int *len);
 #endif
