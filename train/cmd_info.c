@@ -51,6 +51,7 @@ int cmd_info(int argc, char **argv) {
             printf("val             %s (%llu bytes, CRC-32 %08x)\n", r->val[0] ? r->val : "(path not recorded)",
                    (unsigned long long)r->val_bytes, r->val_crc);
         else if (r->task) printf("val             the last 5%% of the examples (at most 2000), answers scored\n");
+        if (r->task) printf("task examples   %s\n", r->pack ? "packed into rows of 4 x seq_len (train --pack)" : "one a row");
         else printf("val             the last 10%% of the data\n");
         printf("schedule        validation every %d steps on %ld tokens (0 = all), checkpoint every %d, log every %d%s\n",
                r->eval_every, r->val_tokens, r->ckpt_every, r->log_every, r->skip_nonfinite ? ", skip non-finite steps" : "");
