@@ -45,8 +45,8 @@ if [ "${1:-}" = --one ]; then
   fi
   # learned: a table as long as the longest test example; training reaches only its first rows
   [ "$scheme" = learned ] && extra=(--max-pos "$(cat "$data/longest")")
-  # passkey's examples fill 85% of their rows: packing gains little there, and its rows of
-  # 4 x 148 bytes cost more attention than the padding they save
+  # passkey's examples fill 85% of their rows: its packed rows of 4 x 148 bytes cost as much
+  # more in attention as the padding saves (PARTS=pack make bench: 0.98x and 1.00x)
   pack=$PACK
   [ "$task" = passkey ] && pack=
   t0=$SECONDS
