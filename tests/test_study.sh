@@ -69,5 +69,22 @@ DATA=$tmp/data OUT=$tmp/s POSGPT=$BIN STEPS=9 TOKENS=2048 FT_STEPS=4 SEEDS="" SC
 grep -q "made with other settings" "$tmp/changed.err" && [ "$(stat -c %Y "$tmp/s/kjv-T32/alibi/seed1/model.bin")" != "$before" ] \
   && "$BIN" info "$tmp/s/kjv-T32/alibi/seed1/model.bin" | grep -q "step 9 of 9," \
   && ok "a run made with other settings (steps 8, now 9) is trained again" || bad "changed settings" "$(tail -5 "$tmp/changed.err")"
+# the report alone, on made-up CSVs: a randomized model's evaluation at random positions
+# (eval_random.csv) is a row of its own in the seeds table and the rankings, its mean the seeds'
+hdr="scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale"
+for k in 1 2; do
+  for sch in alibi randomized; do
+    d=$tmp/r/kjv-T64/$sch/seed$k; mkdir -p "$d"
+    { echo "$hdr"; for m in 1 2; do echo "$sch,64,$((64 * m)),nonoverlapping,$((64 * m)),2048,1,$((m + k + ${#sch})),1,contiguous,0,8,8,none,1"; done; } > "$d/eval.csv"
+  done
+  { echo "$hdr"; for m in 1 2; do echo "randomized,64,$((64 * m)),nonoverlapping,$((64 * m)),2048,1,$((m + 2 * k)),1,random,0,8,8,none,1"; done; } \
+    > "$tmp/r/kjv-T64/randomized/seed$k/eval_random.csv"
+done
+POSGPT=$BIN tools/study2_report.sh "$tmp/r" 64 > /dev/null 2> "$tmp/r.err"
+# randomized at random positions, 1x: seeds 1 + 2 = 3 and 1 + 4 = 5, mean 4; at contiguous ones 1 + 1 + 10 = 12 and 13
+grep -q '^| randomized (random positions) | 2 | 4.00 (3.00-5.00) |' "$tmp/r/table.md" && grep -q '^| randomized | 2 | 12.50 (12.00-13.00) |' "$tmp/r/table.md" \
+  && grep -A2 'Ranking at 2x' "$tmp/r/table.md" | grep -q 'randomized (random positions) 5.00 \[4.00-6.00\] < alibi 8.50 \[8.00-9.00\] < randomized 13.50' \
+  && ok "the report gives randomized at random positions a row and a rank of its own, beside its contiguous one" \
+  || bad "randomized at random positions" "$(grep -E 'randomized' "$tmp/r/table.md"; tail -2 "$tmp/r.err")"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

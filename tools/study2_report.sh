@@ -4,8 +4,9 @@
 #
 #   tools/study2_report.sh DIR T0     e.g. tools/study2_report.sh runs/study2 128
 #
-# Writes into DIR: table.md (perplexity mean and min-max over seeds per scheme and length, with
-# whether the bands of neighbours in the ranking overlap; training lengths; fine-tuning; the
+# Writes into DIR: table.md (perplexity mean and min-max over seeds per scheme and length, a
+# model trained at random positions also tested at random positions, with whether the bands
+# of neighbours in the ranking overlap; training lengths; fine-tuning; the
 # second corpus), ppl_seeds.png (mean with a min-max band), lengths_SCHEME.png (one curve per
 # training length, Press et al. 2022 Fig. 1), finetune.png, and figures.txt (the commands).
 set -euo pipefail
@@ -29,6 +30,14 @@ for f in "$out"/kjv-T"$T0"/*/seed*/eval.csv; do
   seedfiles+=("$tmp/seeds-$s-$k.csv")
   # the csv of all seeds, with the seed
   awk -F, -v OFS=, -v k="${k#seed}" 'NR > 1 { print $0, k }' "$tmp/seeds-$s-$k.csv"
+  # a model trained at random positions, tested at random positions too (Ruoss et al.'s
+  # protocol; eval_random.csv): a row of its own in the tables, a dashed line in the figure
+  r=$(dirname "$f")/eval_random.csv
+  if [ -s "$r" ]; then
+    nonover "$r" "$tmp/seeds-$s-random-$k.csv" "$s"
+    seedfiles+=("$tmp/seeds-$s-random-$k.csv")
+    awk -F, -v OFS=, -v k="${k#seed}" 'NR > 1 { print $0, k }' "$tmp/seeds-$s-random-$k.csv"
+  fi
 done > "$tmp/all.csv"
 {
   echo "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale,seed"
@@ -40,7 +49,8 @@ done > "$tmp/all.csv"
   mults=$(awk -F, 'NR > 1 { print $3 }' "$out/seeds.csv" | sort -n | uniq | tr '\n' ' ')
   printf "| scheme | seeds |"; for L in $mults; do printf " %sx |" $((L / T0)); done; echo
   printf "|---|---|"; for L in $mults; do printf -- "---|"; done; echo
-  awk -F, -v ms="$mults" 'NR > 1 { k = $1 SUBSEP $3; n[k]++; s[k] += $8; if (!(k in lo) || $8 < lo[k]) lo[k] = $8; if (!(k in hi) || $8 > hi[k]) hi[k] = $8
+  awk -F, -v ms="$mults" 'NR > 1 { if ($10 == "random") $1 = $1 " (random positions)"
+      k = $1 SUBSEP $3; n[k]++; s[k] += $8; if (!(k in lo) || $8 < lo[k]) lo[k] = $8; if (!(k in hi) || $8 > hi[k]) hi[k] = $8
       if (!($1 in seen)) { seen[$1] = 1; order[++ns] = $1 } seeds[$1 SUBSEP $16] = 1 }
     END { nm = split(ms, m, " ")
       for (i = 1; i <= ns; i++) { c = 0; for (q in seeds) { split(q, p, SUBSEP); if (p[1] == order[i]) c++ }
@@ -54,9 +64,10 @@ done > "$tmp/all.csv"
     L=$((mult * T0))
     echo "Ranking at ${mult}x ($L bytes), best first: mean perplexity [min-max]; '~' where the band overlaps the next one's, '<' where it lies wholly below it"
     echo
-    awk -F, -v L="$L" 'NR > 1 && $3 == L { n[$1]++; s[$1] += $8; if (!($1 in lo) || $8 < lo[$1]) lo[$1] = $8; if (!($1 in hi) || $8 > hi[$1]) hi[$1] = $8 }
-      END { for (k in n) printf "%s %.4f %.4f %.4f %d\n", k, s[k] / n[k], lo[k], hi[k], n[k] }' "$out/seeds.csv" | sort -k2,2g > "$tmp/rank"
-    awk '{ name[NR] = $1; m[NR] = $2; lo[NR] = $3; hi[NR] = $4 }
+    awk -F, -v L="$L" 'NR > 1 && $3 == L { if ($10 == "random") $1 = $1 " (random positions)"
+        n[$1]++; s[$1] += $8; if (!($1 in lo) || $8 < lo[$1]) lo[$1] = $8; if (!($1 in hi) || $8 > hi[$1]) hi[$1] = $8 }
+      END { for (k in n) printf "%s\t%.4f\t%.4f\t%.4f\t%d\n", k, s[k] / n[k], lo[k], hi[k], n[k] }' "$out/seeds.csv" | sort -t"$(printf '\t')" -k2,2g > "$tmp/rank"
+    awk -F'\t' '{ name[NR] = $1; m[NR] = $2; lo[NR] = $3; hi[NR] = $4 }
       END { line = ""; for (i = 1; i <= NR; i++) { line = line sprintf("%s %.2f [%.2f-%.2f]", name[i], m[i], lo[i], hi[i])
           if (i < NR) line = line (hi[i] >= lo[i + 1] ? " ~ " : " < ") }
         print line }' "$tmp/rank"
