@@ -76,5 +76,10 @@ refused "--init-from with another architecture" "checkpoint.*(--init-from), whic
 refused "--init-from past a learned table" "table has 64 rows" $BIN train --data "$tmp/text.txt" --init-from "$tmp/src/model.bin" --seq-len 128 --out "$tmp/ft2"
 refused "--keep-optimizer without --init-from" "only with --init-from" $BIN train --data "$tmp/text.txt" --keep-optimizer --out "$tmp/ft3"
 refused "--init-from with --resume" "give one of them" $BIN train --resume "$tmp/r" --init-from "$tmp/src/model.bin"
+# the run record in `posgpt info`: a run with --val names that file, and only it, as its validation text
+$BIN train "${R[@]}" --steps 2 --val "$tmp/other.txt" --out "$tmp/withval" > /dev/null 2>&1
+vl=$($BIN info "$tmp/withval/model.bin" | grep -E '^val  ')
+[ "$(printf '%s\n' "$vl" | grep -c .)" = 1 ] && printf '%s' "$vl" | grep -q "other.txt" \
+  && ok "info: a run with --val names its file as the one validation text" || bad "info val" "$vl"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

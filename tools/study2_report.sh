@@ -11,7 +11,7 @@
 # training length, Press et al. 2022 Fig. 1), finetune.png, and figures.txt (the commands).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -eq 2 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
 out=$1 T0=$2
 bin=${POSGPT:-./posgpt}
 tmp=$(mktemp -d)
@@ -41,7 +41,7 @@ for f in "$out"/kjv-T"$T0"/*/seed*/eval.csv; do
 done > "$tmp/all.csv"
 {
   echo "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale,seed"
-  sort -t, -k1,1 -k3,3n -k16,16n "$tmp/all.csv"
+  sort -t, -k1,1 -k10,10 -k3,3n -k16,16n "$tmp/all.csv"
 } > "$out/seeds.csv"
 {
   echo "## Seeds: perplexity at 1..32 x T0 = $T0 on the King James Bible (nonoverlapping), mean (min-max) over seeds"

@@ -2,6 +2,7 @@
 #include "args.h"
 #include "ckpt.h"
 #include "cli.h"
+#include "task_batch.h"
 
 #include <stdlib.h>
 
@@ -51,8 +52,9 @@ int cmd_info(int argc, char **argv) {
             printf("val             %s (%llu bytes, CRC-32 %08x)\n", r->val[0] ? r->val : "(path not recorded)",
                    (unsigned long long)r->val_bytes, r->val_crc);
         else if (r->task) printf("val             the last 5%% of the examples (at most 2000), answers scored\n");
-        if (r->task) printf("task examples   %s\n", r->pack ? "packed into rows of 4 x seq_len (train --pack)" : "one a row");
         else printf("val             the last 10%% of the data\n");
+        if (r->task && r->pack) printf("task examples   packed into rows of %d x seq_len (train --pack)\n", TASK_PACK_ROW);
+        else if (r->task) printf("task examples   one a row\n");
         printf("schedule        validation every %d steps on %ld tokens (0 = all), checkpoint every %d, log every %d%s\n",
                r->eval_every, r->val_tokens, r->ckpt_every, r->log_every, r->skip_nonfinite ? ", skip non-finite steps" : "");
     } else printf("data            not recorded (format v1, or not written by posgpt train)\n");

@@ -113,8 +113,8 @@ static void write_config(const char *path, const Run *r) {
     if (r->task) {
         fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : "(from the run)", r->tasks.set.max_total);
         if (ts->run.pack)
-            fprintf(f, "pack = yes (rows of %d x seq_len = %d bytes, at least %d examples a row)\n", TASK_PACK_ROW, row_len(r),
-                    row_len(r) / r->tasks.set.max_total);
+            fprintf(f, "pack = yes (rows of %d x seq_len = %d bytes; each but a shard's last holds %d examples at least)\n",
+                    TASK_PACK_ROW, row_len(r), row_len(r) / r->tasks.set.max_total);
         else fprintf(f, "pack = no\n");
         fprintf(f, "val = (the last %d examples)\n", r->tasks.set.n - r->tasks.ntrain);
     }
