@@ -95,18 +95,23 @@ static void test_positions(void) {
     free(p), free(q);
 }
 
+// a task file of n copy-like examples of lengths 1..maxlen in turn (maxlen <= 9), loaded into d
+static void tiny_tasks(TaskData *d, const char *tag, int n, int maxlen) {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/posgpt-%s-%d.txt", tag, (int)getpid());
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < n; i++) fprintf(f, "%d\t0\t%.*s>%.*s;\n", 1 + i % maxlen, 1 + i % maxlen, "abcdefghi", 1 + i % maxlen, "abcdefghi");
+    fclose(f);
+    taskdata_load(d, path);
+    remove(path);
+}
+
 // task training at random positions: each row's example gets as many sorted distinct draws
 // from [0, Lmax) as its own bytes, the padding after it the example's last position; the
 // draws cover [0, Lmax), not only the first T positions of a padded row
 static void test_task_positions(void) {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/posgpt-taskpos-%d.txt", (int)getpid());
-    FILE *f = fopen(path, "w");
-    for (int i = 0; i < 40; i++) fprintf(f, "%d\t0\t%.*s>%.*s;\n", 1 + i % 5, 1 + i % 5, "abcde", 1 + i % 5, "abcde");
-    fclose(f);
     TaskData d;
-    taskdata_load(&d, path);
-    remove(path);
+    tiny_tasks(&d, "taskpos", 40, 5);
     int B = 64, T = d.set.max_total, L = 200;
     int *tok = malloc(sizeof(int) * B * T), *tgt = malloc(sizeof(int) * B * T), *pos = malloc(sizeof(int) * B * T);
     Rng r;
@@ -182,14 +187,8 @@ static void test_pack(void) {
     for (int t = 0; t < T0; t++) pad_ok &= pg[t] == GPT_NO_TARGET && ps[t] == t && pp[t] == 0;
     check(pad_ok, "pack_rows: a batch of empty examples is one row of padding", "%d rows", rows);
 
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/posgpt-pack-%d.txt", (int)getpid());
-    FILE *f = fopen(path, "w");
-    for (int i = 0; i < 60; i++) fprintf(f, "%d\t0\t%.*s>%.*s;\n", 1 + i % 9, 1 + i % 9, "abcdefghi", 1 + i % 9, "abcdefghi");
-    fclose(f);
     TaskData d;
-    taskdata_load(&d, path);
-    remove(path);
+    tiny_tasks(&d, "pack", 60, 9);
     int B = 32, T = d.set.max_total, T3 = 3 * T;
     size_t n = (size_t)B * T3;
     int *tok = malloc(sizeof(int) * n), *tgt = malloc(sizeof(int) * n), *pos = malloc(sizeof(int) * n), *len = malloc(sizeof(int) * B);

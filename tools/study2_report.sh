@@ -26,18 +26,15 @@ seedfiles=()
 for f in "$out"/kjv-T"$T0"/*/seed*/eval.csv; do
   [ -s "$f" ] || continue
   s=$(basename "$(dirname "$(dirname "$f")")") k=$(basename "$(dirname "$f")")
-  nonover "$f" "$tmp/seeds-$s-$k.csv" "$s"
-  seedfiles+=("$tmp/seeds-$s-$k.csv")
-  # the csv of all seeds, with the seed
-  awk -F, -v OFS=, -v k="${k#seed}" 'NR > 1 { print $0, k }' "$tmp/seeds-$s-$k.csv"
-  # a model trained at random positions, tested at random positions too (Ruoss et al.'s
+  # and a model trained at random positions, tested at random positions too (Ruoss et al.'s
   # protocol; eval_random.csv): a row of its own in the tables, a dashed line in the figure
-  r=$(dirname "$f")/eval_random.csv
-  if [ -s "$r" ]; then
-    nonover "$r" "$tmp/seeds-$s-random-$k.csv" "$s"
-    seedfiles+=("$tmp/seeds-$s-random-$k.csv")
-    awk -F, -v OFS=, -v k="${k#seed}" 'NR > 1 { print $0, k }' "$tmp/seeds-$s-random-$k.csv"
-  fi
+  for e in eval eval_random; do
+    [ -s "$(dirname "$f")/$e.csv" ] || continue
+    nonover "$(dirname "$f")/$e.csv" "$tmp/seeds-$s-$e-$k.csv" "$s"
+    seedfiles+=("$tmp/seeds-$s-$e-$k.csv")
+    # the csv of all seeds, with the seed
+    awk -F, -v OFS=, -v k="${k#seed}" 'NR > 1 { print $0, k }' "$tmp/seeds-$s-$e-$k.csv"
+  done
 done > "$tmp/all.csv"
 {
   echo "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale,seed"

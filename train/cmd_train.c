@@ -446,7 +446,7 @@ static int compute_gradients(Run *r, Progress *pr, long step, const int *tok, co
     static long nan_step = -2; // fault injection for the tests: a NaN in the qkv_w gradient at this step
     if (nan_step == -2) nan_step = getenv("POSGPT_INJECT_NAN_STEP") ? atol(getenv("POSGPT_INJECT_NAN_STEP")) : -1;
     GPT *m = &r->m;
-    *loss = shards_gradient(&r->sh, m, r->ts.batch, r->m.cfg.T, tok, tgt, pos, r->task && r->ts.run.pack ? len : NULL);
+    *loss = shards_gradient(&r->sh, m, r->ts.batch, r->m.cfg.T, tok, tgt, pos, packed(r) ? len : NULL);
     if (step + 1 == nan_step) m->grads[m->offsets[P_QKVW]] = NAN;
     *norm = gpt_grad_norm(m);
     if (isfinite(*loss) && isfinite(*norm)) return 1;
@@ -487,15 +487,14 @@ static double validate(Run *r, Progress *pr) {
 
 // one row of log.csv (tokens/s over the interval since the previous row); 0, or -1 when the
 // write failed (r->log_err)
-static int log_row(Run *r, double loss, double val, double lr, double norm, long *log_step, double *log_t, double *log_tok,
-                   double t0) {
+static int log_row(Run *r, double loss, double val, double lr, double norm, double *log_t, double *log_tok, double t0) {
     double now = now_seconds(), tokens = r->tokens - *log_tok;
     *log_tok = r->tokens;
     double rate = tokens / (now - *log_t > 1e-9 ? now - *log_t : 1e-9);
     fprintf(r->logf, "%ld,%.6f,", r->ts.step, loss);
     if (!isnan(val)) fprintf(r->logf, "%.6f", val);
     fprintf(r->logf, ",%.6g,%.4f,%.0f,%.2f\n", lr, norm, rate, now - t0);
-    *log_step = r->ts.step, *log_t = now;
+    *log_t = now;
     if (!out_flush_check(r->logf)) return 0;
     r->log_err = errno;
     return -1;
@@ -521,7 +520,6 @@ static void train_loop(Run *r, Progress *pr) {
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int)), *len = xmalloc((size_t)B * sizeof(int));
     double ema_loss = NAN, log_t = now_seconds(), log_tok = 0;
-    long log_step = ts->step;
     while (ts->step < ts->steps) { // a signal ends the loop between steps, never inside one
         int sig = dist_max(g_stop);   // on any process: every process stops after the same step
         if (sig) {
@@ -545,7 +543,7 @@ static void train_loop(Run *r, Progress *pr) {
         if (pause && !r->lead) break;
         if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
         double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN;
-        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, loss, val, lr, norm, &log_step, &log_t, &log_tok, pr->t0))
+        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, loss, val, lr, norm, &log_t, &log_tok, pr->t0))
             break; // (an MPI run ends in finish: the log error stops every process)
         if (ts->step % a->ckpt_every == 0 || last) checkpoint(r, pr);
         progress_step(pr, ts->step, ema_loss, lr, val);
