@@ -74,6 +74,16 @@ grep -qx 'label alibi' "$tmp/training.stats" && grep -qx 'label myrun' "$tmp/tra
 render labels 800 500 --label A,B "$tmp/r1/log.csv" "$tmp/myrun/log.csv"
 grep -qx 'label A' "$tmp/labels.stats" && grep -qx 'label B' "$tmp/labels.stats" && ok "--label names the runs" \
   || bad "--label" "$(grep ^label "$tmp/labels.stats" | tr '\n' ' ')"
+# the same scheme trained at two lengths: the training length tells them apart, unless --label
+# names them (then the name is the whole label)
+grep '^flat' "$tmp/eval.csv" | grep nonoverlapping | sed 's/^flat,64,/flat,128,/' | { echo "$EH"; cat; } > "$tmp/eval_t128.csv"
+{ echo "$EH"; grep '^flat' "$tmp/eval.csv" | grep nonoverlapping; } > "$tmp/eval_t64.csv"
+render tlens 800 500 --kind ppl "$tmp/eval_t64.csv" "$tmp/eval_t128.csv"
+grep -qx 'label flat, trained at 64' "$tmp/tlens.stats" && grep -qx 'label flat, trained at 128' "$tmp/tlens.stats" \
+  && ok "training lengths tell one scheme's files apart" || bad "training-length labels" "$(grep ^label "$tmp/tlens.stats" | tr '\n' ' ')"
+render tlabels 800 500 --kind ppl --label short,long "$tmp/eval_t64.csv" "$tmp/eval_t128.csv"
+[ "$(grep ^label "$tmp/tlabels.stats" | tr '\n' ' ')" = "label short label long " ] \
+  && ok "--label is the whole name (no training length added)" || bad "--label with training lengths" "$(grep ^label "$tmp/tlabels.stats" | tr '\n' ' ')"
 # the default protocol is nonoverlapping; --protocol both keeps the two apart
 render both 800 500 --protocol both "$tmp/eval_tame.csv"
 [ "$(stat_of "$tmp/both.stats" series)" = 4 ] && [ "$(stat_of "$tmp/ppl.stats" series)" = 2 ] \

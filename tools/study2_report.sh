@@ -16,7 +16,7 @@ out=$1 T0=$2
 bin=${POSGPT:-./posgpt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-: > "$out/figures.txt"
+echo "# drawn by: tools/study2_report.sh $out $T0 (the plot commands below read the nonoverlapping rows of the CSVs, relabelled, which that script copies to a temporary folder)" > "$out/figures.txt"
 plot() { echo "./posgpt plot $(printf "%q " "$@")" >> "$out/figures.txt"; "$bin" plot "$@"; }
 # nonoverlapping rows of an eval CSV, with a new scheme label when $3 is given
 nonover() { awk -F, -v OFS=, -v lab="${3:-}" 'NR == 1 || $4 == "nonoverlapping" { if (NR > 1 && lab != "") $1 = lab; print }' "$1" > "$2"; }
@@ -78,9 +78,8 @@ fi
 
 # ---- training lengths (seed 1): one figure per scheme ----
 lfiles=()
-for d in "$out"/kjv-T*/; do
-  T=${d%/}; T=${T##*-T}
-  for f in "$d"*/seed1/eval.csv; do [ -s "$f" ] && lfiles+=("$f"); done
+for T in $(for d in "$out"/kjv-T*/; do d=${d%/}; echo "${d##*-T}"; done | sort -n); do # shortest first
+  for f in "$out/kjv-T$T"/*/seed1/eval.csv; do [ -s "$f" ] && lfiles+=("$f"); done
 done
 lsch=$(for f in "${lfiles[@]}"; do echo "$f"; done | awk -F/ '{ print $(NF - 2) }' | sort | uniq -c | awk '$1 > 1 { print $2 }')
 {
@@ -137,8 +136,16 @@ if ls "$base"/ft-T*/eval.csv > /dev/null 2>&1; then
     done
     echo
   } >> "$out/table.md"
-  fsel=("$tmp/ft-base.csv"); for f in "${ffiles[@]}"; do case $f in *ft-T*) fsel+=("$f") ;; esac; done
-  plot --kind ppl --out "$out/finetune.png" --title "RoPE fine-tuned at 2x and 4x its training length ($T0), by extension method" "${fsel[@]}"
+  # the figure: the base model and the fine-tunes, named by hand (the table's names), on a log y
+  # axis: the close race within the fine-tuned lengths and the climb beyond them both show
+  fsel=("$tmp/ft-base.csv") flab="rope at $T0 (no fine-tune)"
+  for f in "${ffiles[@]}"; do
+    case $f in *ft-T*) fsel+=("$f") flab="$flab,$(awk -F, 'NR == 2 { sub(/ fine-tuned$/, "", $1); print $1 " fine-tuned at " $2 }' "$f")" ;; esac
+  done
+  ftset=$(ls "$base"/ft-T*/settings.txt 2> /dev/null | head -1) ftsteps=
+  [ -n "$ftset" ] && ftsteps=$(sed -n 's/^steps \([0-9]*\);.*/\1 steps/p' "$ftset")
+  plot --kind ppl --ylog --label "$flab" --out "$out/finetune.png" \
+    --title "RoPE trained at $T0, fine-tuned${ftsteps:+ $ftsteps} at 2x and 4x its length, by extension method" "${fsel[@]}"
 fi
 
 # ---- the second corpus: the ordering at 16x ----

@@ -57,7 +57,7 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
         {"metric", ARG_STR, &a->q.metric, "kinds ppl, offset: the y value: ppl | loss | bpc"},
         {"protocol", ARG_STR, &a->q.protocol, "nonoverlapping | sliding | both; auto: nonoverlapping if present, else sliding"},
         {"positions", ARG_STR, &a->q.positions, "kind ppl: contiguous | random | all"},
-        {"label", ARG_STR, &labels, "comma-separated names, one per file, replacing the scheme/run names"},
+        {"label", ARG_STR, &labels, "comma-separated names, one per file, replacing the scheme/run names (and the training length a name would carry)"},
         {"seeds", ARG_FLAG, &a->q.seeds, "kinds ppl, offset: files that give one series the same point are seeds of one run: draw "
                                          "their mean, with a band from the lowest to the highest (kind accuracy always does)"},
         {"ylog", ARG_FLAG, &a->q.ylog, "logarithmic y axis (shows every point; no clipping)"},

@@ -245,7 +245,8 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
         if (vary_pos && strcmp(w->positions, "contiguous") && o < 150) // contiguous is the default: not repeated on every label
             o += snprintf(key + o, sizeof key - o, ", %s positions", w->positions);
         if (vary_off && w->offset && o < 150) o += snprintf(key + o, sizeof key - o, ", offset %d", w->offset);
-        if (vary_tl && o < 150) o += snprintf(key + o, sizeof key - o, ", trained at %d", w->train_len);
+        if (vary_tl && !q->labels && o < 150) // a --label names its series whole
+            o += snprintf(key + o, sizeof key - o, ", trained at %d", w->train_len);
         if (vary_el && o < 150) o += snprintf(key + o, sizeof key - o, ", L = %d", w->eval_len);
         if (vary_proto && o < 150) o += snprintf(key + o, sizeof key - o, ", %s", w->protocol);
         char full[170];
