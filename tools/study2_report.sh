@@ -16,8 +16,8 @@ out=$1 T0=$2
 bin=${POSGPT:-./posgpt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "# drawn by: tools/study2_report.sh $out $T0 (the plot commands below read the nonoverlapping rows of the CSVs, relabelled, which that script copies to a temporary folder)" > "$out/figures.txt"
-plot() { echo "./posgpt plot $(printf "%q " "$@")" >> "$out/figures.txt"; "$bin" plot "$@"; }
+echo "# drawn by: tools/study2_report.sh $out $T0 (the plot commands below read the nonoverlapping rows of the CSVs, relabelled, which that script copies to a temporary folder, \$TMP)" > "$out/figures.txt"
+plot() { echo "./posgpt plot $(printf "%q " "$@" | sed "s|$tmp/|\$TMP/|g")" >> "$out/figures.txt"; "$bin" plot "$@"; }
 # nonoverlapping rows of an eval CSV, with a new scheme label when $3 is given
 nonover() { awk -F, -v OFS=, -v lab="${3:-}" 'NR == 1 || $4 == "nonoverlapping" { if (NR > 1 && lab != "") $1 = lab; print }' "$1" > "$2"; }
 
