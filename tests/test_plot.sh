@@ -145,6 +145,10 @@ $BIN plot --out "$tmp/crowd.png" --stats "$tmp/crowd.csv" 2>/dev/null > "$tmp/bo
 m=$(stat_of "$tmp/both.stats" clip_marks); b=$(stat_of "$tmp/both.stats" clip_beside); l=$(stat_of "$tmp/both.stats" clip_listed)
 [ -n "$m" ] && [ "$m" -gt 0 ] && [ "$l" -gt 0 ] && [ $((b + l)) = "$m" ] && ok "clipped values: $m marks, $b labelled beside, $l listed in the box, none dropped" \
   || bad "clipped values" "marks $m, beside $b, listed $l"
+# the box of listed values covers no data: a flat series runs along the bottom, where the box
+# used to go, and there is room above it
+w=$(stat_of "$tmp/both.stats" clip_box)
+[ "$w" = "in the plot" ] && ok "the box of listed values sits where it covers no data ($w)" || bad "clip box" "placed: '$w'"
 
 # SVG: the same chart as vectors, text as text; a well-formed document (every group closed,
 # clip paths defined before use), a polyline per series, the labels readable as text

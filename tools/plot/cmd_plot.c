@@ -292,8 +292,9 @@ static void print_stats(const PlotArgs *a, const SeriesSet *ss, const YClip *yc,
     printf("data_range %g %g\ny_axis %g %g\n", yc->dmin, yc->dmax, st->ylo, st->yhi);
     if (yc->clip) printf("clip %g\n", yc->top);
     else printf("clip none\n");
-    printf("above %d\nclip_marks %d\nclip_beside %d\nclip_listed %d\nlegend %s\nink %ld\nfont %s\n", yc->nabove, st->clipped,
-           st->clip_beside, st->clip_listed, st->legend_at ? st->legend_at : "none", st->ink, font_path(font));
+    printf("above %d\nclip_marks %d\nclip_beside %d\nclip_listed %d\nclip_box %s\nlegend %s\nink %ld\nfont %s\n", yc->nabove,
+           st->clipped, st->clip_beside, st->clip_listed, st->clip_box ? st->clip_box : "none", st->legend_at ? st->legend_at : "none",
+           st->ink, font_path(font));
     for (int i = 0; i < fg->ncs; i++)
         if (fg->cs[i].label) printf("label %s\n", fg->cs[i].label);
     for (int i = 0; i < ss->n; i++) printf("style %d %d %d %s\n", ss->s[i].color, ss->s[i].marker, ss->s[i].dash, ss->s[i].label);
