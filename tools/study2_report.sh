@@ -136,7 +136,7 @@ if ls "$base"/ft-T*/eval.csv > /dev/null 2>&1; then
     done
     echo
   } >> "$out/table.md"
-  # the figure: the base model and the fine-tunes, named by hand (the table's names), on a log y
+  # the figure: the base model and the fine-tunes, with the table's names (--label), on a log y
   # axis: the close race within the fine-tuned lengths and the climb beyond them both show
   fsel=("$tmp/ft-base.csv") flab="rope at $T0 (no fine-tune)"
   for f in "${ffiles[@]}"; do
