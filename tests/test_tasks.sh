@@ -171,6 +171,7 @@ for s in nope t5 alibi rope sinusoidal randomized; do
   fake sum $s 1 0.1                  # all at chance
 done
 fake copy nope 2 0.4                 # nope's seeds: 0.6 and 0.4, mean 0.5: tied with t5
+for k in 1 2; do echo "train_s=120 eval_s=60" > "$rep/copy/nope/seed$k/time.txt"; done # sum's runs are untimed
 tools/tasks_report.sh "$rep" > /dev/null 2> "$tmp/rep.err" && ok "tasks_report on made-up CSVs exits 0" || bad "tasks_report" "$(cat "$tmp/rep.err")"
 row() { awk -v title="$1" -v s="$2" 'index($0, title) == 1 { on = 1 } on && index($0, "| " s " |") == 1 { print; exit }' "$rep/table.md"; }
 r=$(row "Kazemnejad et al.'s five schemes and randomized positions, on the tasks all" nope)
@@ -185,6 +186,9 @@ grep -q "| nope | 2 | 1.00 (1.00-1.00) | 0.50 (0.40-0.60) |" "$rep/table.md" && 
 r=$(row "At a glance" nope); r2=$(row "At a glance" t5)
 [ "$r" = "| nope | 1.00 / 0.50 | 1.00 / 0.10 |" ] && [ "$r2" = "| t5 | 1.00 / 0.50 | 1.00 / 0.10 |" ] \
   && ok "at a glance: 1x / beyond per scheme and task (nope's seeds 0.6 and 0.4 give 0.50)" || bad "at a glance" "got '$r' and '$r2'"
+grep -qx "| copy | 2 | 4.0 | 2.0 | 0.05 |" "$rep/table.md" && grep -qx "| sum | 0 | 0.0 | 0.0 | 0.00 |" "$rep/table.md" \
+  && grep -qx "| all | 2 | 4.0 | 2.0 | 0.05 |" "$rep/table.md" && ok "run time per task: the time.txt sums, half of them two at a time" \
+  || bad "run time per task" "$(grep -A5 '^| task | runs timed' "$rep/table.md")"
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

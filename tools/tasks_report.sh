@@ -4,7 +4,8 @@
 # anything).
 #   tools/tasks_report.sh [DIR]      (default runs/tasks)
 # Writes DIR/table.md (accuracy per task and scheme, in and beyond the training lengths: the
-# mean over seeds and the min-max; the same at a glance, every task in a row; the ranking by mean rank over tasks), DIR/acc.csv (every
+# mean over seeds and the min-max; the same at a glance, every task in a row; the ranking by mean
+# rank over tasks; the run time per task), DIR/acc.csv (every
 # row with its seed), DIR/<task>.png (accuracy versus length, a band across seeds) and
 # DIR/figures.txt (the commands that drew them).
 set -euo pipefail
@@ -124,6 +125,20 @@ awk -F, -v order="$order" -v tasks="$tasks" '
         else line = line " |" }
       if (c) print line sprintf(" %.2f | %.2f |", sum / c, rr / c) }
   }' "$dir/acc.csv" > "$dir/table.md.part"
+# the run time per task, from each run's time.txt (train_s=.. eval_s=..)
+{
+  echo
+  echo "Run time per task: the sum of the runs' time.txt (a run resumed after an interruption counts only its time after the resumption), and half of it, the wall time two runs at a time"
+  echo
+  echo "| task | runs timed | training, min | evaluation, min | two at a time, h |"
+  echo "|---|---|---|---|---|"
+  for t in $tasks; do
+    for f in "$dir/$t"/*/seed*/time.txt; do if [ -s "$f" ]; then cat "$f"; fi; done |
+      awk -F'[= ]' -v t="$t" '{ a += $2; b += $4; n++ } END { printf "| %s | %d | %.1f | %.1f | %.2f |\n", t, n, a / 60, b / 60, (a + b) / 7200 }'
+  done
+  for f in "$dir"/*/*/seed*/time.txt; do if [ -s "$f" ]; then cat "$f"; fi; done |
+    awk -F'[= ]' '{ a += $2; b += $4; n++ } END { printf "| all | %d | %.1f | %.1f | %.2f |\n", n, a / 60, b / 60, (a + b) / 7200 }'
+} >> "$dir/table.md.part"
 mv "$dir/table.md.part" "$dir/table.md"
 cat "$dir/table.md"
 
