@@ -49,5 +49,18 @@ for s in $schemes; do
 done
 [ -z "$nofile" ] && ok "every registered scheme has its file in model/pos/ ($(echo $schemes | wc -w) schemes)" \
   || bad "scheme files" "no model/pos/NAME.c for:$nofile"
+
+# every script in tools/ answers --help with its header and exit 0, at once, doing nothing else
+# (bench_lib.sh is sourced, not run); a script that started its work would not end in 10 s
+nohelp=""
+for f in tools/*.sh; do
+  [ "$f" = tools/bench_lib.sh ] && continue
+  n=$(basename "$f")
+  if out=$(timeout 10 bash "$f" --help < /dev/null 2>&1); then
+    case $out in "$n - "*) continue ;; esac
+  fi
+  nohelp="$nohelp $n"
+done
+[ -z "$nohelp" ] && ok "every tools/*.sh answers --help with its header, exit 0" || bad "--help" "no header or not exit 0:$nohelp"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -19,6 +19,7 @@
 # ratio is the median of the rounds' ratios, each taken between runs made one after the
 # other, so a slow spell of a shared machine hits both sides of a ratio.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 B=build/bench
 [ -x $B ] || make --no-print-directory $B

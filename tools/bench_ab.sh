@@ -6,6 +6,7 @@
 #   tools/bench_ab.sh BASE        (SCHEMES="alibi rope", ROUNDS=3, OMP_NUM_THREADS=2 to change)
 # The base is built in a worktree (build/bench-base, tools/base_build.sh).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 base=${1:?usage: tools/bench_ab.sh BASE-COMMIT}
 schemes=${SCHEMES:-"alibi rope t5 kerple-power fire cope xpos"}

@@ -19,6 +19,7 @@
 #     Ethernet between hosts (50 us, 1.25 GB/s). A projection, not a measurement.
 # Environment: STEPS (30), ROUNDS (3).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 command -v mpirun > /dev/null || { echo "bench_mpi: needs OpenMPI (tools/deps.sh mpi)" >&2; exit 1; }
 make --no-print-directory posgpt > /dev/null

@@ -10,6 +10,7 @@
 # check and ends with "N passed, N failed"; exit status 0 only if every check passed.
 # About 5 minutes on 2 cores.
 set -uo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 bin=${POSGPT:-./posgpt}
 data=${DATA:-data/kjv.txt}

@@ -10,6 +10,7 @@
 # Outputs in OUTDIR: <scheme>/{config.txt,log.csv,eval.csv,train.txt}, eval.csv, summary.txt,
 # ppl_vs_length.png, command.txt, demo.log (everything the runs printed).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 out=${1:-build/demo}
 [ -s data/kjv.txt ] || make --no-print-directory data/kjv.txt

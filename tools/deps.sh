@@ -9,6 +9,7 @@
 # (several of these words may be given)
 # Without root it prints the apt-get command to run instead of installing.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 need=()
 [ -f /usr/include/x86_64-linux-gnu/openblas-openmp/cblas.h ] || need+=(libopenblas-openmp-dev)
 [ -f /usr/include/stb/stb_image_write.h ] || need+=(libstb-dev)

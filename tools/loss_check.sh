@@ -11,6 +11,7 @@
 # THREADS=N to change); the runs go one after the other, never side by side. SCHEMES="a b"
 # checks only those.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 base=${1:-124b54b}
 threads=${THREADS:-2}

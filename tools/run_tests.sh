@@ -3,6 +3,7 @@
 # PASS/FAIL lines, and end with "N passed, N failed". A test that exits non-zero without
 # printing a FAIL line (a crash) counts as one failure. Exit status: 0 only if nothing failed.
 set -u
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 # OpenMP threads that wait asleep, not spinning: on a machine busy with other work a spinning
 # thread burns the slice its partner needs, and the many small parallel regions of the

@@ -17,6 +17,7 @@
 # processes, which may be on several hosts (tools/sweep.sh; JOBS=N runs N at once on this
 # machine, default 1: each training uses every core).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 quick=0 one=""

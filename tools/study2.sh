@@ -28,6 +28,7 @@
 # POSGPT=binary to pin a copy; JOBS=N runs at once (default 2, one thread each); RANKS=N
 # spreads the runs over MPI processes (tools/sweep.sh).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 all_schemes="sinusoidal learned t5 alibi rope nope randomized kerple-log kerple-power sandwich xpos fire cope shaw xl"

@@ -10,6 +10,7 @@
 # second corpus), ppl_seeds.png (mean with a min-max band), lengths_SCHEME.png (one curve per
 # training length, Press et al. 2022 Fig. 1), finetune.png, and figures.txt (the commands).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 [ $# -eq 2 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
 out=$1 T0=$2

@@ -9,6 +9,7 @@
 # T5, ALiBi and RoPE), loss_by_position.png, rope_extension.png, offset.png, training.png,
 # and figures.txt (the commands, as run).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 [ $# -eq 4 ] || { sed -n '2,10p' "$0"; exit 2; }
 out=$1 T=$2 STEPS=$3 BATCH=$4

@@ -22,6 +22,7 @@
 # which may be on several hosts (MPIRUN="mpirun --hostfile hosts ..."; tools/sweep.sh).
 # Settings and why: README "Algorithmic tasks".
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 

@@ -9,6 +9,7 @@
 # row with its seed), DIR/<task>.png (accuracy versus length, a band across seeds) and
 # DIR/figures.txt (the commands that drew them).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 dir=${1:-runs/tasks}
 bin=${POSGPT:-./posgpt}

@@ -8,6 +8,7 @@
 # output says so. Each kernel's suite prints its own tally; the last line adds them up:
 # "N passed, N failed". Exit status: 0 only if nothing failed and at least one kernel ran.
 set -u
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
 has() { for f in "$@"; do case "$flags" in *" $f "*) ;; *) return 1;; esac; done; }

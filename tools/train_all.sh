@@ -10,6 +10,7 @@
 # SCHEMES="alibi rope" limits the schemes; randomized models are evaluated with contiguous
 # and with random positions.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 [ $# -ge 3 ] || { sed -n '2,12p' "$0"; exit 2; }
 out=$1 data=$2 mults=$3; shift 3
 here=$(cd "$(dirname "$0")/.." && pwd)

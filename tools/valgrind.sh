@@ -3,6 +3,7 @@
 # Fails on any invalid read/write, use of uninitialised memory, or definite/indirect leak.
 # (OpenMP's and OpenBLAS's thread pools stay allocated until exit: "still reachable", not errors.)
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
 # valgrind 3.19 cannot run AVX-512 code: a portable build (no -march=native) of our code,
