@@ -84,6 +84,10 @@ grep -qx 'label flat, trained at 64' "$tmp/tlens.stats" && grep -qx 'label flat,
 render tlabels 800 500 --kind ppl --label short,long "$tmp/eval_t64.csv" "$tmp/eval_t128.csv"
 [ "$(grep ^label "$tmp/tlabels.stats" | tr '\n' ' ')" = "label short label long " ] \
   && ok "--label is the whole name (no training length added)" || bad "--label with training lengths" "$(grep ^label "$tmp/tlabels.stats" | tr '\n' ' ')"
+# ... unless one label covers two training lengths: then they stay two series, each with its length
+render tsame 800 500 --kind ppl --label x,x "$tmp/eval_t64.csv" "$tmp/eval_t128.csv"
+[ "$(grep ^label "$tmp/tsame.stats" | tr '\n' ' ')" = "label x, trained at 64 label x, trained at 128 " ] \
+  && ok "one --label over two training lengths: two series, each with its length" || bad "--label x,x" "$(grep ^label "$tmp/tsame.stats" | tr '\n' ' ')"
 # the default protocol is nonoverlapping; --protocol both keeps the two apart
 render both 800 500 --protocol both "$tmp/eval_tame.csv"
 [ "$(stat_of "$tmp/both.stats" series)" = 4 ] && [ "$(stat_of "$tmp/ppl.stats" series)" = 2 ] \

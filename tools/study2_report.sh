@@ -79,7 +79,7 @@ fi
 
 # ---- training lengths (seed 1): one figure per scheme ----
 lfiles=()
-for T in $(for d in "$out"/kjv-T*/; do d=${d%/}; echo "${d##*-T}"; done | sort -n); do # shortest first
+for T in $(for d in "$out"/kjv-T*/; do [ -d "$d" ] || continue; d=${d%/}; echo "${d##*-T}"; done | sort -n); do # shortest first
   for f in "$out/kjv-T$T"/*/seed1/eval.csv; do [ -s "$f" ] && lfiles+=("$f"); done
 done
 lsch=$(for f in "${lfiles[@]}"; do echo "$f"; done | awk -F/ '{ print $(NF - 2) }' | sort | uniq -c | awk '$1 > 1 { print $2 }')
@@ -143,7 +143,7 @@ if ls "$base"/ft-T*/eval.csv > /dev/null 2>&1; then
   for f in "${ffiles[@]}"; do
     case $f in *ft-T*) fsel+=("$f") flab="$flab,$(awk -F, 'NR == 2 { sub(/ fine-tuned$/, "", $1); print $1 " fine-tuned at " $2 }' "$f")" ;; esac
   done
-  ftset=$(ls "$base"/ft-T*/settings.txt 2> /dev/null | head -1) ftsteps=
+  ftset=$(ls "$base"/ft-T*/settings.txt 2> /dev/null | head -1 || true) ftsteps=
   [ -n "$ftset" ] && ftsteps=$(sed -n 's/^steps \([0-9]*\);.*/\1 steps/p' "$ftset")
   plot --kind ppl --ylog --label "$flab" --out "$out/finetune.png" \
     --title "RoPE trained at $T0, fine-tuned${ftsteps:+ $ftsteps} at 2x and 4x its length, by extension method" "${fsel[@]}"

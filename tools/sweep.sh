@@ -19,6 +19,7 @@
 # sweep resumes where it stopped), and write where every host sees it (a shared filesystem).
 # A failed job does not stop the others; the sweep lists the failures at the end and exits 1.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 if [ $# -lt 2 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
   [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; exit $((2 * ($? != 0)))

@@ -137,7 +137,7 @@ awk -F, -v order="$order" -v tasks="$tasks" '
     for f in "$dir/$t"/*/seed*/time.txt; do if [ -s "$f" ]; then cat "$f"; fi; done |
       awk -F'[= ]' -v t="$t" '{ a += $2; b += $4; n++ } END { printf "| %s | %d | %.1f | %.1f | %.2f |\n", t, n, a / 60, b / 60, (a + b) / 7200 }'
   done
-  for f in "$dir"/*/*/seed*/time.txt; do if [ -s "$f" ]; then cat "$f"; fi; done |
+  for t in $tasks; do for f in "$dir/$t"/*/seed*/time.txt; do if [ -s "$f" ]; then cat "$f"; fi; done; done |
     awk -F'[= ]' '{ a += $2; b += $4; n++ } END { printf "| all | %d | %.1f | %.1f | %.2f |\n", n, a / 60, b / 60, (a + b) / 7200 }'
 } >> "$dir/table.md.part"
 mv "$dir/table.md.part" "$dir/table.md"

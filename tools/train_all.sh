@@ -11,7 +11,7 @@
 # and with random positions.
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
-[ $# -ge 3 ] || { sed -n '2,12p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,11p' "$0"; exit 2; }
 out=$1 data=$2 mults=$3; shift 3
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${POSGPT:-$here/posgpt} # POSGPT=/path/copy keeps a long sweep on one binary while you rebuild

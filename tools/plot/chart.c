@@ -517,24 +517,26 @@ static void draw_clip_marks(Canvas *c, const Font *f, const Chart *ch, Plan *p, 
         float colw = bw + fz;
         bw = colw * ncol - fz;
         float bh = lh * (nrow + 1) + fz * 0.6f, bx = L + 14 * s, by0 = B - 14 * s - bh;
-        // where the box goes: the lowest, then leftmost, free spot in the plot (below the clip
-        // row and its labels); else beneath a legend that sits outside on the right; else over
-        // the data at the bottom left (ChartStats says which)
+        // where the box goes: the lowest, then leftmost, spot in the plot (below the clip row and
+        // its labels) that no line, marker, label or legend touches (seed bands are not counted);
+        // else beneath a legend that sits outside on the right; else over the data at the bottom
+        // left (ChartStats says which)
         float ytop = T + 2 * s + 1.6f * mr * 1.25f + fs_tick * 2.4f;
         st->clip_box = "over the data";
         for (float y = by0; y >= ytop && !strcmp(st->clip_box, "over the data"); y -= (B - T) / 32)
             for (float x = L + 14 * s; x + bw + fz <= R - 14 * s; x += (R - L) / 32) {
                 Box b = {x, y, x + bw + fz, y + bh};
-                int hit = obs_hits(&p->ob, b) || (nleg && box_overlap(b, p->legend));
+                Box lg = {p->legend.x0 - 6 * s, p->legend.y0 - 6 * s, p->legend.x1 + 6 * s, p->legend.y1 + 6 * s};
+                int hit = obs_hits(&p->ob, b) || (nleg && box_overlap(b, lg));
                 for (int q = 0; q < nplaced && !hit; q++) hit = box_overlap(b, placed[q]);
                 if (!hit) {
                     bx = x, by0 = y, st->clip_box = "in the plot";
                     break;
                 }
             }
-        if (!strcmp(st->clip_box, "over the data") && nleg && p->legend.x0 > R && p->legend.x0 + bw + fz <= c->w - 4 &&
-            p->legend.y1 + 14 * s + bh <= B) {
-            bx = p->legend.x0, by0 = p->legend.y1 + 14 * s, st->clip_box = "beneath the legend";
+        float ux = fminf(p->legend.x0, c->w - 4 - bw - fz); // beneath the legend, moved left if wider
+        if (!strcmp(st->clip_box, "over the data") && nleg && p->legend.x0 > R && ux > R + 4 && p->legend.y1 + 14 * s + bh <= B) {
+            bx = ux, by0 = p->legend.y1 + 14 * s, st->clip_box = "beneath the legend";
             canvas_clip(c, 0, 0, c->w, c->h);
         }
         draw_rect(c, bx, by0, bx + bw + fz, by0 + bh, (Rgb){0xcc, 0xcc, 0xcc}, 1);

@@ -44,7 +44,7 @@ typedef struct {
     int clipped;          // points drawn as clipped triangles
     int clip_beside;      // of those, values written beside their mark
     int clip_listed;      // and values listed in the "above the axis" box (no room beside the mark)
-    const char *clip_box; // where that box is: "in the plot" (covering no data), "beneath the legend", "over the data"
+    const char *clip_box; // where that box is: "in the plot" (touching no line, marker or label), "beneath the legend", "over the data"
     int legend_outside;   // 1: no free corner inside the plot, the legend is on the right
     const char *legend_at;
     long ink;             // non-background pixels

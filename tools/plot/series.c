@@ -234,6 +234,20 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
     }
     if (q->kind == KIND_PPL) vary_el = 0;    // eval_len is the x axis
     if (q->kind == KIND_OFFSET) vary_off = 0; // pos_offset is the x axis
+    // a --label names its series whole, unless one name covers several training lengths:
+    // then each keeps its length, as without labels (never two models drawn as one line)
+    char(*tl_name)[96] = NULL;
+    int *tl_first = NULL, *tl_multi = NULL, ntl = 0;
+    if (vary_tl && q->labels) {
+        tl_name = xmalloc((size_t)rs->n * sizeof *tl_name), tl_first = xmalloc((size_t)rs->n * sizeof(int));
+        tl_multi = xmalloc((size_t)rs->n * sizeof(int));
+        for (int i = 0; i < rs->n; i++) {
+            int k = 0;
+            while (k < ntl && strcmp(tl_name[k], rs->r[i].name)) k++;
+            if (k == ntl) snprintf(tl_name[ntl], sizeof tl_name[ntl], "%s", rs->r[i].name), tl_first[ntl] = rs->r[i].train_len, tl_multi[ntl++] = 0;
+            else tl_multi[k] |= rs->r[i].train_len != tl_first[k];
+        }
+    }
     // series in the order of their first row in the files; a colour per name
     Series *se = NULL;
     int ns = 0, scap = 0, nnames = 0;
@@ -245,8 +259,13 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
         if (vary_pos && strcmp(w->positions, "contiguous") && o < 150) // contiguous is the default: not repeated on every label
             o += snprintf(key + o, sizeof key - o, ", %s positions", w->positions);
         if (vary_off && w->offset && o < 150) o += snprintf(key + o, sizeof key - o, ", offset %d", w->offset);
-        if (vary_tl && !q->labels && o < 150) // a --label names its series whole
-            o += snprintf(key + o, sizeof key - o, ", trained at %d", w->train_len);
+        int tl_suffix = vary_tl;
+        if (vary_tl && q->labels) {
+            int k = 0;
+            while (k < ntl && strcmp(tl_name[k], w->name)) k++;
+            tl_suffix = k < ntl && tl_multi[k];
+        }
+        if (tl_suffix && o < 150) o += snprintf(key + o, sizeof key - o, ", trained at %d", w->train_len);
         if (vary_el && o < 150) o += snprintf(key + o, sizeof key - o, ", L = %d", w->eval_len);
         if (vary_proto && o < 150) o += snprintf(key + o, sizeof key - o, ", %s", w->protocol);
         char full[170];
@@ -317,7 +336,7 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
     for (int i = 0; i < ns; i++)
         for (int j = 0; j < ns && q->kind == KIND_TRAINING; j++)
             if (se[i].role == 0 && se[j].role == 1 && se[j].name_id == se[i].name_id) se[i].light = 1;
-    free(name_of);
+    free(name_of), free(tl_name), free(tl_first), free(tl_multi);
     ss->s = se, ss->n = ns;
     if (q->kind == KIND_ACCURACY || (q->seeds && (q->kind == KIND_PPL || q->kind == KIND_OFFSET)))
         for (int i = 0; i < ns; i++) seeds_band(&se[i], q->kind == KIND_ACCURACY);
