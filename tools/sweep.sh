@@ -20,9 +20,9 @@
 # A failed job does not stop the others; the sweep lists the failures at the end and exits 1.
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
-if [ $# -lt 2 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
+if [ $# -lt 2 ]; then # (--help is answered above)
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; exit $((2 * ($? != 0)))
+  exit 2
 fi
 list=$1; shift
 [ -r "$list" ] || { echo "sweep.sh: cannot read the list '$list'" >&2; exit 2; }

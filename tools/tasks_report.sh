@@ -133,12 +133,12 @@ awk -F, -v order="$order" -v tasks="$tasks" '
   echo
   echo "| task | runs timed | training, min | evaluation, min | two at a time, h |"
   echo "|---|---|---|---|---|"
-  for t in $tasks; do
-    for f in "$dir/$t"/*/seed*/time.txt; do if [ -s "$f" ]; then cat "$f"; fi; done |
-      awk -F'[= ]' -v t="$t" '{ a += $2; b += $4; n++ } END { printf "| %s | %d | %.1f | %.1f | %.2f |\n", t, n, a / 60, b / 60, (a + b) / 7200 }'
-  done
-  for t in $tasks; do for f in "$dir/$t"/*/seed*/time.txt; do if [ -s "$f" ]; then cat "$f"; fi; done; done |
-    awk -F'[= ]' '{ a += $2; b += $4; n++ } END { printf "| all | %d | %.1f | %.1f | %.2f |\n", n, a / 60, b / 60, (a + b) / 7200 }'
+  # one pass over the files: "TASK train_s=.. eval_s=.." lines; a row per task (0 when untimed), then the total
+  for t in $tasks; do for f in "$dir/$t"/*/seed*/time.txt; do if [ -s "$f" ]; then echo "$t $(cat "$f")"; fi; done; done |
+    awk -F'[= ]' -v tasks="$tasks" 'function row(t, n, a, b) { printf "| %s | %d | %.1f | %.1f | %.2f |\n", t, n, a / 60, b / 60, (a + b) / 7200 }
+      { a[$1] += $3; b[$1] += $5; n[$1]++ }
+      END { k = split(tasks, T, " "); for (i = 1; i <= k; i++) { t = T[i]; row(t, n[t], a[t], b[t]); A += a[t]; B += b[t]; N += n[t] }
+            row("all", N, A, B) }'
 } >> "$dir/table.md.part"
 mv "$dir/table.md.part" "$dir/table.md"
 cat "$dir/table.md"

@@ -523,10 +523,10 @@ static void draw_clip_marks(Canvas *c, const Font *f, const Chart *ch, Plan *p, 
         // left (ChartStats says which)
         float ytop = T + 2 * s + 1.6f * mr * 1.25f + fs_tick * 2.4f;
         st->clip_box = "over the data";
+        Box lg = {p->legend.x0 - 6 * s, p->legend.y0 - 6 * s, p->legend.x1 + 6 * s, p->legend.y1 + 6 * s};
         for (float y = by0; y >= ytop && !strcmp(st->clip_box, "over the data"); y -= (B - T) / 32)
             for (float x = L + 14 * s; x + bw + fz <= R - 14 * s; x += (R - L) / 32) {
                 Box b = {x, y, x + bw + fz, y + bh};
-                Box lg = {p->legend.x0 - 6 * s, p->legend.y0 - 6 * s, p->legend.x1 + 6 * s, p->legend.y1 + 6 * s};
                 int hit = obs_hits(&p->ob, b) || (nleg && box_overlap(b, lg));
                 for (int q = 0; q < nplaced && !hit; q++) hit = box_overlap(b, placed[q]);
                 if (!hit) {
