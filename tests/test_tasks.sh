@@ -190,5 +190,20 @@ grep -qx "| copy | 2 | 4.0 | 2.0 | 0.05 |" "$rep/table.md" && grep -qx "| sum | 
   && grep -qx "| all | 2 | 4.0 | 2.0 | 0.05 |" "$rep/table.md" && ok "run time per task: the time.txt sums, half of them two at a time" \
   || bad "run time per task" "$(grep -A5 '^| task | runs timed' "$rep/table.md")"
 
+# tools/tasks_report.sh --compare: a second made-up study; copy nope's seeds 0.7 and 0.8 beyond L lie
+# above the first study's 0.4 and 0.6 (no overlap), t5's 0.5 touches the first's 0.5 (overlap);
+# xl ran only in the second and is left out
+rep1=$rep rep=$tmp/rep2
+fake copy nope 1 0.7; fake copy nope 2 0.8; fake copy t5 1 0.5; fake copy xl 1 0.9
+tools/tasks_report.sh "$rep" > /dev/null 2> "$tmp/rep.err" || bad "tasks_report on the second study" "$(cat "$tmp/rep.err")"
+tools/tasks_report.sh --compare "$rep1" "$rep" > "$tmp/cmp.md" 2> "$tmp/rep.err"
+grep -qxF "| copy | nope | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | yes | 0.50 (0.40-0.60) | 0.75 (0.70-0.80) | no |" "$tmp/cmp.md" \
+  && grep -qxF "| copy | t5 | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | yes | 0.50 (0.50-0.50) | 0.50 (0.50-0.50) | yes |" "$tmp/cmp.md" \
+  && ! grep -q "| xl |" "$tmp/cmp.md" \
+  && grep -qxF "The seed ranges overlap for 2 of 2 task and scheme pairs in the training lengths and 1 of 2 beyond them." "$tmp/cmp.md" \
+  && ok "tasks_report --compare: means and ranges of both studies, overlap per pair, the count" || bad "tasks_report --compare" "$(cat "$tmp/cmp.md" "$tmp/rep.err")"
+tools/tasks_report.sh --compare "$rep1" "$tmp/nothing" > /dev/null 2> "$tmp/rep.err"; rc=$?
+[ $rc = 1 ] && grep -q "no $tmp/nothing/acc.csv" "$tmp/rep.err" && ok "tasks_report --compare: a folder without acc.csv is refused" || bad "compare refusal" "rc $rc: $(cat "$tmp/rep.err")"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

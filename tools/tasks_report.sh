@@ -3,6 +3,12 @@
 # tools/tasks.sh left in DIR/<task>/<scheme>/seed<k>/acc.csv (it redraws them without running
 # anything).
 #   tools/tasks_report.sh [DIR]      (default runs/tasks)
+#   tools/tasks_report.sh --compare DIR OTHER
+#                                    the two studies side by side (e.g. packed against one example
+#                                    a row), on standard output: per task and scheme run in both,
+#                                    the accuracy in and beyond the training lengths, mean and
+#                                    min-max over seeds, and whether the two seed ranges overlap;
+#                                    it reads DIR/acc.csv and OTHER/acc.csv (written by the above)
 # Writes DIR/table.md (accuracy per task and scheme, in and beyond the training lengths: the
 # mean over seeds and the min-max; the same at a glance, every task in a row; the ranking by mean
 # rank over tasks; the run time per task), DIR/acc.csv (every
@@ -11,6 +17,45 @@
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --compare ]; then
+  [ $# = 3 ] || { echo "usage: tools/tasks_report.sh --compare DIR OTHER" >&2; exit 2; }
+  for d in "$2" "$3"; do [ -s "$d/acc.csv" ] || { echo "tasks_report: no $d/acc.csv (run tools/tasks_report.sh $d first)" >&2; exit 1; }; done
+  # per run (file, task, scheme, seed): 1x = the accuracy over lengths 1..L; beyond = the mean of the
+  # buckets past 1x (2x, and for passkey 4x and 8x), as in table.md
+  awk -F, -v A="$2" -v B="$3" '
+    FNR == 1 { f = FILENAME == A "/acc.csv" ? 1 : 2; next }
+    { t = $1; s = $2; k = $3; L = $4; n = $5
+      b = n <= L ? 1 : n <= 2 * L ? 2 : n <= 4 * L ? 4 : 8
+      ex[f, t, s, k, b] += $7; ok[f, t, s, k, b] += $8
+      if (!((f, t, s, k) in seen)) { seen[f, t, s, k] = 1; seeds[f, t, s] = seeds[f, t, s] " " k }
+      if (!((f, t, s) in ran)) { ran[f, t, s] = 1; if (f == 1) { order[++np] = t SUBSEP s } } }
+    # the mean over seeds and the min-max of run f of (t, s), in or beyond (w = 1 or 2) the training lengths
+    function stat(f, t, s, w,    m, K, i, b, c, a, acc) {
+      m = split(seeds[f, t, s], K, " "); SUM = 0; LO = 2; HI = -1
+      for (i = 1; i <= m; i++) {
+        if (w == 1) acc = ok[f, t, s, K[i], 1] / ex[f, t, s, K[i], 1]
+        else { a = 0; c = 0; for (b = 2; b <= 8; b *= 2) if ((f, t, s, K[i], b) in ex) { a += ok[f, t, s, K[i], b] / ex[f, t, s, K[i], b]; c++ }
+               acc = a / c }
+        SUM += acc; if (acc < LO) LO = acc; if (acc > HI) HI = acc }
+      SUM /= m
+      return sprintf("%.2f (%.2f-%.2f)", SUM, LO, HI)
+    }
+    END {
+      printf "Exact match in the training lengths (1x) and beyond them (the mean of the buckets past 1x): %s against %s, the mean over seeds (min-max); overlap: whether the two seed ranges overlap\n\n", A, B
+      print "| task | scheme | 1x, " A " | 1x, " B " | overlap | beyond, " A " | beyond, " B " | overlap |"
+      print "|---|---|---|---|---|---|---|---|"
+      for (i = 1; i <= np; i++) { split(order[i], P, SUBSEP); t = P[1]; s = P[2]
+        if (!((2, t, s) in ran)) continue
+        line = "| " t " | " s " |"
+        for (w = 1; w <= 2; w++) {
+          x = stat(1, t, s, w); lo1 = LO; hi1 = HI; y = stat(2, t, s, w)
+          o = lo1 <= HI + 1e-9 && LO <= hi1 + 1e-9; cnt[w] += o
+          line = line " " x " | " y " | " (o ? "yes" : "no") " |" }
+        print line; both++ }
+      printf "\nThe seed ranges overlap for %d of %d task and scheme pairs in the training lengths and %d of %d beyond them.\n", cnt[1], both, cnt[2], both
+    }' "$2/acc.csv" "$3/acc.csv"
+  exit 0
+fi
 dir=${1:-runs/tasks}
 bin=${POSGPT:-./posgpt}
 [ -d "$dir" ] || { echo "tasks_report: no folder $dir (run tools/tasks.sh first)" >&2; exit 1; }
