@@ -8,7 +8,7 @@
 #   tools/tasks.sh              the default grid into runs/tasks (about 3 hours on 2 cores): every
 #                               scheme on copy, reverse and add; Kazemnejad et al.'s five
 #                               (nope, t5, alibi, rope, sinusoidal) plus randomized on all seven
-#   tools/tasks.sh --full       every scheme on every task (about 5 hours)
+#   tools/tasks.sh --full       every scheme on every task (about 5.5 to 6 hours)
 #   tools/tasks.sh --quick      a small grid into runs/tasks-quick (a few minutes; for trying it)
 #   tools/tasks.sh --figures    only the table and figures, from the CSVs in the folder
 #
@@ -17,7 +17,7 @@
 # output is written under a temporary name and renamed when complete.
 # Environment: TASKS="copy reverse", SCHEMES="nope alibi", SEEDS="1 2 3" to run a subset; JOBS=N
 # runs at once (default 2, one thread each: small models use one core best); PACK= trains one
-# example a row instead of packing them (train --pack; the committed runs/tasks was trained so); OUT=dir;
+# example a row instead of packing them (train --pack; runs/tasks-padded was trained so); OUT=dir;
 # POSGPT=binary to pin a copy of the binary; RANKS=N spreads the runs over N MPI processes,
 # which may be on several hosts (MPIRUN="mpirun --hostfile hosts ..."; tools/sweep.sh).
 # Settings and why: README "Algorithmic tasks".
