@@ -23,7 +23,7 @@ if [ "${1:-}" = --compare ]; then
   # per run (file, task, scheme, seed): 1x = the accuracy over lengths 1..L; beyond = the mean of the
   # buckets past 1x (2x, and for passkey 4x and 8x), as in table.md
   awk -F, -v A="$2" -v B="$3" '
-    FNR == 1 { f = FILENAME == A "/acc.csv" ? 1 : 2; next }
+    FNR == 1 { f = NR == 1 ? 1 : 2; next } # the first file read is DIR
     { t = $1; s = $2; k = $3; L = $4; n = $5
       b = n <= L ? 1 : n <= 2 * L ? 2 : n <= 4 * L ? 4 : 8
       ex[f, t, s, k, b] += $7; ok[f, t, s, k, b] += $8
