@@ -17,15 +17,18 @@
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
+# the length buckets, for the table and for --compare: 1 (1x) = lengths 1..L, 2 (2x) = L+1..2L,
+# and for passkey 4 (4x) = 2L+1..4L and 8 (8x) = 4L+1..8L
+bucket='function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 4 * L ? 4 : 8 }'
 if [ "${1:-}" = --compare ]; then
   [ $# = 3 ] || { echo "usage: tools/tasks_report.sh --compare DIR OTHER" >&2; exit 2; }
   for d in "$2" "$3"; do [ -s "$d/acc.csv" ] || { echo "tasks_report: no $d/acc.csv (run tools/tasks_report.sh $d first)" >&2; exit 1; }; done
   # per run (file, task, scheme, seed): 1x = the accuracy over lengths 1..L; beyond = the mean of the
   # buckets past 1x (2x, and for passkey 4x and 8x), as in table.md
-  awk -F, -v A="$2" -v B="$3" '
+  awk -F, -v A="$2" -v B="$3" "$bucket"'
     FNR == 1 { f = NR == 1 ? 1 : 2; next } # the first file read is DIR
     { t = $1; s = $2; k = $3; L = $4; n = $5
-      b = n <= L ? 1 : n <= 2 * L ? 2 : n <= 4 * L ? 4 : 8
+      b = bucket(n, L)
       ex[f, t, s, k, b] += $7; ok[f, t, s, k, b] += $8
       if (!((f, t, s, k) in seen)) { seen[f, t, s, k] = 1; seeds[f, t, s] = seeds[f, t, s] " " k }
       if (!((f, t, s) in ran)) { ran[f, t, s] = 1; if (f == 1) { order[++np] = t SUBSEP s } } }
@@ -79,11 +82,10 @@ for t in copy reverse sort add sum parity passkey; do ls "$dir/$t"/*/seed*/acc.c
 } > "$dir/acc.csv.part"
 mv "$dir/acc.csv.part" "$dir/acc.csv"
 
-# the buckets: 1x = lengths 1..L, 2x = L+1..2L, and for passkey 4x = 2L+1..4L, 8x = 4L+1..8L
-awk -F, -v order="$order" -v tasks="$tasks" '
+awk -F, -v order="$order" -v tasks="$tasks" "$bucket"'
   NR == 1 { next }
   { t = $1; s = $2; k = $3; L = $4; n = $5
-    b = n <= L ? 1 : n <= 2 * L ? 2 : n <= 4 * L ? 4 : 8
+    b = bucket(n, L)
     key = t SUBSEP s SUBSEP k SUBSEP b
     ex[key] += $7; ok[key] += $8
     if (!((t, s, k) in seen)) { seen[t, s, k] = 1; nseed[t, s]++; seedlist[t, s] = seedlist[t, s] " " k }
