@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_threads.sh - the determinism contract (README, "Determinism"): on one OpenBLAS kernel,
+# test_threads.sh - the determinism contract (docs/architecture.md, "Determinism"): on one OpenBLAS kernel,
 # training and evaluation give the same floats whatever the thread count.
 #  - training with --threads 1, 2 and 3 writes byte-identical checkpoints and the same losses
 #    and gradient norms in log.csv, for a bias scheme with parameters (t5), a content-term

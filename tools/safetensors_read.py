@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """safetensors_read.py - a reader of the safetensors format written from its specification,
-with NumPy only (the `safetensors` package is not in Debian 12), to check `posgpt export`.
+with NumPy only (the `safetensors` package is not in Debian 12), to check `posgpt export`;
+the reader is python/posgpt.py's read_safetensors, this file its command line.
 
 The format: 8 bytes, an unsigned little-endian 64-bit integer N; N bytes of UTF-8 JSON (it
 may end in spaces); then the data. The JSON maps each tensor name to an object with
@@ -13,63 +14,15 @@ tensor's byte count = product(shape) x the dtype's size, row-major, little-endia
 As a module: load(path) -> (metadata: dict, tensors: dict[name -> np.ndarray]); a file that
 breaks a rule raises ValueError naming it.
 """
-import json
-import struct
+import os
 import sys
 
 import numpy as np
 
-DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "F64": np.dtype("<f8"), "I32": np.dtype("<i4"),
-          "I64": np.dtype("<i8"), "U8": np.dtype("u1"), "BF16": None}
-
-
-def load(path):
-    with open(path, "rb") as f:
-        b = f.read()
-    if len(b) < 8:
-        raise ValueError(f"{path}: {len(b)} bytes, shorter than the 8-byte header length")
-    (n,) = struct.unpack_from("<Q", b, 0)
-    if 8 + n > len(b):
-        raise ValueError(f"{path}: header length {n} runs past the end of the file ({len(b)} bytes)")
-    head = b[8:8 + n]
-    try:
-        header = json.loads(head.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: the header is not UTF-8 JSON: {e}")
-    if not isinstance(header, dict):
-        raise ValueError(f"{path}: the header is not a JSON object")
-    if not head.startswith(b"{"):
-        raise ValueError(f"{path}: the header must start with '{{'")
-    meta = header.pop("__metadata__", {})
-    if not isinstance(meta, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in meta.items()):
-        raise ValueError(f"{path}: __metadata__ must map strings to strings")
-    data = memoryview(b)[8 + n:]
-    spans, tensors = [], {}
-    for name, t in header.items():
-        if not isinstance(t, dict) or set(t) != {"dtype", "shape", "data_offsets"}:
-            raise ValueError(f"{path}: tensor {name!r} must have exactly dtype, shape and data_offsets")
-        dt = DTYPES.get(t["dtype"])
-        if dt is None:
-            raise ValueError(f"{path}: tensor {name!r}: dtype {t['dtype']!r} is not one this reader handles")
-        shape = t["shape"]
-        if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
-            raise ValueError(f"{path}: tensor {name!r}: shape {shape!r} is not a list of non-negative integers")
-        begin, end = t["data_offsets"]
-        count = int(np.prod(shape, dtype=np.int64))
-        if not (0 <= begin <= end <= len(data)) or end - begin != count * dt.itemsize:
-            raise ValueError(f"{path}: tensor {name!r}: data_offsets [{begin}, {end}) do not hold shape {shape} of {t['dtype']}"
-                             f" inside {len(data)} data bytes")
-        spans.append((begin, end, name))
-        tensors[name] = np.frombuffer(data[begin:end], dtype=dt).reshape(shape).copy()  # writable, owns its data
-    pos = 0
-    for begin, end, name in sorted(spans):
-        if begin != pos:
-            raise ValueError(f"{path}: tensor {name!r} starts at byte {begin} of the data, expected {pos} "
-                             f"({'a gap' if begin > pos else 'an overlap'})")
-        pos = end
-    if pos != len(data):
-        raise ValueError(f"{path}: the tensors cover {pos} of {len(data)} data bytes")
-    return meta, tensors
+# the reader itself is python/posgpt.py's read_safetensors
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from posgpt import SAFETENSORS_DTYPES as DTYPES  # noqa: E402,F401
+from posgpt import read_safetensors as load  # noqa: E402
 
 
 def main():

@@ -11,7 +11,7 @@
 #   tools/study.sh            the full study into runs/study (roughly 2.5 hours on 2 cores)
 #   tools/study.sh --quick    a small version into runs/study-quick (a few minutes)
 #
-# Settings and why: see README "Extrapolation study". Environment: SCHEMES="alibi rope" to
+# Settings and why: runs/study/README.md. Environment: SCHEMES="alibi rope" to
 # run a subset, OUT=dir to write elsewhere, POSGPT=binary to pin a copy of the binary,
 # KEEP_EVAL=1 to keep finished evaluations (above); RANKS=N spreads the schemes over N MPI
 # processes, which may be on several hosts (tools/sweep.sh; JOBS=N runs N at once on this

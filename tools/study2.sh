@@ -132,7 +132,7 @@ if [ "$mode" = x ]; then
       ev "$d/pos.csv" "$d/model.bin" --data "$data" --lengths "$longest" --max-tokens $((4 * TOKENS)) --per-position @OUT@ --csv /dev/null
       offs=""; for k in 0 4 8 12 16 20 24 28 31; do offs="${offs:+$offs,}$((k * T))"; done
       ev "$d/offset.csv" "$d/model.bin" --data "$data" --max-tokens "$TOKENS" --pos-offset "$offs" --csv @OUT@
-      if [ "$s" = rope ]; then # context extension at evaluation, no fine-tuning (README: why these factors)
+      if [ "$s" = rope ]; then # context extension at evaluation, no fine-tuning (runs/study/README.md: why these factors)
         for m in pi ntk dynamic-ntk yarn rerope; do
           f=(); [ $m = ntk ] && f=(--rope-factor 32); [ $m = rerope ] && f=(--rope-window $((T / 2)))
           ev "$d/ext_$m.csv" "$d/model.bin" --data "$data" --lengths "$lens" --protocol nonoverlapping --max-tokens "$TOKENS" \

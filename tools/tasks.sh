@@ -20,7 +20,7 @@
 # example a row instead of packing them (train --pack; runs/tasks-padded was trained so); OUT=dir;
 # POSGPT=binary to pin a copy of the binary; RANKS=N spreads the runs over N MPI processes,
 # which may be on several hosts (MPIRUN="mpirun --hostfile hosts ..."; tools/sweep.sh).
-# Settings and why: README "Algorithmic tasks".
+# Settings and why: runs/tasks/README.md.
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 self=$(realpath "$0")
@@ -84,7 +84,7 @@ esac
 export BIN=${POSGPT:-./posgpt}
 # The model and training, the same for every task and scheme (no tuning per scheme): three
 # blocks of width 64, 4 heads, lr 3e-3 (warmup 5%, cosine to 10%), 2000 steps of 64 examples.
-# Why these: README "Algorithmic tasks".
+# Why these: runs/tasks/README.md.
 if [ $mode = quick ]; then
   export OUT=${OUT:-runs/tasks-quick} STEPS=300
   tasks=${TASKS:-"copy passkey"} schemes=${SCHEMES:-"nope alibi rope"} seeds=${SEEDS:-1}

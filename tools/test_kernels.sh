@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_kernels.sh - `make test-kernels`: the test suite under each of several OpenBLAS kernels,
 # forced with OPENBLAS_CORETYPE (and POSGPT_NO_REEXEC=1, so posgpt keeps the one asked for).
-# No test may depend on which kernel runs (README, "Determinism").
+# No test may depend on which kernel runs (docs/architecture.md, "Determinism").
 #   KERNELS="Haswell SkylakeX" (default): an AVX2 kernel and an AVX-512 one. Others OpenBLAS
 #   has: Cooperlake (AVX-512 + BF16), Zen (AVX2), Prescott (SSE3, the generic fallback).
 # A kernel this CPU cannot run (it would die of an illegal instruction) is skipped, and the

@@ -3,7 +3,7 @@
 
 A plain PyTorch re-implementation of posgpt, built from docs/model.md (the architecture and
 `posgpt eval`), docs/schemes.md (every position scheme) and docs/checkpoint.md (the bytes of
-model.bin, formats v1 to v4). It does not share code with posgpt; it exists to check that
+model.bin, formats v1 to v5, read by python/posgpt.py). It does not share code with posgpt; it exists to check that
 the docs describe the model completely and that posgpt computes what they say.
 
 As a module (`importlib.util.spec_from_file_location("torch_ref", "tools/torch_ref.py")`):
@@ -36,7 +36,6 @@ import argparse
 import math
 import os
 import resource
-import struct
 import subprocess
 import sys
 import time
@@ -53,157 +52,22 @@ DEFAULT_POSGPT = os.path.join(REPO, "posgpt")
 # ==============================================================================================
 # checkpoint (docs/checkpoint.md)
 
-HEADER_SIZE = 1024
-MAGIC = b"POSGPTCK"
-TENSOR_NAMES = ["wte", "ln1_w", "ln1_b", "qkv_w", "qkv_b", "attproj_w", "attproj_b", "ln2_w", "ln2_b",
-                "fc_w", "fc_b", "fcproj_w", "fcproj_b", "lnf_w", "lnf_b", "scheme"]
-SCHEMES = ["sinusoidal", "learned", "t5", "alibi", "rope", "nope", "kerple-log", "kerple-power", "sandwich",
-           "xpos", "fire", "cope", "shaw", "xl"]
-# hyperparameter slots and defaults (docs/schemes.md, first table)
-HYPERS = {
-    "sinusoidal": [("sin-scale", 0.0)],
-    "t5": [("t5-buckets", 32.0), ("t5-max-dist", 128.0)],
-    "rope": [("rope-base", 10000.0), ("rope-interleaved", 0.0)],
-    "sandwich": [("sandwich-dim", 128.0)],
-    "xpos": [("xpos-rope-base", 10000.0), ("xpos-base", 512.0)],
-    "fire": [("fire-hidden", 32.0), ("fire-threshold", 32.0)],
-    "cope": [("cope-npos", 128.0)],
-    "shaw": [("shaw-clip", 16.0)],
-    "xl": [("xl-dim", 0.0)],
-}
-
-
-def default_hypers(scheme):
-    """The 8 hyperparameter slots of a scheme at their defaults (unused slots 0)."""
-    hp = [h[1] for h in HYPERS.get(scheme, [])]
-    return hp + [0.0] * (8 - len(hp))
-
-
-def core_shapes(V, C, L):
-    """Tensors 0..14 of the parameter vector, in file order (docs/checkpoint.md, Payload)."""
-    return [("wte", (V, C)), ("ln1_w", (L, C)), ("ln1_b", (L, C)), ("qkv_w", (L, 3 * C, C)),
-            ("qkv_b", (L, 3 * C)), ("attproj_w", (L, C, C)), ("attproj_b", (L, C)),
-            ("ln2_w", (L, C)), ("ln2_b", (L, C)), ("fc_w", (L, 4 * C, C)), ("fc_b", (L, 4 * C)),
-            ("fcproj_w", (L, C, 4 * C)), ("fcproj_b", (L, C)), ("lnf_w", (C,)), ("lnf_b", (C,))]
-
-
-def scheme_tensors(scheme, C, NH, rows, hp):
-    """The scheme's tensors, in file order: [(name, shape, per layer by default)]
-    (docs/checkpoint.md, tensor 15, and docs/schemes.md, first table)."""
-    HS = C // NH
-    if scheme == "learned":
-        return [("table", (rows, C), False)]
-    if scheme == "t5":
-        return [("table", (int(hp[0]), NH), False)]  # row = bucket, column = head
-    if scheme in ("kerple-log", "kerple-power"):
-        return [("r", (2, NH), False)]               # r1 (NH), then r2 (NH)
-    if scheme == "fire":
-        Hf = int(hp[0])                              # w1 (Hf), b1 (Hf), w2 (NH, Hf), b2 (NH), c, L
-        return [("mlp", (2 * Hf + NH * Hf + NH + 2,), True)]
-    if scheme == "cope":
-        return [("emb", (int(hp[0]), HS), True)]     # e (npos, HS)
-    if scheme == "shaw":
-        k = int(hp[0])
-        return [("key", (k + 1, HS), True), ("value", (k + 1, HS), True)]
-    if scheme == "xl":
-        dR = int(hp[0]) or C
-        return [("w_r", (C, dR), True), ("u", (NH, HS), False), ("v", (NH, HS), False)]
-    return []
-
-
-def scheme_layout(scheme, C, NH, rows, hp, sharing):
-    """Per tensor, whether it is one per layer under a sharing (0 as the scheme declares, 1 all
-    shared, 2 all per layer; an input table is never per layer)."""
-    t = scheme_tensors(scheme, C, NH, rows, hp)
-    if sharing == 1 or scheme == "learned":
-        return [False] * len(t)
-    return [True] * len(t) if sharing == 2 else [pl for _, _, pl in t]
+# the file formats (checkpoint header, tensor names and shapes, hyperparameter slots) are
+# python/posgpt.py's, the project's importable reader
+sys.path.insert(0, os.path.join(REPO, "python"))
+from posgpt import (HEADER_SIZE, HYPERS, MAGIC, SCHEMES, TENSOR_NAMES, core_shapes,  # noqa: E402,F401
+                    default_hypers, scheme_layout, scheme_tensors)
+import posgpt  # noqa: E402
 
 
 def read_checkpoint(path):
-    """Parse a posgpt checkpoint (formats v1 to v4). Returns (header, tensors): header a dict of
-    the fields of docs/checkpoint.md, tensors {name: np.ndarray float32} with the documented
-    shapes, the scheme's as "scheme.NAME" ((L, ...) when per layer; header["layout"] says
-    which are). Raises ValueError naming the check that failed."""
-    with open(path, "rb") as f:
-        b = f.read()
-    if len(b) < HEADER_SIZE:
-        raise ValueError(f"{path}: {len(b)} bytes, shorter than the {HEADER_SIZE}-byte header")
-    if b[:8] != MAGIC:
-        raise ValueError(f"{path}: bad magic {b[:8]!r} (want {MAGIC!r})")
-    version, hsize = struct.unpack_from("<2I", b, 8)
-    if version not in (1, 2, 3, 4):
-        raise ValueError(f"{path}: format version {version}; this reader knows versions 1 to 4")
-    if hsize != HEADER_SIZE:
-        raise ValueError(f"{path}: header size {hsize}, want {HEADER_SIZE}")
-    h = {"version": version, "header_size": hsize}
-    (h["V"], h["C"], h["L"], h["NH"], h["T"], h["pos_rows"], h["rand_max"],
-     h["has_optimizer"]) = struct.unpack_from("<8I", b, 16)
-    raw_name = b[48:80].split(b"\0", 1)[0]
-    try:
-        h["scheme"] = raw_name.decode("ascii")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: scheme name {raw_name!r} is not ASCII")
-    h["hp"] = list(struct.unpack_from("<8f", b, 80))
-    h["P"], h["step"] = struct.unpack_from("<2Q", b, 112)
-    h["rng"] = list(struct.unpack_from("<4Q", b, 128))
-    (h["lr"], h["min_lr_frac"], h["wd"], h["beta1"], h["beta2"], h["eps"],
-     h["clip"]) = struct.unpack_from("<7d", b, 160)
-    h["warmup"], h["steps"], h["batch"] = struct.unpack_from("<3I", b, 216)
-    h["seed"], = struct.unpack_from("<Q", b, 232)
-    h["val_loss"], = struct.unpack_from("<d", b, 240)
-    h["crc"], h["n_tensors"] = struct.unpack_from("<2I", b, 248)
-    if version >= 2:                                 # the run record (zero in version 1)
-        h["data_bytes"], h["val_bytes"] = struct.unpack_from("<2Q", b, 256)
-        (h["data_crc"], h["val_crc"], h["eval_every"], h["ckpt_every"], h["log_every"],
-         h["flags"]) = struct.unpack_from("<6I", b, 272)
-        h["val_tokens"], = struct.unpack_from("<Q", b, 296)
-        h["data_path"] = b[384:704].split(b"\0", 1)[0].decode("utf-8", "replace")
-        h["val_path"] = b[704:1024].split(b"\0", 1)[0].decode("utf-8", "replace")
-    # where the scheme's tensors live: v1, v2 all shared; v3 the sharing asked for (its 0
-    # meaning format 3's defaults: FIRE's MLP shared then); v4 also the layout it gave
-    h["sharing"] = struct.unpack_from("<I", b, 304)[0] if version >= 3 else 1
-    if h["sharing"] > 2:
-        raise ValueError(f"{path}: scheme sharing {h['sharing']}, want 0, 1 or 2")
-
-    V, C, L, NH, T, P = h["V"], h["C"], h["L"], h["NH"], h["T"], h["P"]
-    if h["n_tensors"] != len(TENSOR_NAMES):
-        raise ValueError(f"{path}: {h['n_tensors']} tensors, want {len(TENSOR_NAMES)}")
-    if min(V, C, L, NH, T) < 1 or C % NH:
-        raise ValueError(f"{path}: bad dimensions V={V} C={C} L={L} NH={NH} T={T}")
+    """Parse a posgpt checkpoint (formats v1 to v5; python/posgpt.py). Returns (header,
+    tensors): header a dict of the fields of docs/checkpoint.md, tensors {name: np.ndarray
+    float32} with the documented shapes, the scheme's as "scheme.NAME" ((L, ...) when per
+    layer; header["layout"] says which are). Raises ValueError naming the check that failed."""
+    h, out = posgpt.read_checkpoint(path)
     if h["scheme"] not in SCHEMES:
         raise ValueError(f"{path}: unknown position scheme '{h['scheme']}'")
-    if h["has_optimizer"] not in (0, 1):
-        raise ValueError(f"{path}: has_optimizer = {h['has_optimizer']}, want 0 or 1")
-    want = HEADER_SIZE + 4 * P * (3 if h["has_optimizer"] else 1)
-    if len(b) != want:
-        raise ValueError(f"{path}: file is {len(b)} bytes; the header (P={P}, has_optimizer="
-                         f"{h['has_optimizer']}) implies {want}")
-    # CRC-32 of the header with its CRC field zeroed, then the whole payload
-    crc = zlib.crc32(b[:248] + bytes(4) + b[252:]) & 0xFFFFFFFF
-    if crc != h["crc"]:
-        raise ValueError(f"{path}: CRC-32 {crc:08x} != stored {h['crc']:08x}")
-
-    st = scheme_tensors(h["scheme"], C, NH, h["pos_rows"], h["hp"])
-    if version >= 4:
-        mask, = struct.unpack_from("<I", b, 308)
-        if mask >> len(st):
-            raise ValueError(f"{path}: scheme layout 0x{mask:x} names tensors '{h['scheme']}' does not have")
-        h["layout"] = [bool(mask >> k & 1) for k in range(len(st))]
-    else:
-        sharing = 1 if version == 3 and h["sharing"] == 0 and h["scheme"] == "fire" else h["sharing"]
-        h["layout"] = scheme_layout(h["scheme"], C, NH, h["pos_rows"], h["hp"], sharing)
-    shapes = core_shapes(V, C, L) + [("scheme." + n, ((L,) if pl else ()) + s) for (n, s, _), pl in zip(st, h["layout"])]
-    n_all = sum(int(np.prod(s)) for _, s in shapes)
-    if n_all != P:
-        raise ValueError(f"{path}: P={P}, but the dimensions and the '{h['scheme']}' scheme give {n_all} "
-                         f"parameters (scheme tensors {shapes[len(core_shapes(V, C, L)):]})")
-    params = np.frombuffer(b, dtype="<f4", count=P, offset=HEADER_SIZE).astype(np.float32)
-    out, off = {}, 0
-    for name, shape in shapes:
-        n = int(np.prod(shape))
-        out[name] = params[off:off + n].reshape(shape)
-        off += n
     return h, out
 
 
