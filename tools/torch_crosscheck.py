@@ -3,7 +3,7 @@
 
 A thin wrapper around tools/torch_ref.py (or --ref FILE), posgpt's own PyTorch model written
 from docs/model.md, docs/schemes.md and docs/checkpoint.md. The checkpoint (model.bin,
-formats v1 to v4, any of the fourteen schemes, shared or per-layer tensors, randomized or not) is parsed in Python, its
+formats v1 to v5, any of the fourteen schemes, shared or per-layer tensors, randomized or not) is parsed in Python, its
 parameters are copied into torch_ref's GPT, and the held-out text is scored exactly as
 `posgpt eval` does (docs/model.md, "Evaluation"):
 
