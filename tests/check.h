@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int check_npass, check_nfail;
 
@@ -47,6 +49,22 @@ __attribute__((unused)) static int check_close(const char *name, const double *g
     check(ok, name, "worst element %zu: got %.9g, expected %.9g (|diff| %.3g > atol %.1g + rtol %.1g*|ref|)", worst,
           got[worst], ref[worst], fabs(got[worst] - ref[worst]), atol, rtol);
     return ok;
+}
+
+// whether the per-scheme checks should run for scheme `name`: all of them, unless the environment
+// variable POSGPT_TEST_SCHEMES lists some (comma-separated), as tests/test_add_scheme.sh does to
+// check one new scheme without the whole registry's minutes
+__attribute__((unused)) static int scheme_selected(const char *name) {
+    const char *list = getenv("POSGPT_TEST_SCHEMES");
+    if (!list || !*list) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
 }
 
 static int check_done(void) {

@@ -389,6 +389,7 @@ int main(void) {
     }
     for (int i = 0; i < pos_count(); i++) {
         const PosScheme *s = pos_at(i);
+        if (!scheme_selected(s->name)) continue;
         if (s->bias_forward || s->score_forward || s->value_forward) {
             test_attention(s, NULL, 0, 0);
             test_attention(s, NULL, 3, 0);
