@@ -11,9 +11,9 @@
 phrase_text 7 3000 > "$tmp/text.txt"
 S=(--data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 5 --val-tokens 256 --threads 1)
 $BIN train "${S[@]}" --steps 5 --out "$tmp/run" > /dev/null 2>&1 || bad "train" "the small run failed"
-$BIN train "${S[@]}" --steps 5 --positions random --rand-max 64 --out "$tmp/rnd" > /dev/null 2>&1 || bad "train" "random run failed"
+$BIN train "${S[@]}" --steps 5 --stop-at 3 --positions random --rand-max 64 --out "$tmp/rnd" > /dev/null 2>&1 || bad "train" "random run failed"
 $BIN train "${S[@]}" --steps 5 --pos learned --out "$tmp/lrn" > /dev/null 2>&1 || bad "train" "learned run failed"
-$BIN train "${S[@]}" --steps 5 --pos rope --out "$tmp/rope" > /dev/null 2>&1 || bad "train" "rope run failed"
+$BIN train "${S[@]}" --steps 5 --stop-at 3 --pos rope --out "$tmp/rope" > /dev/null 2>&1 || bad "train" "rope run failed"
 CK=$tmp/run/model.bin
 cp "$CK" "$tmp/ck.orig"; cp "$tmp/text.txt" "$tmp/text.orig"
 ln -s "$CK" "$tmp/link.bin"; ln "$CK" "$tmp/hard.bin"; mkdir -p "$tmp/sub"
@@ -55,8 +55,8 @@ refused "plot --out onto --font" "$same" $BIN plot --font "$tmp/font.ttf" --out 
 # train: the run directory's files against --init-from and --data
 refused "train --init-from DIR/model.bin --out DIR --overwrite" "$same" $BIN train "${S[@]}" --steps 2 --init-from "$CK" --out "$tmp/run" --overwrite
 refused "train --init-from via symlink --out DIR --overwrite" "$same" $BIN train "${S[@]}" --steps 2 --init-from "$tmp/link.bin" --out "$tmp/sub/../run" --overwrite
-cp "$tmp/text.txt" "$tmp/run2log.csv"; mkdir -p "$tmp/r2"; ln "$tmp/text.txt" "$tmp/r2/log.csv"
-refused "train --data DIR/log.csv (hard link) --out DIR" "$same" $BIN train "${S[@]}" --steps 2 --out "$tmp/r2"
+mkdir -p "$tmp/r2"; ln "$tmp/text.txt" "$tmp/r2/log.csv"
+refused "train --data DIR/log.csv (hard link) --out DIR" "$same" $BIN train "${S[@]}" --steps 2 --out "$tmp/r2" --overwrite
 [ -e "$tmp/r2/model.bin" ] || [ -e "$tmp/r2/config.txt" ] && bad "train onto its data" "wrote the run" || ok "... and no run was written"
 cp "$tmp/text.txt" "$tmp/r2v.txt"; mkdir -p "$tmp/r3"; ln -s "$tmp/r2v.txt" "$tmp/r3/config.txt"
 refused "train --val onto DIR/config.txt (symlink)" "$same" $BIN train "${S[@]}" --val "$tmp/r2v.txt" --steps 2 --out "$tmp/r3"
@@ -83,7 +83,7 @@ flag() { # name pattern command...
   if [ $rc -eq 1 ] && [ "$(grep -c "error" "$tmp/e")" -eq 1 ] && grep -q -- "$pat" "$tmp/e"; then ok "$name: refused"
   else bad "$name" "rc=$rc: $(head -2 "$tmp/e")"; fi
 }
-flag "train --resume --rope-factor (run has no extension)" "without a context extension" $BIN train --resume "$tmp/rope" --rope-factor 2 --steps 9
+flag "train --resume --rope-factor (run has no extension)" "without a context extension" $BIN train --resume "$tmp/rope" --rope-factor 2
 flag "train --task --val-tokens" "val-tokens applies to text runs" $BIN train --task "$tmp/copy" --val-tokens 100 --steps 2 --out "$tmp/tv"
 flag "train --rope-scaling none --rope-factor 2" "not none" $BIN train "${S[@]}" --pos rope --rope-scaling none --rope-factor 2 --steps 2 --out "$tmp/rn"
 flag "train --pos alibi --max-pos 64" "has none" $BIN train "${S[@]}" --max-pos 64 --steps 2 --out "$tmp/mp"
@@ -111,5 +111,13 @@ flag "plot --smooth on a ppl CSV" "applies to kind position" $BIN plot --smooth 
 flag "plot --metric on a training log" "applies to kinds ppl and offset" $BIN plot --metric loss --out "$tmp/p.png" "$tmp/run/log.csv"
 flag "plot --positions on a training log" "applies to kind ppl" $BIN plot --positions random --out "$tmp/p.png" "$tmp/run/log.csv"
 flag "plot --protocol on a training log" "applies to kinds ppl, offset and position" $BIN plot --protocol sliding --out "$tmp/p.png" "$tmp/run/log.csv"
+# a run trained with an extension: a factor without the method names the checkpoint's
+$BIN train "${S[@]}" --pos rope --init-from "$tmp/rope/model.bin" --seq-len 32 --rope-scaling pi --steps 2 --out "$tmp/pi" > /dev/null 2>&1
+flag "eval --rope-factor on a pi-trained ckpt without --rope-scaling" "extension it was trained with (pi, factor 2).*--rope-scaling pi --rope-factor" \
+  $BIN eval --ckpt "$tmp/pi/model.bin" --data "$tmp/text.txt" --rope-factor 3
+# resumed random positions: --rand-max repeats the run's own (used), another is a conflict naming the run
+flag "train --resume (random run) --rand-max 100" "the run in '$tmp/rnd', which has --rand-max 64" $BIN train --resume "$tmp/rnd" --rand-max 100
+$BIN train --resume "$tmp/rnd" --rand-max 64 > /dev/null 2> "$tmp/e" && $BIN info "$tmp/rnd/model.bin" | grep -q "step 5 of 5" \
+  && ok "train --resume (random run) --rand-max 64, its own value: resumes" || bad "resume --rand-max" "$(tail -1 "$tmp/e")"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]
