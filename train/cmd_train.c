@@ -356,7 +356,11 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
                 "weights were trained at)", a->rope_scaling, s_factor, from);
         snprintf(c->ext_method, sizeof c->ext_method, "%s", a->rope_scaling);
         c->ext_factor = s_factor, c->ext_train_len = from, c->ext_window = 0;
-    } else if (args_given("rope-factor")) die("--rope-factor needs --rope-scaling pi|ntk|yarn%s", a->rope_scaling ? ", not none" : "");
+    } else if (args_given("rope-factor") && !a->rope_scaling && c->ext_method[0])
+        die("--rope-factor: the checkpoint '%s' (--init-from) brings its extension (%s, factor %g), which a run started from "
+            "it keeps as it is; to train with another factor name the method again: posgpt train --init-from %s --rope-scaling "
+            "%s --rope-factor %g ...", a->init_from, c->ext_method, c->ext_factor, a->init_from, c->ext_method, a->rope_factor);
+    else if (args_given("rope-factor")) die("--rope-factor needs --rope-scaling pi|ntk|yarn%s", a->rope_scaling ? ", not none" : "");
     else if (a->rope_scaling) memset(c->ext_method, 0, sizeof c->ext_method), c->ext_factor = 0, c->ext_train_len = 0;
 }
 
