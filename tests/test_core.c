@@ -16,6 +16,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_fast_math(void) {
@@ -684,6 +685,38 @@ static void test_checkpoint_ranges(void) {
 
 // The checkpoint CRC is zlib's CRC-32 (IEEE 802.3): the standard check value of "123456789"
 // is 0xCBF43926, and a CRC continued over pieces equals the CRC of the whole.
+// same_file: one file by any spelling (./x, d/../x, a symlink, a hard link), also before it
+// exists; out_open refuses a second output onto a file the command is writing already (the
+// second commit would replace the first, and then say nothing was replaced)
+static void test_same_file(void) {
+    char dir[] = "/tmp/posgpt-same.XXXXXX", a[128], b[128], l[128], h[128], up[160], dot[160], nx[160];
+    if (!mkdtemp(dir)) die("mkdtemp");
+    snprintf(a, sizeof a, "%s/a", dir), snprintf(b, sizeof b, "%s/b", dir), snprintf(l, sizeof l, "%s/l", dir);
+    snprintf(h, sizeof h, "%s/h", dir), snprintf(up, sizeof up, "%s/../%s/a", dir, strrchr(dir, '/') + 1);
+    snprintf(dot, sizeof dot, "%s/./a", dir), snprintf(nx, sizeof nx, "%s/./new", dir);
+    FILE *f = fopen(a, "w");
+    fputs("x", f), fclose(f);
+    f = fopen(b, "w"), fputs("x", f), fclose(f);
+    int ok = !symlink(a, l) && !link(a, h);
+    ok = ok && same_file(a, l) && same_file(a, h) && same_file(a, up) && same_file(a, dot) && !same_file(a, b);
+    char nx2[160];
+    snprintf(nx2, sizeof nx2, "%s/new", dir);
+    ok = ok && same_file(nx, nx2) && !same_file(nx, a);
+    check(ok, "same_file: a symlink, a hard link, d/../x, ./x (and a file not yet written) are the same file", "no");
+    pid_t pid = fork();
+    if (pid == 0) {
+        freopen("/dev/null", "w", stderr);
+        OutFile o1, o2;
+        out_open(&o1, nx2, "first"), out_open(&o2, nx, "second");
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    check(WIFEXITED(st) && WEXITSTATUS(st) == 1 && access(nx2, F_OK) != 0, "out_open: a second output onto one file is refused",
+          "status %d", st);
+    unlink(l), unlink(h), unlink(a), unlink(b), rmdir(dir);
+}
+
 static void test_crc32(void) {
     const char *s = "123456789";
     uint32_t whole = crc32_update(0, s, 9), parts = crc32_update(crc32_update(0, s, 4), s + 4, 5);
@@ -835,6 +868,7 @@ int main(void) {
     test_checkpoint_v1();
     test_checkpoint_layout();
     test_crc32();
+    test_same_file();
     test_rotary_batch_exact();
     test_xpos_long_infer();
     test_tables_exact();

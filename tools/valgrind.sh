@@ -26,7 +26,8 @@ run() {
 for s in t5 rope learned kerple-power fire; do # kerple-power, fire: the tabulate caches
   run 0 train --data "$tmp/t.txt" --pos $s --out "$tmp/r-$s" --layers 2 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 6 \
     --eval-every 3 --ckpt-every 3 --val-tokens 256
-  run 0 eval --ckpt "$tmp/r-$s/model.bin" --data "$tmp/t.txt" --lengths 16,96 --protocol both --max-tokens 256 --clamp-pos \
+  clamp=(); [ $s = learned ] && clamp=(--clamp-pos) # (the others have no table to clamp: the flag is refused)
+  run 0 eval --ckpt "$tmp/r-$s/model.bin" --data "$tmp/t.txt" --lengths 16,96 --protocol both --max-tokens 256 "${clamp[@]}" \
     --per-position "$tmp/pp.csv" --csv "$tmp/e.csv"
 done
 # seq-len 80: the training attention in two causal blocks (64 + 16), with CoPE's content term

@@ -31,6 +31,30 @@ static int parse_list(const char *name, const char *s, int *out, int max, long l
     return n;
 }
 
+// flags about what the checkpoint brings (its extension, its random positions, its table) are
+// refused when they would be ignored, naming what the checkpoint has and the command that works
+static void check_inherited(const char *ckpt, const GPT *m, const TrainState *ts, int extend, int rand_pos, int rand_max) {
+    const char *ext = m->cfg.ext_method;
+    for (int k = 0; k < 2; k++) {
+        const char *flag = k ? "rope-window" : "rope-factor", *method = k ? "rerope" : "pi|ntk|dynamic-ntk|yarn";
+        if (!args_given(flag) || extend) continue; // the method checks its own settings
+        if (args_given("rope-scaling")) die("--%s: --rope-scaling none applies no extension (drop --%s)", flag, flag);
+        if (!ext[0]) die("--%s needs --rope-scaling %s", flag, method);
+        die("--%s: the checkpoint '%s' applies the extension it was trained with (%s, factor %g), which takes no flags; to "
+            "evaluate with another setting name the method again: posgpt eval --ckpt %s --rope-scaling %s --%s ...", flag, ckpt,
+            ext, m->cfg.ext_factor, ckpt, k ? "rerope" : ext, flag);
+    }
+    if (!rand_pos && args_given("rand-max") && ts->rand_max)
+        die("--rand-max %d: eval scores at contiguous positions unless --positions random (the checkpoint '%s' was trained at "
+            "random positions from [0, %d), which eval uses only when asked); to score at random positions: posgpt eval --ckpt "
+            "%s --positions random --rand-max %d ...", rand_max, ckpt, ts->rand_max, ckpt, rand_max);
+    if (!rand_pos && args_given("rand-max"))
+        die("--rand-max applies only with --positions random (the checkpoint '%s' was trained at contiguous positions)", ckpt);
+    if (args_given("clamp-pos") && !gpt_max_pos(m))
+        die("--clamp-pos applies to a learned position table; the '%s' checkpoint '%s' has none (it serves every position)",
+            m->cfg.scheme, ckpt);
+}
+
 int cmd_eval(int argc, char **argv) {
     const char *ckpt = NULL, *data = NULL, *val = NULL, *lengths = NULL, *protocol = "nonoverlapping", *csv = NULL;
     const char *per_pos = NULL, *positions = "contiguous", *offsets = "0", *scaling = "none";
@@ -63,10 +87,16 @@ int cmd_eval(int argc, char **argv) {
     args_parse(argc, argv, 2, defs, NULL, "eval", "--ckpt FILE --data FILE [flags]", NULL, 0);
     if (!ckpt) die("eval: --ckpt FILE is required (see posgpt eval --help)");
     if (!data && !val) die("eval: give --data FILE (its last 10%% is scored) or --val FILE");
+    refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--per-position", per_pos}}, 2,
+                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"--data", data}, {"--val", val}}, 3);
+    if (data && val) die("eval: --val FILE is scored instead of --data's held-out part: give one of them");
+    if (all && !data) die("eval: --all scores the whole --data file; --val is scored whole already (drop --all)");
     int nonov = !strcmp(protocol, "nonoverlapping") || !strcmp(protocol, "both");
     int slide = !strcmp(protocol, "sliding") || !strcmp(protocol, "both");
     if (!nonov && !slide) die("--protocol must be nonoverlapping, sliding or both, got '%s'", protocol);
+    if (!slide && args_given("stride")) die("--stride applies to the sliding protocol: give --protocol sliding or both");
     int rand_pos = positions_parse("", positions);
+    if (!rand_pos && args_given("seed")) die("--seed draws random positions: it applies only with --positions random");
     int offs[64];
     int noff = parse_list("pos-offset", offsets, offs, 64, 0, 1 << 28);
     if (rand_pos && (noff > 1 || offs[0])) die("--pos-offset applies to contiguous positions only");
@@ -82,12 +112,11 @@ int cmd_eval(int argc, char **argv) {
         die("--rope-scaling must be %s, got '%s'", list, scaling);
     }
     if (factor != 0 && factor < 1) die("--rope-factor must be 0 (from the length) or >= 1, got %g", factor);
-    if (!extend && factor != 0) die("--rope-factor needs --rope-scaling pi|ntk|dynamic-ntk|yarn");
-    if (!extend && window != 0) die("--rope-window needs --rope-scaling rerope");
 
     GPT m;
     TrainState ts;
     ckpt_load(ckpt, &m, &ts, NULL);
+    check_inherited(ckpt, &m, &ts, extend, rand_pos, rand_max);
     m.clamp_pos = clamp;
     runtime_setup(threads);
     const GPTConfig *c = &m.cfg;

@@ -93,6 +93,7 @@ int cmd_export(int argc, char **argv) {
     if (!ckpt) die("export: --ckpt FILE is required (see posgpt export --help)");
     if (!out) die("export: --out FILE is required, e.g. --out model.safetensors");
     if (strcmp(format, "safetensors")) die("export: --format must be safetensors, got '%s'", format);
+    refuse_overlap("export --out", out, "the checkpoint", ckpt);
     GPT m;
     TrainState ts;
     ckpt_load(ckpt, &m, &ts, NULL);

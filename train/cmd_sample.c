@@ -33,6 +33,10 @@ int cmd_sample(int argc, char **argv) {
                      {NULL}};
     args_parse(argc, argv, 2, defs, NULL, "sample", "--ckpt FILE [--prompt TEXT] [flags]", NULL, 0);
     if (!ckpt) die("sample: --ckpt FILE is required (see posgpt sample --help)");
+    for (int k = 0; k < 2 && temperature == 0; k++) // greedy: no draws
+        if (args_given(k ? "seed" : "top-k"))
+            die("sample: --%s has no effect with --temperature 0 (greedy: always the most likely byte); drop it or give a "
+                "temperature above 0", k ? "seed" : "top-k");
     GPT m;
     ckpt_load(ckpt, &m, NULL, NULL);
     runtime_setup(threads);

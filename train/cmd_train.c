@@ -190,7 +190,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     if (strcmp(a->positions, "contiguous") && strcmp(a->positions, "random"))
         die("--positions must be contiguous or random, got '%s'", a->positions);
     if (pos_sharing_parse(a->pos_sharing) < 0) die("--pos-sharing must be paper, shared or layer, got '%s'", a->pos_sharing);
-    if (args_given("rand-max") && strcmp(a->positions, "random")) die("--rand-max applies only with --positions random");
+    if (args_given("rand-max") && strcmp(a->positions, "random") && !a->resume && !a->init_from)
+        die("--rand-max applies only with --positions random");
     if (a->resume && (a->init_from || a->keep_optimizer))
         die("--init-from starts a new run from a checkpoint's weights; --resume continues a run: give one of them");
     if (a->keep_optimizer && !a->init_from) die("--keep-optimizer applies only with --init-from");
@@ -206,6 +207,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
 // --task: the examples, and the row length they need (a new run's --seq-len defaults to it)
 static void load_tasks(Run *r) {
     r->task = 1;
+    if (args_given("val-tokens"))
+        die("--val-tokens applies to text runs; a task run validates on all of its held-out examples (drop the flag)");
     taskdata_load(&r->tasks, r->a.data);
     int need = r->tasks.set.max_total;
     if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = need;
@@ -226,6 +229,21 @@ static void choose_shards(Run *r, int stored) {
                 "order, so the losses may differ in the last digits from a run that kept %d)\n", stored, stored > 1 ? "s" : "",
                 r->ts.step, S, r->a.grad_shards ? " (--grad-shards)" : N > 1 ? ", one per process at least" : "", stored);
     r->ts.grad_shards = S;
+}
+
+// the run directory's files are never one of the run's inputs (--data, --val, --init-from)
+static void refuse_run_overlap(const Run *r) {
+    static const char *files[] = {"model.bin", "log.csv", "config.txt"};
+    char out[3][4200], what[3][4300];
+    NamedPath outs[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(out[i], sizeof out[i], "%s/%s", r->dir, files[i]);
+        snprintf(what[i], sizeof what[i], "the run's %s (in %s)", files[i], r->a.resume ? "--resume" : "--out");
+        outs[i] = (NamedPath){what[i], out[i]};
+    }
+    const TrainArgs *a = &r->a;
+    refuse_overlaps(outs, 3, (NamedPath[]){{a->task ? "the task's train.txt" : "--data", a->data}, {"--val", a->val},
+                                           {"the checkpoint --init-from", a->init_from}}, 3);
 }
 
 // --resume DIR: the run's model, optimizer and settings; flags may only repeat them
@@ -275,6 +293,7 @@ static void open_resumed(Run *r) {
         die("--resume %s: this checkpoint (format v1) does not record its training text; pass the same --data (and --val, "
             "--eval-every, --val-tokens) as the original run", r->dir);
     else if (a->pack) die("--pack: the run in '%s' (a format v1 checkpoint) trained on text, not on a task", r->dir);
+    refuse_run_overlap(r);
     check_train_memory(r); // (a task run's rows are known from here on)
     if (r->lead) rundir_create(r->dir);
     r->last_ckpt = ts->step;
@@ -296,6 +315,9 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
         a->seq_len = c->T;
         // positions: the checkpoint's way unless the flags choose
         if (!args_given("positions")) random = sts.rand_max > 0;
+        if (args_given("rand-max") && !random)
+            die("--rand-max applies only with --positions random (the checkpoint '%s' trained at contiguous positions, which a "
+                "run started from it keeps unless --positions random is given)", a->init_from);
         *rand_max = !random ? 0 : args_given("rand-max") && a->rand_max ? a->rand_max : sts.rand_max ? sts.rand_max : 16 * c->T;
         if (gpt_max_pos(src) && (*rand_max ? *rand_max : c->T) > c->pos_rows)
             die("--seq-len %d%s: the checkpoint's '%s' table has %d rows (positions 0..%d); train within them, or start from a "
@@ -313,6 +335,8 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
         c->scheme_sharing = pos_sharing_parse(a->pos_sharing);
         *rand_max = random ? (a->rand_max ? a->rand_max : 16 * a->seq_len) : 0;
         int reach = *rand_max ? *rand_max : a->seq_len;
+        if (args_given("max-pos") && !s->max_pos)
+            die("--max-pos sizes a learned position table; scheme '%s' has none (drop --max-pos)", s->name);
         c->pos_rows = a->max_pos ? a->max_pos : reach;
         if (c->pos_rows < reach) die("--max-pos %d is smaller than the positions training uses (%d)", a->max_pos, reach);
     }
@@ -332,8 +356,12 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
                 "weights were trained at)", a->rope_scaling, s_factor, from);
         snprintf(c->ext_method, sizeof c->ext_method, "%s", a->rope_scaling);
         c->ext_factor = s_factor, c->ext_train_len = from, c->ext_window = 0;
-    } else if (a->rope_scaling) memset(c->ext_method, 0, sizeof c->ext_method), c->ext_factor = 0, c->ext_train_len = 0;
-    else if (args_given("rope-factor")) die("--rope-factor needs --rope-scaling pi|ntk|yarn");
+    } else if (args_given("rope-factor") && !a->rope_scaling && c->ext_method[0])
+        die("--rope-factor: the checkpoint '%s' (--init-from) brings its extension (%s, factor %g), which a run started from "
+            "it keeps as it is; to train with another factor name the method again: posgpt train --init-from %s --rope-scaling "
+            "%s --rope-factor %g ...", a->init_from, c->ext_method, c->ext_factor, a->init_from, c->ext_method, a->rope_factor);
+    else if (args_given("rope-factor")) die("--rope-factor needs --rope-scaling pi|ntk|yarn%s", a->rope_scaling ? ", not none" : "");
+    else if (a->rope_scaling) memset(c->ext_method, 0, sizeof c->ext_method), c->ext_factor = 0, c->ext_train_len = 0;
 }
 
 // a new run (from the flags or --init-from): model, trainer state, fresh or kept moments
@@ -376,6 +404,7 @@ static void start_new(Run *r) {
         char label[64];
         snprintf(r->dir, sizeof r->dir, "runs/%s-%d", run_label(c.scheme, rand_max, label, sizeof label), a->seq_len);
     }
+    refuse_run_overlap(r);
     if (r->lead) {
         rundir_create(r->dir);
         rundir_lock(r->dir);

@@ -50,9 +50,56 @@ uint8_t *read_regular_file(const char *path, const char *what, size_t max, size_
     return buf;
 }
 
+// the path with its directory resolved ("a/../x", a symlinked directory); NULL if the directory
+// does not exist (then nothing can be written there either)
+static char *resolved(const char *path) {
+    char *dir = strdup(path);
+    if (!dir) die("out of memory");
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (slash == dir) dir[1] = 0;
+    else if (slash) *slash = 0;
+    else strcpy(dir, ".");
+    char *d = realpath(dir, NULL), *r = NULL;
+    free(dir);
+    if (d && (r = malloc(strlen(d) + strlen(base) + 2))) sprintf(r, "%s/%s", d, base);
+    free(d);
+    return r;
+}
+
+int same_file(const char *a, const char *b) {
+    struct stat x, y;
+    int ex = stat(a, &x) == 0, ey = stat(b, &y) == 0;
+    if (ex && ey) return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+    if (ex || ey) return 0; // one exists, the other not
+    char *p = resolved(a), *q = resolved(b);
+    int same = p && q && !strcmp(p, q);
+    free(p), free(q);
+    return same;
+}
+
+void refuse_overlap(const char *what_out, const char *out, const char *what_in, const char *in) {
+    struct stat st;
+    if (!out || !in || !same_file(out, in)) return;
+    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) return; // written in place: nothing is replaced
+    if (!strcmp(out, in))
+        die("%s '%s' is also %s: posgpt never writes over a file the same command reads or writes; give %s another path",
+            what_out, out, what_in, what_out);
+    die("%s '%s' and %s '%s' are the same file: posgpt never writes over a file the same command reads or writes; give %s "
+        "another path", what_out, out, what_in, in, what_out);
+}
+
+void refuse_overlaps(const NamedPath *outs, int nout, const NamedPath *ins, int nin) {
+    for (int i = 0; i < nout; i++) {
+        for (int k = 0; k < nin; k++) refuse_overlap(outs[i].what, outs[i].path, ins[k].what, ins[k].path);
+        for (int k = 0; k < i; k++) refuse_overlap(outs[i].what, outs[i].path, outs[k].what, outs[k].path);
+    }
+}
+
 // ---- outputs: temporary files of unfinished writes, removed at exit or on a signal ----
 #define MAX_PENDING 16
 static char *pending[MAX_PENDING];
+static const char *pending_path[MAX_PENDING]; // the file each one replaces
 static volatile sig_atomic_t npending;
 
 static void remove_pending(void) {
@@ -75,15 +122,17 @@ void on_stop_signals(void (*handler)(int)) {
     sigaction(SIGHUP, &sa, NULL);
 }
 void out_signals(void) { on_stop_signals(on_fatal_signal); }
-static void track(char *tmp) {
+static void track(char *tmp, const char *path) {
     static int registered;
     if (!registered) atexit(remove_pending), registered = 1;
     for (int i = 0; i < npending; i++)
         if (!pending[i]) {
+            pending_path[i] = path;
             pending[i] = tmp;
             return;
         }
     if (npending == MAX_PENDING) die("internal: more than %d outputs open at once", MAX_PENDING);
+    pending_path[npending] = path;
     pending[npending] = tmp;
     npending = npending + 1;
 }
@@ -104,10 +153,15 @@ FILE *out_open(OutFile *o, const char *path, const char *what) {
         if (!o->f) die("cannot write %s '%s': %s", what, path, strerror(errno));
         return o->f;
     }
-    size_t n = strlen(path) + 32;
+    for (int i = 0; i < npending; i++) // two outputs of one file: the second commit would replace the first
+        if (pending[i] && same_file(pending_path[i], path))
+            die("cannot write %s '%s': this command writes '%s' already (the same file); give each output its own path", what,
+                path, pending_path[i]);
+    size_t n = strlen(path) + 48;
     o->tmp = xmalloc(n);
-    snprintf(o->tmp, n, "%s.tmp.%d", path, (int)getpid());
-    track(o->tmp);
+    static int serial;
+    snprintf(o->tmp, n, "%s.tmp.%d.%d", path, (int)getpid(), serial++);
+    track(o->tmp, o->path);
     o->f = fopen(o->tmp, "wb");
     if (!o->f) {
         untrack(o->tmp);
@@ -139,7 +193,7 @@ void out_commit(OutFile *o) {
     snprintf(path, sizeof path, "%s", o->path);
     if (out_try_commit(o))
         die("cannot write '%s': %s%s", path, strerror(errno),
-            atomic ? " (nothing was replaced: an earlier file of that name is intact)" : "");
+            atomic ? " (nothing was replaced: a file of that name from before, if any, is intact)" : "");
 }
 
 void out_abandon(OutFile *o) {

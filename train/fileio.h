@@ -22,6 +22,22 @@ uint8_t *read_regular_file(const char *path, const char *what, size_t max, size_
 // dies with a one-line error unless path names a regular file (or does not exist, if may_miss)
 void require_regular_file(const char *path, const char *what);
 
+// No command writes over one of its own inputs, nor gives two outputs one file: dies, before
+// any work, when `out` (named in messages by its flag, what_out, e.g. "--csv") is the same
+// file as `in` (what_in): the same device and inode when both exist, so a symlink, "./x",
+// "a/../x" and a hard link count, else the same resolved path. Either may be NULL (no check).
+// A target that is not a regular file (/dev/stdout, a FIFO) is written in place and never
+// replaces anything: two outputs may share it.
+void refuse_overlap(const char *what_out, const char *out, const char *what_in, const char *in);
+// 1 if a and b name the same file (as refuse_overlap compares them)
+int same_file(const char *a, const char *b);
+// a command's files by flag: refuse_overlap for every output against every input and every
+// output before it (NULL paths are not given, skipped)
+typedef struct {
+    const char *what, *path;
+} NamedPath;
+void refuse_overlaps(const NamedPath *outs, int nout, const NamedPath *ins, int nin);
+
 typedef struct {
     FILE *f;
     char *path, *tmp; // tmp NULL: written in place (not a regular file)

@@ -59,6 +59,9 @@ void settings_check_resume(const Origin *o, const TrainArgs *a, const HyperArgs 
     same_int(o, "seq-len", a->seq_len, m->cfg.T);
     if (args_given("rope-scaling")) same_str(o, "rope-scaling", a->rope_scaling, m->cfg.ext_method[0] ? m->cfg.ext_method : "none");
     if (args_given("rope-factor") && m->cfg.ext_method[0]) same_num(o, "rope-factor", a->rope_factor, m->cfg.ext_factor);
+    if (args_given("rope-factor") && !m->cfg.ext_method[0])
+        die("--rope-factor %g: the run in '%s' trains without a context extension (no --rope-scaling), and a resumed run keeps "
+            "its settings (drop the flag)", a->rope_factor, o->where);
     same_int(o, "batch", a->batch, ts->batch), same_int(o, "steps", a->steps, ts->steps);
     same_int(o, "warmup", a->warmup >= 0 ? a->warmup : a->steps / 20, ts->warmup);
     same_num(o, "lr", a->lr, ts->lr), same_num(o, "min-lr-frac", a->min_lr_frac, ts->min_lr_frac);

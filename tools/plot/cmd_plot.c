@@ -13,6 +13,7 @@
 #include "common.h"
 #include "series.h"
 #include "csv.h"
+#include "fileio.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -98,6 +99,8 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
         a->q.labels = a->lab;
     }
     a->q.kind = kind, a->q.files = a->files, a->q.nfiles = nf;
+    refuse_overlap("plot --out", a->out, "the font --font", a->font);
+    for (int i = 0; i < nf; i++) refuse_overlap("plot --out", a->out, "the input CSV", a->files[i]);
 }
 
 // append printf-style to a string buffer, truncating at its size
@@ -304,12 +307,31 @@ static void print_stats(const PlotArgs *a, const SeriesSet *ss, const YClip *yc,
                    ss->s[i].yhi ? ss->s[i].yhi[k] : ss->s[i].y[k]);
 }
 
+// a flag given for another kind of figure is an error, not ignored (the kind is known once the
+// first file is read)
+static void check_kind_flags(const PlotQuery *q) {
+    static const char *names[] = {[KIND_PPL] = "ppl", [KIND_POSITION] = "position", [KIND_TRAINING] = "training",
+                                  [KIND_OFFSET] = "offset", [KIND_ACCURACY] = "accuracy"};
+    int k = q->kind, ppl_like = k == KIND_PPL || k == KIND_OFFSET;
+    struct { const char *flag, *kinds; int applies; } f[] = {
+        {"metric", "ppl and offset (position plots the loss)", ppl_like},
+        {"protocol", "ppl, offset and position", ppl_like || k == KIND_POSITION},
+        {"positions", "ppl", k == KIND_PPL},
+        {"xlog", "position", k == KIND_POSITION},
+        {"smooth", "position", k == KIND_POSITION}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!f[i].applies && args_given(f[i].flag))
+            die("plot: --%s applies to kind%s %s; these files are kind %s (drop --%s)", f[i].flag, strchr(f[i].kinds, ' ') ? "s" : "",
+                f[i].kinds, names[k], f[i].flag);
+}
+
 int cmd_plot(int argc, char **argv) {
     PlotArgs a;
     parse_args(argc, argv, &a);
     Font *font = font_load(a.font); // before the data, so a missing font is reported first
     Rows rs = {0};
     plot_rows_read(&rs, &a.q);
+    check_kind_flags(&a.q);
     if (a.q.seeds && a.q.kind != KIND_PPL && a.q.kind != KIND_OFFSET && a.q.kind != KIND_ACCURACY)
         die("plot: --seeds applies to kinds ppl and offset (accuracy averages seeds anyway); these files are kind %s",
             a.q.kind == KIND_TRAINING ? "training" : "position");

@@ -51,6 +51,10 @@ int task_eval(int argc, char **argv) {
     if (!ckpt || !dir) die("task eval: --ckpt FILE and --task DIR are required (see posgpt task eval --help)");
     int rand_pos = positions_parse("task eval: ", positions);
     char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
+    char test_txt[4200], task_txt[4200];
+    snprintf(test_txt, sizeof test_txt, "%s/test.txt", dir), snprintf(task_txt, sizeof task_txt, "%s/task.txt", dir);
+    refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--outputs", outputs}}, 2,
+                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"the task's test set", test_txt}, {"the task's description", task_txt}}, 3);
     snprintf(path, sizeof path, "%s/task.txt", dir);
     size_t n;
     char *desc = (char *)read_regular_file(path, "task description", 1 << 20, &n);
