@@ -1,4 +1,5 @@
-// fuzz_run.h - how the plot fuzzers (test_fuzz_csv.c, test_fuzz_font.c) run their inputs.
+// fuzz_run.h - how the plot and task file fuzzers (test_fuzz_csv.c, test_fuzz_font.c,
+// test_fuzz_tasks.c) run their inputs.
 //
 // Each input is run in a forked child that must exit 0 (drawn) or 1 (a one-line error), never
 // crash, hang or trip a sanitizer. Forking one child per input is exact but slow under the

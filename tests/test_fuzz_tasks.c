@@ -97,7 +97,8 @@ static Str mutate(Rng *r) {
             size_t len = TASK_MAX_LINE - 8 + rng_below(r, 17);
             char *pad = malloc(len);
             memset(pad, 'a', len);
-            splice(&s, line_at(&s, (int)rng_below(r, 6)) + 2, 0, pad, len);
+            size_t i = line_at(&s, (int)rng_below(r, 6)) + 2; // into the line's example, mostly
+            splice(&s, i < s.n ? i : s.n, 0, pad, len);
             free(pad);
             break;
         }
@@ -105,7 +106,7 @@ static Str mutate(Rng *r) {
             static const char *heads[] = {"\xEF\xBB\xBF", "\r\n", "\n"};
             const char *h = heads[rng_below(r, 3)];
             if (rng_below(r, 2)) splice(&s, 0, 0, h, strlen(h));
-            else put(&s, s.b + at, s.n - at);
+            else splice(&s, s.n, 0, s.b + at, s.n - at); // (splice copies into a new buffer)
         }
         }
     }
