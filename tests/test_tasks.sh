@@ -241,6 +241,14 @@ for v in "--rand-max 64|applies only with --positions random|run" "--seed 5|--se
     && ok "task eval $flags: refused ($want)" || bad "task eval $flags" "rc $rc: $(cat "$tmp/err")"
 done
 
+# a learned table (14 rows) shorter than the longest test example (26 bytes): no smaller
+# --rand-max can help, and the message says what can
+$BIN train "${T[@]}" --pos learned --steps 2 --out "$tmp/lrn" > /dev/null 2>&1
+$BIN task eval --ckpt "$tmp/lrn/model.bin" --task "$tmp/copy" --positions random --rand-max 64 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "serves 14 positions, fewer than the longest test example's 26 bytes (pass --clamp-pos" "$tmp/err" \
+  && ok "task eval --positions random past a learned table shorter than the examples: points to --clamp-pos, not a smaller --rand-max" \
+  || bad "learned table message" "rc $rc: $(cat "$tmp/err")"
+
 # tools/tasks_report.sh on made-up accuracy CSVs (L = 2; lengths 1..4): the ranks per task (ties
 # share their mean rank), the mean rank and MRR, and the ranking over the tasks where a scheme
 # beats chance: sum (chance 0.1) with every scheme at 0.1 beyond L leaves it, copy stays

@@ -135,9 +135,12 @@ int task_eval(int argc, char **argv) {
     if (rand_pos) rand_max = positions_eval_range("task eval: ", rand_max, ts.rand_max);
     if (rand_pos && set.max_total > rand_max)
         die("task eval: the longest test example has %d bytes, more than --rand-max %d distinct positions", set.max_total, rand_max);
-    if (rand_pos && lim && rand_max > lim && !clamp)
-        die("task eval: random positions reach %d; the '%s' checkpoint serves %d positions (pass a smaller --rand-max)", rand_max - 1,
-            m.cfg.scheme, lim);
+    if (rand_pos && lim && rand_max > lim && !clamp && set.max_total <= lim)
+        die("task eval: random positions reach %d; the '%s' checkpoint serves %d positions (pass --rand-max %d to %d, or --clamp-pos)",
+            rand_max - 1, m.cfg.scheme, lim, set.max_total, lim);
+    if (rand_pos && lim && rand_max > lim && !clamp) // no range both fits the table and holds the longest example
+        die("task eval: random positions reach %d; the '%s' checkpoint serves %d positions, fewer than the longest test example's "
+            "%d bytes (pass --clamp-pos to use its last row beyond them)", rand_max - 1, m.cfg.scheme, lim, set.max_total);
     if (!rand_pos && lim && set.max_total > lim && !clamp)
         die("task eval: the longest test example has %d bytes; the '%s' checkpoint serves %d positions (pass --clamp-pos to "
             "use its last row beyond them)", set.max_total, m.cfg.scheme, lim);
