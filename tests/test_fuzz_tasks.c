@@ -32,26 +32,6 @@ static const char *HOSTILE[] = {"2147483648", "4294967297", "-1", "0", "-0", "+3
                                 "99999999999999999999", "101", "100", "007", "9223372036854775808", "\xEF\xBB\xBF" "3", "3\r"};
 #define NHOST (sizeof HOSTILE / sizeof HOSTILE[0])
 
-typedef struct { char *b; size_t n, cap; } Str;
-static void put(Str *s, const char *p, size_t n) {
-    if (n > (1u << 30)) abort(); // never: keeps the compiler sure of the bound
-    if (s->n + n + 1 > s->cap) {
-        s->cap = 2 * (s->n + n + 1);
-        s->b = realloc(s->b, s->cap);
-    }
-    memcpy(s->b + s->n, p, n);
-    s->n += n;
-    s->b[s->n] = 0;
-}
-// the text with [at, at + del) replaced by ins
-static void splice(Str *s, size_t at, size_t del, const char *ins, size_t nins) {
-    Str o = {0};
-    put(&o, s->b, at);
-    put(&o, ins, nins);
-    put(&o, s->b + at + del, s->n - at - del);
-    free(s->b);
-    *s = o;
-}
 // the start of line l (0-based; the end if there are fewer lines)
 static size_t line_at(const Str *s, int l) {
     size_t i = 0;
