@@ -3,7 +3,8 @@
 #   make demo         the short demo               make data           data/kjv.txt, data/fortunes.txt (corpora)
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-kernels   the suite under several OpenBLAS kernels (KERNELS="Haswell SkylakeX")
-#   make fuzz         200,000 damaged checkpoints, 100,000 damaged CSVs and 100,000 damaged fonts (plot), under ASan + UBSan
+#   make fuzz         200,000 damaged checkpoints, 100,000 damaged CSVs and 100,000 damaged fonts (plot), 100,000
+#                     damaged task files, under ASan + UBSan
 #   make bench        training / evaluation speed and memory (tools/bench.sh)
 #   make valgrind     short train + eval + sample + plot under valgrind memcheck
 #   make MPI=1        ./posgpt-mpi, the same program with data-parallel training over MPI (OpenMPI:
@@ -89,10 +90,11 @@ test-sanitize: deps
 	@POSGPT=build/san/posgpt TESTDIR=build/san/tests ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh
 
 fuzz: deps
-	@$(MAKE) --no-print-directory SAN=1 build/san/tests/test_fuzz build/san/tests/test_fuzz_csv build/san/tests/test_fuzz_font
+	@$(MAKE) --no-print-directory SAN=1 build/san/tests/test_fuzz build/san/tests/test_fuzz_csv build/san/tests/test_fuzz_font build/san/tests/test_fuzz_tasks
 	build/san/tests/test_fuzz 200000 1
 	build/san/tests/test_fuzz_csv 100000 1
 	build/san/tests/test_fuzz_font 100000 1
+	build/san/tests/test_fuzz_tasks 100000 1
 
 # the benchmark: training and long-context evaluation tokens/s, peak RSS, GFLOP/s (tools/bench.sh)
 $(B)/bench: tools/bench.c $(MODEL_OBJ) $(APP_OBJ) $(HDRS)

@@ -1,4 +1,5 @@
-// fuzz_run.h - how the plot fuzzers (test_fuzz_csv.c, test_fuzz_font.c) run their inputs.
+// fuzz_run.h - how the plot and task file fuzzers (test_fuzz_csv.c, test_fuzz_font.c,
+// test_fuzz_tasks.c) run their inputs.
 //
 // Each input is run in a forked child that must exit 0 (drawn) or 1 (a one-line error), never
 // crash, hang or trip a sanitizer. Forking one child per input is exact but slow under the
@@ -50,6 +51,27 @@ typedef struct {
     long last_failed; // the number of the last input that failed
 } FuzzTally;
 
+// a growing byte string, for the mutators (kept NUL-terminated)
+typedef struct { char *b; size_t n, cap; } Str;
+static inline void put(Str *s, const char *p, size_t n) {
+    if (n > (1u << 30)) abort(); // never: keeps the compiler sure of the bound
+    if (s->n + n + 1 > s->cap) {
+        s->cap = 2 * (s->n + n + 1);
+        s->b = realloc(s->b, s->cap);
+    }
+    memcpy(s->b + s->n, p, n);
+    s->n += n;
+    s->b[s->n] = 0;
+}
+// the text with [at, at + del) replaced by ins
+static inline void splice(Str *s, size_t at, size_t del, const char *ins, size_t nins) {
+    Str o = {0};
+    put(&o, s->b, at);
+    put(&o, ins, nins);
+    put(&o, s->b + at + del, s->n - at - del);
+    free(s->b);
+    *s = o;
+}
 static long fuzz_cpu_seconds = 10; // an input that uses more CPU time hangs
 
 enum { FUZZ_NOT_RUN, FUZZ_DRAWN, FUZZ_REFUSED, FUZZ_ODD };

@@ -42,18 +42,6 @@ static const char *HOSTILE[] = {"nan", "NaN", "inf", "-inf", "1e308", "-1e308", 
                                 "random", "sliding", "nonoverlapping", "a,b", "1.5", "65536", "16777217"};
 #define NHOST (sizeof HOSTILE / sizeof HOSTILE[0])
 
-typedef struct { char *b; size_t n, cap; } Str;
-static void put(Str *s, const char *p, size_t n) {
-    if (n > (1u << 30)) abort(); // never: keeps the compiler sure of the bound
-    if (s->n + n + 1 > s->cap) {
-        s->cap = 2 * (s->n + n + 1);
-        s->b = realloc(s->b, s->cap);
-    }
-    memcpy(s->b + s->n, p, n);
-    s->n += n;
-    s->b[s->n] = 0;
-}
-
 // replace field f of line l (0-based, counting from the header) with v
 static void set_field(Str *s, int l, int f, const char *v) {
     size_t i = 0;

@@ -4,10 +4,15 @@
 #    defines, recomputed here in awk from the prompt (copy, reverse, sort, add, sum, parity; the
 #    passkey's key is the one stated in its prompt, at the depth the line gives);
 #  - lengths: training 1..L, test 1..M L with the same count at each; the same seed gives the
-#    same files, another seed other ones; bad requests are one-line errors;
+#    same files, another seed other ones; bad requests are one-line errors, made before anything
+#    is written; an existing task is replaced only with --overwrite; a stopped gen leaves nothing;
+#  - task files: every malformed line (huge or wrapped lengths, CRLF, BOM, blank lines, ...) is
+#    refused naming the file, the line and the problem;
 #  - train --task trains on the answers, records it, and resumes;
 #  - task eval's exact match: on a test file holding the model's own greedy answers
-#    (--outputs) every example is right; with each answer's first byte changed, none is.
+#    (--outputs) every example is right; with each answer's first byte changed, none is; random
+#    positions give the same answers at any --batch (and posgpt eval the same loss at any
+#    --batch-tokens); flags it would ignore, and outputs that are inputs, are refused.
 . "$(dirname "$0")/lib.sh" tasks
 
 # rule TASK: awk program printing "bad LINE" for every line whose answer breaks the task's rule
@@ -61,6 +66,61 @@ for args in "--task nosuch --out $tmp/x" "--task parity --max-len 40000 --out $t
   $BIN task gen $args > /dev/null 2> "$tmp/err"; rc=$?
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "task gen" "$tmp/err" && ok "task gen $args: a one-line error" || bad "task gen $args" "rc $rc: $(cat "$tmp/err")"
 done
+
+# task gen validates every flag before it writes anything: nothing is left behind
+for args in "--task passkey --depths ''" "--task passkey --depths 0,25," "--task passkey --depths 5,,6" "--task passkey --depths 1e2" \
+            "--task passkey --test-per-len 3" "--task copy --depths 50"; do
+  eval "set -- $args"
+  $BIN task gen "$@" --max-len 3 --n 20 --out "$tmp/g/new" > /dev/null 2> "$tmp/err"; rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "task gen: --depths" "$tmp/err" && [ ! -e "$tmp/g" ] \
+    && ok "task gen $args: refused in one line before anything is written" || bad "task gen $args" "rc $rc: $(cat "$tmp/err"; ls -R "$tmp/g" 2>&1)"
+done
+grep -q "gives each length only 3 examples" <($BIN task gen --task passkey --test-per-len 3 --out "$tmp/g" 2>&1) \
+  && ok "task gen: 5 depths with 3 test examples a length: says why" || bad "depths vs per-len" "no reason given"
+# an existing directory: a task is replaced only with --overwrite, anything else never
+$BIN task gen --task copy --max-len 3 --n 20 --test-per-len 2 --out "$tmp/g/t" 2> /dev/null
+$BIN task gen --task reverse --max-len 3 --n 20 --test-per-len 2 --out "$tmp/g/t" 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "already holds a task (task.txt); choose another --out, or pass --overwrite" "$tmp/err" && grep -q "^task = copy" "$tmp/g/t/task.txt" \
+  && $BIN task gen --task reverse --max-len 3 --n 20 --test-per-len 2 --out "$tmp/g/t/" --overwrite 2> /dev/null && grep -q "^task = reverse" "$tmp/g/t/task.txt" \
+  && [ "$(ls -A "$tmp/g" | tr '\n' ' ')" = "t " ] \
+  && ok "task gen into a task directory: refused, then replaced with --overwrite (no temporary left)" || bad "task gen existing" "rc $rc: $(cat "$tmp/err"; ls -A "$tmp/g")"
+mkdir -p "$tmp/g/other" && echo x > "$tmp/g/other/notes"
+$BIN task gen --task copy --out "$tmp/g/other" --overwrite 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "is not empty and holds no task" "$tmp/err" && [ "$(ls -A "$tmp/g/other")" = notes ] \
+  && ok "task gen into a non-empty directory that holds no task: refused, even with --overwrite" || bad "task gen other dir" "rc $rc: $(cat "$tmp/err")"
+# stopped while writing (as soon as its directory shows): nothing is left, no half-written directory
+$BIN task gen --task copy --max-len 10 --n 10000000 --out "$tmp/g/sig" 2> /dev/null & p=$!
+for _ in $(seq 200); do compgen -G "$tmp/g/sig*" > /dev/null && break; sleep 0.05; done
+kill -TERM $p; wait $p; rc=$?
+[ $rc = 143 ] && ! compgen -G "$tmp/g/sig*" > /dev/null && ok "task gen stopped by SIGTERM while writing: no directory or temporary left" \
+  || bad "task gen SIGTERM" "rc $rc: $(ls -A "$tmp/g")"
+
+# task files are read defensively: every malformed line is refused with the file, the line
+# and what is wrong (task eval reads test.txt before the checkpoint, so any checkpoint does)
+while IFS='|' read -r name body want; do
+  mkdir -p "$tmp/bad/$name" && cp "$tmp/copy/task.txt" "$tmp/bad/$name/"
+  printf -- "$body" > "$tmp/bad/$name/test.txt"
+  $BIN task eval --ckpt /nonexistent.bin --task "$tmp/bad/$name" > /dev/null 2> "$tmp/err"; rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -qF "task file '$tmp/bad/$name/test.txt' line $want" "$tmp/err" \
+    && ok "task file with $name: refused naming file, line and problem" || bad "task file $name" "rc $rc: $(cat "$tmp/err")"
+done << 'EOF'
+a length of 2147483648 (once a crash)|2\t0\tab>ab;\n2147483648\t0\tab>ab;\n|2: the length N is '2147483648', not a whole number from 1 to 65536
+a length of 4294967297 (once read as 1)|4294967297\t0\tab>ab;\n|1: the length N is '4294967297'
+a negative length|-3\t0\tab>ab;\n|1: the length N is '-3'
+a length with a sign|+2\t0\tab>ab;\n|1: the length N is '+2'
+a length 1e3|1e3\t0\tab>ab;\n|1: the length N is '1e3'
+a depth of 101|2\t101\tab>ab;\n|1: the depth is '101'
+CRLF line endings|2\t0\tab>ab;\r\n|1: ends with a carriage return (CRLF line endings)
+a UTF-8 BOM|\xef\xbb\xbf2\t0\tab>ab;\n|1: starts with a UTF-8 byte order mark
+a blank line|2\t0\tab>ab;\n\n2\t0\tab>ab;\n|2: is blank
+a ; inside the answer|2\t0\tab>a;b;\n|1: the answer 'a;b;' holds ';' before its end
+a cut line|2\t0\tab>ab;\n2\t0\tab>a|2: the answer 'a' does not end with ';'
+a NUL byte|2\t0\tab>ab;\n2\t0\ta\0b>ab;\n|2: holds a NUL byte
+EOF
+mkdir -p "$tmp/bad/tr" && printf '2\t0\tab>ab;\r\n2\t0\tab>ab;\r\n' > "$tmp/bad/tr/train.txt"
+$BIN train --task "$tmp/bad/tr" --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 1: ends with a carriage return" "$tmp/err" \
+  && ok "train --task with CRLF lines: refused naming train.txt and the line" || bad "train --task CRLF" "rc $rc: $(cat "$tmp/err")"
 
 # train --task: the answers only, recorded, resumable
 T=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 30 --eval-every 10 --threads 1)
@@ -152,6 +212,42 @@ $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --positions rando
 $BIN task eval --ckpt "$tmp/rnd/model.bin" --task "$tmp/copy" --positions random --rand-max 10 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "longest test example has 26 bytes, more than --rand-max 10" "$tmp/err" \
   && ok "task eval --positions random: a range shorter than the longest example is refused" || bad "rand-max too small" "rc $rc: $(cat "$tmp/err")"
+
+# random positions do not depend on batching: each example's draws come from (seed, its line)
+cp "$tmp/copy/test.txt" "$tmp/copy-test.txt"
+for b in 1 5 64; do
+  $BIN task eval --ckpt "$tmp/rnd/model.bin" --task "$tmp/copy" --positions random --seed 3 --batch $b --outputs "$tmp/rb$b.txt" > /dev/null 2>&1
+done
+[ -s "$tmp/rb1.txt" ] && cmp -s "$tmp/rb1.txt" "$tmp/rb5.txt" && cmp -s "$tmp/rb1.txt" "$tmp/rb64.txt" \
+  && ok "task eval --positions random: the same answers at --batch 1, 5 and 64" || bad "task eval batch" "answers differ with --batch"
+# posgpt eval: the same (window k's draws follow window k-1's, whatever the batch): the loss at
+# --batch-tokens 32 (a window a pass) and 8192 agrees to 1e-5, and another seed moves it more
+phrase_text 3 3000 > "$tmp/ptext.txt"
+$BIN train --data "$tmp/ptext.txt" --pos learned --positions random --rand-max 128 --seq-len 32 --layers 1 --d-model 16 --heads 2 \
+  --batch 8 --steps 100 --lr 1e-2 --threads 1 --out "$tmp/txt" > /dev/null 2>&1
+el() { $BIN eval --ckpt "$tmp/txt/model.bin" --data "$tmp/ptext.txt" --lengths 32 --max-tokens 4096 --positions random --threads 1 "$@" 2> /dev/null | tail -1 | cut -d, -f7; }
+l1=$(el --batch-tokens 32) l2=$(el --batch-tokens 8192) l3=$(el --batch-tokens 8192 --seed 2)
+awk -v a="$l1" -v b="$l2" -v c="$l3" 'function d(x, y) { return (x > y ? x - y : y - x) / y } BEGIN { exit !(a > 0 && d(a, b) < 1e-5 && d(a, c) > 1e-4) }' \
+  && ok "eval --positions random: the same loss at --batch-tokens 32 and 8192 ($l1, $l2; seed 2: $l3)" || bad "eval batch" "$l1 $l2 $l3"
+# flags task eval would ignore are refused, and so is an output that is an input or the other output
+for v in "--rand-max 64|applies only with --positions random|run" "--seed 5|--seed applies only with --positions random|rnd" \
+         "--clamp-pos|--clamp-pos applies to a learned position table; the 'alibi' checkpoint has none|run" \
+         "--csv $tmp/x.csv --outputs $tmp/x.csv|is also --csv|run" \
+         "--outputs $tmp/copy/test.txt|are the same file|run" \
+         "--csv $tmp/run/model.bin|is also the checkpoint --ckpt|run"; do
+  IFS='|' read -r flags want ck <<< "$v"; read -ra F <<< "$flags"
+  $BIN task eval --ckpt "$tmp/$ck/model.bin" --task "$tmp/copy" "${F[@]}" > /dev/null 2> "$tmp/err"; rc=$?
+  [ $rc = 1 ] && grep -qF -- "$want" "$tmp/err" && cmp -s "$tmp/copy/test.txt" "$tmp/copy-test.txt" && [ ! -e "$tmp/x.csv" ] \
+    && ok "task eval $flags: refused ($want)" || bad "task eval $flags" "rc $rc: $(cat "$tmp/err")"
+done
+
+# a learned table (14 rows) shorter than the longest test example (26 bytes): no smaller
+# --rand-max can help, and the message says what can
+$BIN train "${T[@]}" --pos learned --steps 2 --out "$tmp/lrn" > /dev/null 2>&1
+$BIN task eval --ckpt "$tmp/lrn/model.bin" --task "$tmp/copy" --positions random --rand-max 64 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "serves 14 positions, fewer than the longest test example's 26 bytes (pass --clamp-pos" "$tmp/err" \
+  && ok "task eval --positions random past a learned table shorter than the examples: points to --clamp-pos, not a smaller --rand-max" \
+  || bad "learned table message" "rc $rc: $(cat "$tmp/err")"
 
 # tools/tasks_report.sh on made-up accuracy CSVs (L = 2; lengths 1..4): the ranks per task (ties
 # share their mean rank), the mean rank and MRR, and the ranking over the tasks where a scheme

@@ -110,7 +110,7 @@ if [ $mode != figures ]; then
     [ -s "$dd/test.txt" ] && [ -s "$dd/longest" ] && continue
     L=$(task_L "$t") mult=2 per=100
     [ "$t" = passkey ] && mult=8 per=20
-    "$BIN" task gen --task "$t" --max-len "$L" --n 20000 --test-mult $mult --test-per-len $per --seed 1 --out "$dd" > /dev/null
+    "$BIN" task gen --task "$t" --max-len "$L" --n 20000 --test-mult $mult --test-per-len $per --seed 1 --out "$dd" --overwrite > /dev/null
     echo "$L" > "$dd/L"
     awk -F'\t' '{ n = length($3); if (n > m) m = n } END { print m }' "$dd/test.txt" > "$dd/longest"
   done

@@ -1,4 +1,6 @@
-// cmd_task.c - `posgpt task gen`: write a task's train and test files (tasks.h, docs/tasks.md);
+// cmd_task.c - `posgpt task gen`: write a task's train and test files (tasks.h, docs/tasks.md),
+// every flag checked before anything is written, into a new directory that appears whole or
+// not at all (or, with --overwrite, over a task directory's three files);
 // `posgpt task eval`: exact-match accuracy of a checkpoint on a test file, by length (and by
 // depth for passkey), as CSV (task_eval.c).
 #include "args.h"
@@ -7,76 +9,177 @@
 #include "rundir.h"
 #include "tasks.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-// n examples into path: lengths from lens (n of them), passkey depths from depths (or random)
-static void write_examples(const char *path, const Task *t, const int *lens, const int *depth_pct, int n, Rng *rng) {
+// ---- the output directory: written as DIR.tmp.PID beside DIR, then moved into place, so that
+// no DIR is ever half-written; an error, exit or stop signal before that removes it ----
+static const char *const FILES[] = {"train.txt", "test.txt", "task.txt"};
+static char g_tmp[4200], g_tmpfile[6][4300]; // the temporary directory and what may be in it
+
+static void remove_tmp(void) {
+    if (!g_tmp[0]) return;
+    for (int i = 0; i < 6; i++) unlink(g_tmpfile[i]);
+    rmdir(g_tmp);
+}
+static void on_stop(int sig) { // unlink and rmdir are async-signal-safe
+    remove_tmp();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+// how DIR is written: a new directory renamed into place, or files moved into an existing one
+enum { GEN_NEW, GEN_INTO };
+// refuses a DIR that holds anything but a task (or a task, unless overwrite)
+static int gen_target(const char *out, int overwrite) {
+    struct stat st;
+    if (stat(out, &st) != 0) {
+        if (errno != ENOENT) die("task gen: cannot use --out '%s': %s", out, strerror(errno));
+        return GEN_NEW;
+    }
+    if (!S_ISDIR(st.st_mode)) die("task gen: --out '%s' exists and is not a directory; choose another --out", out);
+    DIR *d = opendir(out);
+    if (!d) die("task gen: cannot read --out '%s': %s", out, strerror(errno));
+    int other = 0, task = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) other++, task |= !strcmp(e->d_name, "task.txt");
+    closedir(d);
+    if (task && !overwrite)
+        die("task gen: '%s' already holds a task (task.txt); choose another --out, or pass --overwrite to replace its train.txt, "
+            "test.txt and task.txt", out);
+    if (other && !task) die("task gen: '%s' is not empty and holds no task (no task.txt); choose another --out", out);
+    return GEN_INTO;
+}
+
+// the temporary directory beside out (its parents created), removed on failure
+static void tmp_create(const char *out) {
+    char parent[4200];
+    snprintf(parent, sizeof parent, "%s", out);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) *slash = 0, rundir_create(parent);
+    snprintf(g_tmp, sizeof g_tmp, "%s.tmp.%d", out, (int)getpid());
+    if (mkdir(g_tmp, 0755) != 0) {
+        int err = errno;
+        g_tmp[0] = 0;
+        die("task gen: cannot create the directory '%s.tmp.%d' beside --out: %s", out, (int)getpid(), strerror(err));
+    }
+    for (int i = 0; i < 6; i++)
+        snprintf(g_tmpfile[i], sizeof g_tmpfile[i], i < 3 ? "%s/%s" : "%s/%s.tmp.%d", g_tmp, FILES[i % 3], (int)getpid());
+    atexit(remove_tmp);
+    on_stop_signals(on_stop);
+}
+
+// the finished files into place: the directory renamed, or (into an existing one) task.txt
+// removed first and moved in last, so that an interrupted replacement holds no task.txt
+static void tmp_commit(const char *out, int how) {
+    if (how == GEN_NEW) {
+        if (rename(g_tmp, out) != 0) die("task gen: cannot rename '%s' to '%s': %s", g_tmp, out, strerror(errno));
+    } else {
+        char dst[4300];
+        snprintf(dst, sizeof dst, "%s/task.txt", out);
+        if (unlink(dst) != 0 && errno != ENOENT) die("task gen: cannot replace '%s': %s", dst, strerror(errno));
+        for (int i = 0; i < 3; i++) {
+            snprintf(dst, sizeof dst, "%s/%s", out, FILES[i]);
+            if (rename(g_tmpfile[i], dst) != 0) die("task gen: cannot move '%s' to '%s': %s", g_tmpfile[i], dst, strerror(errno));
+        }
+        rmdir(g_tmp);
+    }
+    g_tmp[0] = 0;
+}
+
+// n examples into path: lengths from lens (n of them), passkey depths from depths (or random);
+// refused past TASK_MAX_FILE bytes, the most the reader takes
+static void write_examples(const char *path, const Task *t, const int *lens, const int *depth_pct, long n, Rng *rng) {
     OutFile o;
     FILE *f = out_open(&o, path, "task file");
     char *buf = xmalloc(TASK_MAX_LINE);
-    for (int i = 0; i < n; i++) {
+    size_t bytes = 0;
+    for (long i = 0; i < n; i++) {
         int d = depth_pct ? depth_pct[i] : (int)rng_below(rng, 101);
         t->make(buf, TASK_MAX_LINE, lens[i], d / 100.0, rng);
-        fprintf(f, "%d\t%d\t%s\n", lens[i], strcmp(t->name, "passkey") ? 0 : d, buf);
+        int k = fprintf(f, "%d\t%d\t%s\n", lens[i], strcmp(t->name, "passkey") ? 0 : d, buf);
+        bytes += k > 0 ? (size_t)k : 0;
+        if (bytes > TASK_MAX_FILE)
+            die("task gen: %s would exceed %zu MiB, the most a task file may hold; ask for fewer examples (--n, --test-per-len)",
+                strrchr(path, '/') + 1, TASK_MAX_FILE >> 20);
     }
     free(buf);
     out_commit(&o);
 }
 
+// --depths: percents 0..100, digits only, separated by single commas; at least one
+static int parse_depths(const char *s, int *dep) {
+    int n = 0;
+    for (const char *p = s;; p++) {
+        long v = 0;
+        const char *q = p;
+        while (*q >= '0' && *q <= '9' && v <= 100) v = v * 10 + (*q++ - '0');
+        if (q == p || v > 100 || (*q && *q != ',') || n == 101)
+            die("task gen: --depths must be percents 0..100 separated by commas (e.g. 0,25,50,75,100), got '%s'", s);
+        dep[n++] = (int)v;
+        if (!*q) return n;
+        p = q;
+    }
+}
+
 static int task_gen(int argc, char **argv) {
-    const char *name = NULL, *out = NULL, *depths_s = "0,25,50,75,100";
-    int max_len = 20, n = 20000, per_len = 100, mult = 2;
+    const char *name = NULL, *depths_s = NULL;
+    char *out = NULL;
+    int max_len = 20, n = 20000, per_len = 100, mult = 2, overwrite = 0;
     long seed = 1;
     ArgDef defs[] = {
         {"task", ARG_STR, &name, "the task (required)"},
-        {"out", ARG_STR, &out, "directory for train.txt, test.txt and task.txt (required)"},
+        {"out", ARG_STR, &out, "directory for train.txt, test.txt and task.txt (required; a new or empty one)"},
         {"max-len", ARG_INT, &max_len, "L: training lengths are uniform in 1..L", 1, 60000},
         {"n", ARG_INT, &n, "training examples", 1, 10000000},
         {"test-per-len", ARG_INT, &per_len, "test examples at every length", 1, 1000000},
         {"test-mult", ARG_INT, &mult, "test lengths run 1..M L", 1, 1000},
-        {"depths", ARG_STR, &depths_s, "passkey: the key's depths in the test set, in percent (training: any depth)"},
+        {"depths", ARG_STR, &depths_s, "passkey: the key's depths in the test set, in percent (training: any depth; default 0,25,50,75,100)"},
         {"seed", ARG_LONG, &seed, "seed of the generator", 0, 9e18},
+        {"overwrite", ARG_FLAG, &overwrite, "--out may hold a task already: its train.txt, test.txt and task.txt are replaced"},
         {NULL}};
     args_parse(argc, argv, 3, defs, NULL, "task gen", "--task NAME --out DIR [flags]", NULL, 0);
+    // everything checked before anything is written
     const Task *t = name ? task_find(name) : NULL;
     if (!name) die("task gen: --task is required (%s)", task_names());
     if (!t) die("task gen: unknown task '%s'; choose one of %s", name, task_names());
-    if (!out) die("task gen: --out DIR is required");
+    if (!out || !*out) die("task gen: --out DIR is required");
+    for (size_t k = strlen(out); k > 1 && out[k - 1] == '/';) out[--k] = 0; // "dir/" is dir
     if ((long)max_len * mult > t->max_n)
         die("task gen: test lengths up to %ld exceed the %d that %s allows", (long)max_len * mult, t->max_n, t->name);
-    int dep[101], ndep = 0;
-    for (const char *p = depths_s; *p;) {
-        char *e;
-        long v = strtol(p, &e, 10);
-        if (e == p || v < 0 || v > 100 || ndep == 101 || (*e && *e != ',')) die("task gen: --depths must be percents 0..100 separated by commas, got '%s'", depths_s);
-        dep[ndep++] = (int)v;
-        p = *e ? e + 1 : e;
-    }
-    rundir_create(out);
+    int passkey = !strcmp(t->name, "passkey"), dep[101], ndep = 0;
+    if (depths_s && !passkey) die("task gen: --depths applies only to passkey (the other tasks have no depth)");
+    if (passkey && !depths_s) depths_s = "0,25,50,75,100";
+    if (passkey) ndep = parse_depths(depths_s, dep);
+    if (passkey && ndep > per_len)
+        die("task gen: --depths lists %d depths, but --test-per-len %d gives each length only %d examples; pass --test-per-len %d "
+            "or more (a multiple of %d gives each depth as many)", ndep, per_len, per_len, ndep, ndep);
+    long ntest = (long)max_len * mult * per_len;
+    if (ntest > 50000000) die("task gen: %ld test examples is too many (at most 50000000); lower --test-per-len", ntest);
+    int how = gen_target(out, overwrite);
+    tmp_create(out);
     Rng rng;
     rng_seed(&rng, (uint64_t)seed);
     int *lens = xmalloc((size_t)n * sizeof(int));
     for (int i = 0; i < n; i++) lens[i] = 1 + (int)rng_below(&rng, (uint64_t)max_len);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/train.txt", out);
-    write_examples(path, t, lens, NULL, n, &rng);
-    long ntest = (long)max_len * mult * per_len;
-    if (ntest > 50000000) die("task gen: %ld test examples is too many; lower --test-per-len", ntest);
+    write_examples(g_tmpfile[0], t, lens, NULL, n, &rng);
     int *tl = xmalloc((size_t)ntest * sizeof(int)), *td = xmalloc((size_t)ntest * sizeof(int));
-    for (long i = 0; i < ntest; i++) tl[i] = 1 + (int)(i / per_len), td[i] = dep[(i % per_len) % ndep];
-    snprintf(path, sizeof path, "%s/test.txt", out);
-    write_examples(path, t, tl, td, (int)ntest, &rng);
-    snprintf(path, sizeof path, "%s/task.txt", out);
+    for (long i = 0; i < ntest; i++) tl[i] = 1 + (int)(i / per_len), td[i] = passkey ? dep[(i % per_len) % ndep] : 0;
+    write_examples(g_tmpfile[1], t, tl, td, ntest, &rng);
     OutFile o;
-    FILE *f = out_open(&o, path, "task description");
+    FILE *f = out_open(&o, g_tmpfile[2], "task description");
     fprintf(f, "task = %s\nsummary = %s\nmax_len = %d\ntrain_examples = %d\ntest_lengths = 1..%d\ntest_per_len = %d\n", t->name,
             t->summary, max_len, n, max_len * mult, per_len);
-    if (!strcmp(t->name, "passkey")) fprintf(f, "test_depths = %s\n", depths_s);
+    if (passkey) fprintf(f, "test_depths = %s\n", depths_s);
     fprintf(f, "seed = %ld\ncommand = posgpt task gen --task %s --max-len %d --n %d --test-per-len %d --test-mult %d --seed %ld%s%s --out %s\n",
-            seed, t->name, max_len, n, per_len, mult, seed, strcmp(t->name, "passkey") ? "" : " --depths ",
-            strcmp(t->name, "passkey") ? "" : depths_s, out);
+            seed, t->name, max_len, n, per_len, mult, seed, passkey ? " --depths " : "", passkey ? depths_s : "", out);
     out_commit(&o);
+    tmp_commit(out, how);
     fprintf(stderr, "wrote %s: %d training examples (lengths 1..%d), %ld test examples (lengths 1..%d, %d each)\n", out, n,
             max_len, ntest, max_len * mult, per_len);
     free(lens), free(tl), free(td);

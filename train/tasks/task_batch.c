@@ -33,6 +33,12 @@ static void random_row(const TaskExample *x, int T, int rand_max, Rng *rng, int 
     for (int t = len; t < T; t++) p[t] = p[len - 1];
 }
 
+void task_example_positions(const TaskExample *x, long idx, uint64_t seed, int rand_max, int T, int *p) {
+    Rng rng;
+    rng_seed(&rng, seed ^ (uint64_t)(idx + 1) * 0x9E3779B97F4A7C15ull);
+    random_row(x, T, rand_max, &rng, p);
+}
+
 void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos, int *len) {
     for (int b = 0; b < B; b++) {
         const TaskExample *x = &d->set.ex[rng_below(rng, (uint64_t)d->ntrain)];
@@ -46,8 +52,6 @@ void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok
 double task_val_loss(const GPT *m, const TaskData *d, int B, int T, int rand_max, volatile sig_atomic_t *stop) {
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = rand_max ? xmalloc((size_t)B * T * sizeof(int)) : NULL;
-    Rng rng;
-    rng_seed(&rng, 1);
     double sum = 0;
     long scored = 0;
     GPT v; // inference activations of its own: the training buffers stay as they are
@@ -56,9 +60,9 @@ double task_val_loss(const GPT *m, const TaskData *d, int B, int T, int rand_max
     for (int i = d->ntrain; i < d->set.n && !(stop && *stop); i += B) {
         int nb = d->set.n - i < B ? d->set.n - i : B;
         for (int b = 0; b < B; b++) {
-            const TaskExample *x = &d->set.ex[i + (b < nb ? b : 0)];
-            task_row(x, T, tok + (size_t)b * T, tgt + (size_t)b * T);
-            if (pos) random_row(x, T, rand_max, &rng, pos + (size_t)b * T);
+            int k = i + (b < nb ? b : 0);
+            task_row(&d->set.ex[k], T, tok + (size_t)b * T, tgt + (size_t)b * T);
+            if (pos) task_example_positions(&d->set.ex[k], k, 1, rand_max, T, pos + (size_t)b * T);
         }
         for (int b = nb; b < B; b++) // a short last batch: the filler rows are not scored
             for (int t = 0; t < T; t++) tgt[(size_t)b * T + t] = GPT_NO_TARGET;

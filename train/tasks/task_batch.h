@@ -29,8 +29,13 @@ void task_row(const TaskExample *x, int T, int *tok, int *tgt);
 // --positions random` gives a test example), the padding after it at its last position;
 // len (B, NULL for none) gets each row's example length, for packing (pack.h)
 void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok, int *tgt, int *pos, int *len);
+// example x (number idx of its file) at random positions, into p (T): sorted distinct draws from
+// [0, rand_max), as many as its bytes, the padding at the last; drawn from (seed, idx) alone, so
+// an example gets the same positions whatever the batch it is scored in, its row, or the order
+void task_example_positions(const TaskExample *x, long idx, uint64_t seed, int rand_max, int T, int *p);
 // mean answer loss over the validation examples, in batches of B (NaN if *stop was set); a
 // model trained at random positions (rand_max > 0) is scored at random positions too, the same
-// draws every time (a fixed seed), so its curve is comparable from one validation to the next
+// draws every time (task_example_positions, seed 1), so its curve is comparable from one
+// validation to the next and does not depend on B
 double task_val_loss(const GPT *m, const TaskData *d, int B, int T, int rand_max, volatile sig_atomic_t *stop);
 #endif

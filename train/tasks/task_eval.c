@@ -2,17 +2,20 @@
 // examples, by length (and by the key's depth for passkey). The prompts are fed through the
 // key/value cache in batches of equal prompt length, then the answer is decoded greedily one
 // byte at a time; an example counts as correct when every byte up to and including the end
-// mark ';' is the expected one.
+// mark ';' is the expected one. At random positions each example's draws come from (--seed,
+// its line number) alone (task_example_positions), so the answers do not depend on --batch.
 #include "args.h"
 #include "ckpt.h"
 #include "cli.h"
 #include "decode.h"
 #include "fileio.h"
 #include "positions.h"
+#include "task_batch.h"
 #include "tasks.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // "key = value" of a task.txt, or NULL
 static const char *meta(const char *text, const char *key, char *buf, size_t n) {
@@ -26,10 +29,44 @@ static const char *meta(const char *text, const char *key, char *buf, size_t n) 
     return NULL;
 }
 
-static const TaskSet *g_set; // for the sort
+static const TaskSet *g_set; // for the sorts
 static int by_prompt(const void *a, const void *b) {
     const TaskExample *x = &g_set->ex[*(const int *)a], *y = &g_set->ex[*(const int *)b];
     return x->nprompt != y->nprompt ? x->nprompt - y->nprompt : *(const int *)a - *(const int *)b;
+}
+static int by_len_depth(const void *a, const void *b) {
+    const TaskExample *x = &g_set->ex[*(const int *)a], *y = &g_set->ex[*(const int *)b];
+    return x->len != y->len ? x->len - y->len : x->depth_pct != y->depth_pct ? x->depth_pct - y->depth_pct : *(const int *)a - *(const int *)b;
+}
+
+// the tallies by (length, depth), a CSV row each, from every example's result (right[i])
+static void write_accuracies(FILE *f, const TaskSet *set, const char *right, const char *name, const char *label,
+                             const char *maxlen, long *all, long *allr) {
+    int *by = xmalloc((size_t)set->n * sizeof(int));
+    for (int i = 0; i < set->n; i++) by[i] = i;
+    g_set = set;
+    qsort(by, (size_t)set->n, sizeof(int), by_len_depth);
+    fprintf(f, "task,scheme,train_max_len,len,depth,examples,correct,accuracy\n");
+    *all = *allr = 0;
+    for (int i = 0, j; i < set->n; i = j) {
+        const TaskExample *x = &set->ex[by[i]];
+        long r = 0;
+        for (j = i; j < set->n && set->ex[by[j]].len == x->len && set->ex[by[j]].depth_pct == x->depth_pct; j++) r += right[by[j]];
+        fprintf(f, "%s,%s,%s,%d,%d,%d,%ld,%.6f\n", name, label, maxlen, x->len, x->depth_pct, j - i, r, (double)r / (j - i));
+        *all += j - i, *allr += r;
+    }
+    free(by);
+}
+
+// flags that would be ignored are refused: the random-position ones without --positions random,
+// --clamp-pos for a scheme without a learned table (an output that is an input or the other output:
+// refuse_overlaps in task_eval)
+static void refuse_ignored(int rand_pos, int clamp, int lim, const char *scheme) {
+    if (!rand_pos && (args_given("rand-max") || args_given("seed")))
+        die("task eval: --%s applies only with --positions random (these are contiguous positions; a checkpoint trained at "
+            "random positions is evaluated at them only when asked)", args_given("rand-max") ? "rand-max" : "seed");
+    if (clamp && !lim)
+        die("task eval: --clamp-pos applies to a learned position table; the '%s' checkpoint has none (it serves any position)", scheme);
 }
 
 int task_eval(int argc, char **argv) {
@@ -68,29 +105,30 @@ int task_eval(int argc, char **argv) {
     TrainState ts;
     ckpt_load(ckpt, &m, &ts, NULL);
     m.clamp_pos = clamp;
+    int lim = gpt_max_pos(&m);
+    refuse_ignored(rand_pos, clamp, lim, m.cfg.scheme);
     runtime_setup(threads);
     if (rand_pos) rand_max = positions_eval_range("task eval: ", rand_max, ts.rand_max);
     if (rand_pos && set.max_total > rand_max)
         die("task eval: the longest test example has %d bytes, more than --rand-max %d distinct positions", set.max_total, rand_max);
-    int lim = gpt_max_pos(&m);
-    if (rand_pos && lim && rand_max > lim && !clamp)
-        die("task eval: random positions reach %d; the '%s' checkpoint serves %d positions (pass a smaller --rand-max)", rand_max - 1,
-            m.cfg.scheme, lim);
+    if (rand_pos && lim && rand_max > lim && !clamp && set.max_total <= lim)
+        die("task eval: random positions reach %d; the '%s' checkpoint serves %d positions (pass --rand-max %d to %d, or --clamp-pos)",
+            rand_max - 1, m.cfg.scheme, lim, set.max_total, lim);
+    if (rand_pos && lim && rand_max > lim && !clamp) // no range both fits the table and holds the longest example
+        die("task eval: random positions reach %d; the '%s' checkpoint serves %d positions, fewer than the longest test example's "
+            "%d bytes (pass --clamp-pos to use its last row beyond them)", rand_max - 1, m.cfg.scheme, lim, set.max_total);
     if (!rand_pos && lim && set.max_total > lim && !clamp)
         die("task eval: the longest test example has %d bytes; the '%s' checkpoint serves %d positions (pass --clamp-pos to "
             "use its last row beyond them)", set.max_total, m.cfg.scheme, lim);
     // examples in order of prompt length; a batch holds one prompt length
-    int *order = xmalloc((size_t)set.n * sizeof(int)), maxp = 0, maxlen_ex = 0, maxdep = 0;
+    int *order = xmalloc((size_t)set.n * sizeof(int)), maxp = 0;
     for (int i = 0; i < set.n; i++) {
         order[i] = i;
         maxp = set.ex[i].nprompt > maxp ? set.ex[i].nprompt : maxp;
-        maxlen_ex = set.ex[i].len > maxlen_ex ? set.ex[i].len : maxlen_ex;
-        maxdep = set.ex[i].depth_pct > maxdep ? set.ex[i].depth_pct : maxdep;
     }
     g_set = &set;
     qsort(order, (size_t)set.n, sizeof(int), by_prompt);
-    // tallies by (length, depth)
-    long *total = xcalloc((size_t)(maxlen_ex + 1) * 101, sizeof(long)), *right = xcalloc((size_t)(maxlen_ex + 1) * 101, sizeof(long));
+    char *right = xcalloc((size_t)set.n, 1); // each example's result
     Decoder d;
     decoder_init(&d, &m, batch, set.max_total, maxp);
     int *tok = xmalloc((size_t)batch * maxp * sizeof(int)), *next = xmalloc((size_t)batch * sizeof(int));
@@ -100,10 +138,9 @@ int task_eval(int argc, char **argv) {
     // by column: the prompt's (B, np), then one (B, 1) a decoded byte
     int *rpos = rand_pos ? xmalloc((size_t)batch * set.max_total * sizeof(int)) : NULL;
     int *fpos = rand_pos ? xmalloc((size_t)batch * maxp * sizeof(int)) : NULL;
-    Rng rng;
-    rng_seed(&rng, (uint64_t)seed);
-    OutFile oo;
+    OutFile oo, o;
     FILE *fo = outputs ? out_open(&oo, outputs, "outputs file") : NULL;
+    FILE *f = csv ? out_open(&o, csv, "accuracy CSV") : stdout; // opened now: a path that cannot be written fails before the work
     int V = m.cfg.V;
     // the run's label; a model trained at random positions evaluated at contiguous ones says so
     run_label(m.cfg.scheme, ts.rand_max, label, sizeof label);
@@ -120,9 +157,9 @@ int task_eval(int argc, char **argv) {
         }
         decoder_reset(&d);
         int ntot = set.max_total; // a row's stride in rpos
-        for (int b = 0; b < batch && rand_pos; b++) { // each example: as many draws as its own bytes
-            const TaskExample *x = &set.ex[order[i + (b < nb ? b : nb - 1)]];
-            positions_draw(rpos + (size_t)b * ntot, 1, np + x->nanswer, 0, rand_max, &rng);
+        for (int b = 0; b < batch && rand_pos; b++) { // each example: its own draws, from (seed, its line) alone
+            int k = order[i + (b < nb ? b : nb - 1)];
+            task_example_positions(&set.ex[k], k, (uint64_t)seed, rand_max, ntot, rpos + (size_t)b * ntot);
             memcpy(fpos + (size_t)b * np, rpos + (size_t)b * ntot, (size_t)np * sizeof(int));
         }
         const real *lg = decoder_feed(&d, tok, fpos, np);
@@ -151,30 +188,20 @@ int task_eval(int argc, char **argv) {
         }
         for (int b = 0; b < nb; b++) {
             const TaskExample *x = &set.ex[order[i + b]];
-            total[(size_t)x->len * 101 + x->depth_pct]++, right[(size_t)x->len * 101 + x->depth_pct] += ok[b];
+            right[order[i + b]] = (char)ok[b];
             if (fo) fprintf(fo, "%d\t%d\t%.*s%s\n", x->len, x->depth_pct, x->nprompt, x->prompt, gen + (size_t)b * (set.max_total + 1));
         }
         i += nb;
     }
     double secs = now_seconds() - t0;
-    OutFile o;
-    FILE *f = csv ? out_open(&o, csv, "accuracy CSV") : stdout;
-    fprintf(f, "task,scheme,train_max_len,len,depth,examples,correct,accuracy\n");
-    long all = 0, allr = 0;
-    for (int L = 1; L <= maxlen_ex; L++)
-        for (int dp = 0; dp <= 100; dp++) {
-            long t = total[(size_t)L * 101 + dp], r = right[(size_t)L * 101 + dp];
-            if (!t) continue;
-            fprintf(f, "%s,%s,%s,%d,%d,%ld,%ld,%.6f\n", name, label, maxlen, L, dp,
-                    t, r, (double)r / t);
-            all += t, allr += r;
-        }
+    long all, allr;
+    write_accuracies(f, &set, right, name, label, maxlen, &all, &allr);
     if (csv) out_commit(&o);
     if (fo) out_commit(&oo);
     fprintf(stderr, "%s on %s: %ld of %ld test examples exactly right (%.1f%%), %.1f s\n", label, name, allr, all, 100.0 * allr / all,
             secs);
     decoder_free(&d);
-    free(order), free(total), free(right), free(tok), free(next), free(ok), free(done), free(gen), free(rpos), free(fpos);
+    free(order), free(right), free(tok), free(next), free(ok), free(done), free(gen), free(rpos), free(fpos);
     taskset_free(&set);
     gpt_free(&m);
     return 0;

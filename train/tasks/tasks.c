@@ -3,6 +3,7 @@
 
 #include "fileio.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,35 +127,105 @@ const char *task_names(void) {
     return buf;
 }
 
+// ---- the task file reader: every field checked, every refusal names the file and line ----
+#define TASK_FORMAT "each line is \"N<tab>DEPTH<tab>PROMPT>ANSWER;\" (posgpt task gen writes them)"
+
+// the file is freed before the message (no read is left half-done), which names file and line
+static POSGPT_NORETURN POSGPT_PRINTF(4, 5) void refuse(TaskSet *s, const char *path, long line, const char *fmt, ...) {
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    taskset_free(s);
+    die("task file '%s' line %ld: %s", path, line, msg);
+}
+
+// bytes [p, e) as they can be shown in a message: at most 24, others as \xNN, a cut marked "..."
+static const char *shown(const char *p, const char *e, char *buf, size_t cap) {
+    size_t k = 0;
+    for (const char *q = p; q < e && k + 8 < cap; q++) {
+        unsigned char c = (unsigned char)*q;
+        if (q - p == 24) { k += (size_t)snprintf(buf + k, cap - k, "..."); break; }
+        k += (size_t)(c >= 32 && c < 127 && c != '\'' ? snprintf(buf + k, cap - k, "%c", c) : snprintf(buf + k, cap - k, "\\x%02x", c));
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+// the field [p, e) as a whole number in lo..hi (decimal digits only: no sign, space or
+// exponent; never wraps), or -1
+static long field_num(const char *p, const char *e, long lo, long hi) {
+    long v = 0;
+    if (p == e) return -1;
+    for (; p < e; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (*p - '0');
+        if (v > hi) return -1;
+    }
+    return v < lo ? -1 : v;
+}
+
+// one line [p, e) (no newline) into x, or a refusal naming what is wrong with it
+static void parse_line(TaskSet *s, const char *path, long line, char *p, char *e, TaskExample *x) {
+    char b1[128];
+    if (line == 1 && e - p >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+        refuse(s, path, line, "starts with a UTF-8 byte order mark (EF BB BF); task files are plain bytes: remove it");
+    if (e > p && e[-1] == '\r')
+        refuse(s, path, line, "ends with a carriage return (CRLF line endings); task files end lines with LF only: convert it "
+                              "(dos2unix, or tr -d '\\r')");
+    if (p == e) refuse(s, path, line, "is blank; a task file has one example a line and no blank lines: remove it");
+    char *t1 = memchr(p, '\t', (size_t)(e - p)), *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(e - t1 - 1)) : NULL;
+    if (!t2) refuse(s, path, line, "has %s tab, found '%s'; " TASK_FORMAT, t1 ? "only one" : "no", shown(p, e, b1, sizeof b1));
+    long len = field_num(p, t1, 1, TASK_MAX_LINE), dep = field_num(t1 + 1, t2, 0, 100);
+    if (len < 0) refuse(s, path, line, "the length N is '%s', not a whole number from 1 to %d; " TASK_FORMAT, shown(p, t1, b1, sizeof b1), TASK_MAX_LINE);
+    if (dep < 0) refuse(s, path, line, "the depth is '%s', not a whole number of percent from 0 to 100; " TASK_FORMAT, shown(t1 + 1, t2, b1, sizeof b1));
+    char *body = t2 + 1, *sep = memchr(body, TASK_SEP, (size_t)(e - body));
+    size_t blen = (size_t)(e - body);
+    if (blen > TASK_MAX_LINE) refuse(s, path, line, "the example holds %zu bytes, more than the %d one may have", blen, TASK_MAX_LINE);
+    if (memchr(body, '\t', blen)) refuse(s, path, line, "the example holds a tab (a fourth field?); " TASK_FORMAT);
+    if (!sep) refuse(s, path, line, "no '%c' ends the prompt, found '%s'; " TASK_FORMAT, TASK_SEP, shown(body, e, b1, sizeof b1));
+    char *ans = sep + 1;
+    if (memchr(ans, TASK_SEP, (size_t)(e - ans))) refuse(s, path, line, "a second '%c' in the answer; " TASK_FORMAT, TASK_SEP);
+    if (ans == e || e[-1] != TASK_END)
+        refuse(s, path, line, "the answer '%s' does not end with '%c' (a cut line?); " TASK_FORMAT, shown(ans, e, b1, sizeof b1), TASK_END);
+    if (ans + 1 == e) refuse(s, path, line, "the answer is empty (only '%c'); " TASK_FORMAT, TASK_END);
+    if (memchr(ans, TASK_END, (size_t)(e - 1 - ans)))
+        refuse(s, path, line, "the answer '%s' holds '%c' before its end (decoding stops at the first); " TASK_FORMAT,
+               shown(ans, e, b1, sizeof b1), TASK_END);
+    x->len = (int)len, x->depth_pct = (int)dep;
+    x->prompt = body, x->nprompt = (int)(ans - body);
+    x->answer = ans, x->nanswer = (int)(e - ans);
+}
+
 void taskset_read(TaskSet *s, const char *path) {
     memset(s, 0, sizeof *s);
     size_t n;
-    s->text = (char *)read_regular_file(path, "task file", (size_t)1 << 30, &n);
-    if (memchr(s->text, 0, n)) die("task file '%s' holds NUL bytes; it is not a task file (posgpt task gen)", path);
+    s->text = (char *)read_regular_file(path, "task file", TASK_MAX_FILE, &n);
+    char *nul = memchr(s->text, 0, n);
+    if (nul) {
+        long line = 1;
+        for (char *q = s->text; q < nul; q++) line += *q == '\n';
+        refuse(s, path, line, "holds a NUL byte; it is not a task file (posgpt task gen writes them)");
+    }
     size_t lines = 1;
     for (size_t i = 0; i < n; i++) lines += s->text[i] == '\n';
     s->ex = xmalloc(lines * sizeof(TaskExample));
-    int lineno = 0;
-    for (char *p = s->text, *e; p && *p; p = e ? e + 1 : NULL) {
-        e = strchr(p, '\n');
-        if (e) *e = 0;
-        lineno++;
-        if (!*p) continue;
-        char *t1 = strchr(p, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-        char *end;
-        long len = strtol(p, &end, 10), dep = t1 ? strtol(t1 + 1, &end, 10) : -1;
-        char *body = t2 ? t2 + 1 : NULL, *sep = body ? strchr(body, TASK_SEP) : NULL;
-        size_t blen = body ? strlen(body) : 0;
-        if (!t2 || len < 1 || dep < 0 || dep > 100 || !sep || blen < 2 || body[blen - 1] != TASK_END || strchr(sep + 1, TASK_SEP) ||
-            sep + 1 >= body + blen - 1 || blen > TASK_MAX_LINE)
-            die("task file '%s' line %d is not \"N<tab>DEPTH<tab>PROMPT>ANSWER;\" (see posgpt task gen)", path, lineno);
-        TaskExample *x = &s->ex[s->n++];
-        x->len = (int)len, x->depth_pct = (int)dep;
-        x->prompt = body, x->nprompt = (int)(sep - body) + 1;
-        x->answer = sep + 1, x->nanswer = (int)(body + blen - (sep + 1));
+    long line = 0;
+    for (char *p = s->text, *end = s->text + n; p < end;) {
+        char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e) e = end; // a last line without a newline
+        *e = 0;
+        TaskExample *x = &s->ex[s->n];
+        parse_line(s, path, ++line, p, e, x);
+        s->n++;
         if (x->nprompt + x->nanswer > s->max_total) s->max_total = x->nprompt + x->nanswer;
+        p = e + 1;
     }
-    if (!s->n) die("task file '%s' has no examples", path);
+    if (!s->n) {
+        taskset_free(s);
+        die("task file '%s' has no examples (posgpt task gen writes them)", path);
+    }
 }
 
 void taskset_free(TaskSet *s) {

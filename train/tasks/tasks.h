@@ -23,7 +23,8 @@
 
 #define TASK_SEP '>' // ends the prompt
 #define TASK_END ';' // ends the answer
-#define TASK_MAX_LINE 65536
+#define TASK_MAX_LINE 65536            // the most bytes an example (and its length N) may have
+#define TASK_MAX_FILE ((size_t)1 << 30) // the largest task file read (task gen writes none larger)
 
 typedef struct {
     const char *name, *summary;
@@ -53,8 +54,11 @@ typedef struct {
     int max_total;    // the longest prompt + answer, in bytes
 } TaskSet;
 
-// Read a task file (the lines above). Dies with a one-line error naming the file and line of
-// anything else.
+// Read a task file (the lines above). Dies with a one-line error naming the file, the line and
+// what is wrong with it for anything else: N not a whole number in 1..TASK_MAX_LINE, DEPTH not
+// one in 0..100 (digits only: no sign, space or exponent), a missing tab, '>' or ';', a second
+// '>', a ';' inside the answer, an empty answer, an example over TASK_MAX_LINE bytes, a tab in
+// the example, a NUL byte, CRLF line endings, a UTF-8 byte order mark, a blank line.
 void taskset_read(TaskSet *s, const char *path);
 void taskset_free(TaskSet *s);
 #endif
