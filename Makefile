@@ -30,9 +30,11 @@ TOOL    := $(CROSS)
 else ifdef CLANG
 CC      := clang
 TOOL    := clang
+# (clang warns "loop not vectorized" where an omp simd loop cannot be)
+WARN_CC := -Wno-pass-failed
 endif
 ARCH    := $(if $(PORTABLE),,-march=native)
-WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
+WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers $(WARN_CC)
 ifdef MPI
 B       := build/mpi
 OPT     := -O3 $(ARCH) -g -DPOSGPT_MPI $(shell mpicc --showme:compile 2>/dev/null || echo MPI-NOT-FOUND)
@@ -102,7 +104,7 @@ MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
 HDRS      := $(wildcard model/*.h model/pos/*.h train/*.h train/tasks/*.h tools/plot/*.h)
 
-.PHONY: all test test-build test-kernels test-sanitize fuzz valgrind bench demo data deps clean
+.PHONY: all test test-build test-kernels test-sanitize test-clang test-arm64 fuzz valgrind bench demo data deps clean
 all: $(BIN)
 
 $(BIN): $(B)/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
@@ -149,6 +151,22 @@ test-kernels: deps
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SAN=1 test-build
 	@POSGPT=build/san/posgpt TESTDIR=build/san/tests ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh
+
+# clang (Debian: clang, libomp-dev): every test binary and the shell tests that take seconds
+CLANG_SHELL_TESTS ?= test_cli.sh test_layout.sh test_outputs.sh test_plot.sh test_resume.sh test_sweep.sh test_tasks.sh
+test-clang:
+	@tools/deps.sh clang
+	@$(MAKE) --no-print-directory CLANG=1 test-build
+	@POSGPT=build/clang/posgpt TESTDIR=build/clang/tests SHELL_TESTS="$(CLANG_SHELL_TESTS)" tools/run_tests.sh
+
+# arm64, cross-built, its tests run under qemu: the core tests and the gradient checks
+ARM64       := aarch64-linux-gnu
+ARM64_TESTS ?= test_core test_grad_d test_model_d
+QEMU        ?= qemu-aarch64 -L /usr/$(ARM64)
+test-arm64:
+	@tools/deps.sh arm64
+	@$(MAKE) --no-print-directory CROSS=$(ARM64) $(ARM64_TESTS:%=build/$(ARM64)/tests/%)
+	@RUNNER="$(QEMU)" TESTDIR=build/$(ARM64)/tests C_TESTS="$(ARM64_TESTS)" SHELL_TESTS=" " tools/run_tests.sh
 
 fuzz: deps
 	@$(MAKE) --no-print-directory SAN=1 build/san/tests/test_fuzz build/san/tests/test_fuzz_csv build/san/tests/test_fuzz_font
