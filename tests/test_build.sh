@@ -5,20 +5,21 @@
 . "$(dirname "$0")/lib.sh" build
 root=$PWD
 mk() { make --no-print-directory -C "$root" "$@" 2>&1; }
+mkdata() { make --no-print-directory -C "$tmp/w" -f "$root/Makefile" data CORPUS="$1" 2>&1; } # in a folder of its own
 
 # make data CORPUS=file: the file becomes data/kjv.txt (in the folder make runs in), anew each
 # time; the fortunes are not fetched; a missing file is refused
 mkdir -p "$tmp/w"
 phrase_text 1 50 > "$tmp/corpus.txt"
-out=$(make --no-print-directory -C "$tmp/w" -f "$root/Makefile" data CORPUS="$tmp/corpus.txt" 2>&1)
+out=$(mkdata "$tmp/corpus.txt")
 if cmp -s "$tmp/corpus.txt" "$tmp/w/data/kjv.txt" && [ ! -e "$tmp/w/data/fortunes.txt" ] && [[ $out == *"wrote data/kjv.txt"* ]]; then
   ok "make data CORPUS=file copies it to data/kjv.txt"
 else bad "make data CORPUS" "$out"; fi
 phrase_text 2 30 > "$tmp/corpus.txt"
-make --no-print-directory -C "$tmp/w" -f "$root/Makefile" data CORPUS="$tmp/corpus.txt" > /dev/null 2>&1
+mkdata "$tmp/corpus.txt" > /dev/null
 cmp -s "$tmp/corpus.txt" "$tmp/w/data/kjv.txt" && ok "make data CORPUS=file copies a changed file again" ||
   bad "CORPUS again" "data/kjv.txt not replaced"
-out=$(make --no-print-directory -C "$tmp/w" -f "$root/Makefile" data CORPUS="$tmp/nope.txt" 2>&1) && bad "CORPUS missing" "make succeeded" ||
+out=$(mkdata "$tmp/nope.txt") && bad "CORPUS missing" "make succeeded" ||
   { [[ $out == *"posgpt: error: CORPUS=$tmp/nope.txt"* ]] && ok "make data CORPUS=missing is refused" || bad "CORPUS missing" "$out"; }
 
 # quiet lines by default, the command itself with V=1
@@ -50,9 +51,8 @@ out=$(mk -n -B V=1 B="$tmp/c" BLAS_CFLAGS=-I/my/blas BLAS_LIBS="-L/my/lib -lopen
 # (CC=false: no header is found) and fails, or passes silently when everything is there
 out=$(CC=false POSGPT_PKG=dnf tools/deps.sh 2>&1) && bad "deps dnf" "exit 0" ||
   { [[ $out == *"sudo dnf install -y openblas-devel zlib-devel"* ]] && ok "deps.sh names Fedora's packages" || bad "deps dnf" "$out"; }
-out=$(CC=false POSGPT_PKG=brew tools/deps.sh kjv 2>&1) && bad "deps brew" "exit 0" ||
-  { [[ $out == *"brew install openblas zlib"* && $out == *"no brew package gives (Debian's bible-kjv"* ]] && ok "deps.sh names Homebrew's packages" ||
-    bad "deps brew" "$out"; }
+out=$(CC=false POSGPT_PKG=brew tools/deps.sh 2>&1) && bad "deps brew" "exit 0" ||
+  { [[ $out == *"brew install openblas zlib"* ]] && ok "deps.sh names Homebrew's packages" || bad "deps brew" "$out"; }
 out=$(POSGPT_PKG=dnf tools/deps.sh 2>&1) && [ -z "$out" ] && ok "deps.sh on Fedora carries on when the files are there" || bad "deps present" "$out"
 
 echo "# $pass passed, $fail failed"
