@@ -153,7 +153,7 @@ test-sanitize: deps
 	@POSGPT=build/san/posgpt TESTDIR=build/san/tests ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh
 
 # clang (Debian: clang, libomp-dev): every test binary and the shell tests that take seconds
-CLANG_SHELL_TESTS ?= test_cli.sh test_layout.sh test_outputs.sh test_plot.sh test_resume.sh test_sweep.sh test_tasks.sh
+CLANG_SHELL_TESTS ?= test_cli.sh test_outputs.sh test_plot.sh test_resume.sh
 test-clang:
 	@tools/deps.sh clang
 	@$(MAKE) --no-print-directory CLANG=1 test-build
