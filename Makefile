@@ -1,38 +1,102 @@
 # posgpt - build, test, demo.
 #   make              ./posgpt                     make test           the test suite
 #   make demo         the short demo               make data           data/kjv.txt, data/fortunes.txt (corpora)
+#   make data CORPUS=file  any text as the corpus instead of the King James Bible (copied to data/kjv.txt)
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-kernels   the suite under several OpenBLAS kernels (KERNELS="Haswell SkylakeX")
+#   make test-clang     the test binaries and fast shell tests built with clang (build/clang/)
+#   make test-arm64     cross-built for arm64 (build/aarch64-linux-gnu/), test_core and the gradient checks under qemu
 #   make fuzz         200,000 damaged checkpoints, 100,000 damaged CSVs and 100,000 damaged fonts (plot), 100,000
 #                     damaged task files, under ASan + UBSan
 #   make bench        training / evaluation speed and memory (tools/bench.sh)
 #   make valgrind     short train + eval + sample + plot under valgrind memcheck
 #   make MPI=1        ./posgpt-mpi, the same program with data-parallel training over MPI (OpenMPI:
 #                     libopenmpi-dev); mpirun -np 2 ./posgpt-mpi train ...  (README "Several processes")
-# PORTABLE=1 drops -march=native.
+# Toolchains and libraries (docs/install.md):
+#   CLANG=1           build with clang into build/clang/ (build/clang/posgpt)
+#   CROSS=aarch64-linux-gnu  cross-build with aarch64-linux-gnu-gcc into build/aarch64-linux-gnu/
+#   BLAS_CFLAGS, BLAS_LIBS   OpenBLAS (default: pkg-config openblas, openblas-openmp, openblaso or
+#                     openblas-pthread; without one, Debian's openblas-openmp folder)
+#   STB_CFLAGS        where stb_image_write.h and stb_truetype.h are (default: the first of
+#                     /usr/include/stb, /usr/local/include/stb, /opt/homebrew/include/stb that has them)
+#   OMP_CFLAGS, OMP_LIBS     OpenMP (default -fopenmp; macOS: Homebrew's libomp)
+#   PORTABLE=1 drops -march=native.  V=1 prints the full compiler command lines.
 CC      ?= gcc
-BLASDIR ?= /usr/lib/x86_64-linux-gnu/openblas-openmp
-BLASINC ?= /usr/include/x86_64-linux-gnu/openblas-openmp
+PKG_CONFIG ?= pkg-config
+ifdef CROSS
+CC      := $(CROSS)-gcc
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS)/pkgconfig:/usr/share/pkgconfig pkg-config
+PORTABLE := 1
+TOOL    := $(CROSS)
+else ifdef CLANG
+CC      := clang
+TOOL    := clang
+# (clang warns "loop not vectorized" where an omp simd loop cannot be)
+WARN_CC := -Wno-pass-failed
+endif
 ARCH    := $(if $(PORTABLE),,-march=native)
-WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
+WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers $(WARN_CC)
 ifdef MPI
 B       := build/mpi
 OPT     := -O3 $(ARCH) -g -DPOSGPT_MPI $(shell mpicc --showme:compile 2>/dev/null || echo MPI-NOT-FOUND)
 BIN     := posgpt-mpi
 MPILIBS := $(shell mpicc --showme:link 2>/dev/null)
 else ifdef SAN
-B       := build/san
+B       := build/san$(TOOL:%=-%)
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+BIN     := $(B)/posgpt
+else ifdef TOOL
+B       := build/$(TOOL)
+OPT     := -O3 $(ARCH) -g
 BIN     := $(B)/posgpt
 else
 B       := build
 OPT     := -O3 $(ARCH) -g
 BIN     := posgpt
 endif
-CFLAGS  ?= $(OPT)
-ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fopenmp -fno-math-errno $(WARN) $(CFLAGS) -I$(BLASINC) -Imodel -Imodel/pos -Itrain -Itrain/tasks -Itools/plot
-LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) $(MPILIBS) -L$(BLASDIR) -Wl,-rpath,$(BLASDIR) -lopenblas -fopenmp -lz -lm
 , := ,
+
+# OpenMP: Apple's clang has no -fopenmp of its own; Homebrew's libomp gives the runtime
+ifeq ($(shell uname -s),Darwin)
+LIBOMP  ?= $(shell brew --prefix libomp 2>/dev/null)
+OMP_CFLAGS ?= -Xpreprocessor -fopenmp -I$(LIBOMP)/include
+OMP_LIBS ?= -L$(LIBOMP)/lib -Wl,-rpath,$(LIBOMP)/lib -lomp
+SYS_CFLAGS := -D_DARWIN_C_SOURCE
+PKG_CONFIG := PKG_CONFIG_PATH=$(shell brew --prefix openblas 2>/dev/null)/lib/pkgconfig:$$PKG_CONFIG_PATH $(PKG_CONFIG)
+else
+OMP_CFLAGS ?= -fopenmp
+OMP_LIBS ?= -fopenmp
+endif
+
+# OpenBLAS: pkg-config's first known name, else Debian's openblas-openmp folder; the library's
+# folder is also the run-time search path, so the OpenMP build is the one that loads
+ifndef BLAS_LIBS
+BLAS_PC := $(firstword $(foreach p,openblas openblas-openmp openblaso openblas-pthread,$(shell $(PKG_CONFIG) --exists $p 2>/dev/null && echo $p)))
+ifneq ($(BLAS_PC),)
+BLAS_LIBS := $(shell $(PKG_CONFIG) --libs $(BLAS_PC))
+ifndef BLAS_CFLAGS
+BLAS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(BLAS_PC))
+endif
+else
+MULTIARCH := $(or $(shell $(CC) -print-multiarch 2>/dev/null),x86_64-linux-gnu)
+BLAS_LIBS := -L/usr/lib/$(MULTIARCH)/openblas-openmp -lopenblas
+BLAS_CFLAGS ?= -I/usr/include/$(MULTIARCH)/openblas-openmp
+endif
+endif
+BLAS_RPATH := $(patsubst -L%,-Wl$(,)-rpath$(,)%,$(filter -L%,$(BLAS_LIBS)))
+ifndef STB_CFLAGS
+STB_CFLAGS := $(patsubst %/,-I%,$(firstword $(dir $(wildcard $(addsuffix /stb_image_write.h,/usr/include/stb /usr/local/include/stb /opt/homebrew/include/stb)))))
+endif
+
+CFLAGS  ?= $(OPT)
+ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(SYS_CFLAGS) $(OMP_CFLAGS) -fno-math-errno $(WARN) $(CFLAGS) $(BLAS_CFLAGS) $(STB_CFLAGS) -Imodel -Imodel/pos -Itrain -Itrain/tasks -Itools/plot
+LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) $(MPILIBS) $(BLAS_LIBS) $(BLAS_RPATH) $(OMP_LIBS) -lz -lm
+
+# quiet build lines ("CC model/gpt.c", "LD posgpt"); V=1 prints the commands themselves
+ifneq ($(V),1)
+Q       := @
+say      = @printf '  %-3s %s\n' '$(1)' '$(2)';
+endif
 
 MODEL_SRC := $(wildcard model/*.c model/pos/*.c)
 APP_SRC   := $(filter-out train/main.c,$(wildcard train/*.c train/tasks/*.c tools/plot/*.c))
@@ -41,24 +105,24 @@ MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
 HDRS      := $(wildcard model/*.h model/pos/*.h train/*.h train/tasks/*.h tools/plot/*.h)
 
-.PHONY: all test test-build test-kernels test-sanitize fuzz valgrind bench demo data deps clean
+.PHONY: all test test-build test-kernels test-sanitize test-clang test-arm64 fuzz valgrind bench demo data deps clean
 all: $(BIN)
 
 $(BIN): $(B)/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(call say,LD,$@)$(CC) -o $@ $^ $(LDLIBS)
 
 $(B)/f/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -c -o $@ $<
+	$(call say,CC,$<)$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # the exchange between MPI processes, timed (make MPI=1 build/mpi/exchange_bench)
 $(B)/exchange_bench: tools/exchange_bench.c $(B)/f/train/dist.o $(B)/f/model/common.o $(HDRS)
-	$(CC) $(ALLCFLAGS) -o $@ $< $(B)/f/train/dist.o $(B)/f/model/common.o $(LDLIBS)
+	$(call say,LD,$@)$(CC) $(ALLCFLAGS) -o $@ $< $(B)/f/train/dist.o $(B)/f/model/common.o $(LDLIBS)
 
 # the same model sources in double precision, for the gradient checks
 $(B)/d/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -c -o $@ $<
+	$(call say,CC,$< (double))$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -c -o $@ $<
 
 # tests: test_*_d.c link the double model, test_*.c the float one (plus the app code)
 TEST_D := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*_d.c))
@@ -67,15 +131,15 @@ TEST_F := $(patsubst tests/%.c,$(B)/tests/%,$(filter-out $(wildcard tests/test_*
 # (and the position sampler, which the gradient checks draw positions with)
 $(TEST_D): $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(MODEL_DBL) $(B)/d/train/positions.o $(HDRS)
 	@mkdir -p $(B)/tests
-	$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -Itests -o $@ $< $(MODEL_DBL) $(B)/d/train/positions.o $(LDLIBS)
+	$(call say,LD,$@)$(CC) $(ALLCFLAGS) -DPOSGPT_DOUBLE -Itests -o $@ $< $(MODEL_DBL) $(B)/d/train/positions.o $(LDLIBS)
 
 $(TEST_F): $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
 	@mkdir -p $(B)/tests
-	$(CC) $(ALLCFLAGS) -Itests -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
+	$(call say,LD,$@)$(CC) $(ALLCFLAGS) -Itests -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
 
 # (and ./posgpt-mpi when OpenMPI is installed: tests/test_mpi.sh runs it)
 test-build: $(BIN) $(TEST_D) $(TEST_F)
-	@if [ -z "$(SAN)$(MPI)" ] && command -v mpicc > /dev/null; then $(MAKE) --no-print-directory MPI=1 posgpt-mpi; fi
+	@if [ -z "$(SAN)$(MPI)$(TOOL)" ] && command -v mpicc > /dev/null; then $(MAKE) --no-print-directory MPI=1 posgpt-mpi; fi
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
@@ -89,6 +153,22 @@ test-sanitize: deps
 	@$(MAKE) --no-print-directory SAN=1 test-build
 	@POSGPT=build/san/posgpt TESTDIR=build/san/tests ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh
 
+# clang (Debian: clang, libomp-dev): every test binary and the shell tests that take seconds
+CLANG_SHELL_TESTS ?= test_cli.sh test_outputs.sh test_plot.sh test_resume.sh
+test-clang:
+	@tools/deps.sh clang
+	@$(MAKE) --no-print-directory CLANG=1 test-build
+	@POSGPT=build/clang/posgpt TESTDIR=build/clang/tests SHELL_TESTS="$(CLANG_SHELL_TESTS)" tools/run_tests.sh
+
+# arm64, cross-built, its tests run under qemu: the core tests and the gradient checks
+ARM64       := aarch64-linux-gnu
+ARM64_TESTS ?= test_core test_grad_d test_model_d
+QEMU        ?= qemu-aarch64 -L /usr/$(ARM64)
+test-arm64:
+	@tools/deps.sh arm64
+	@$(MAKE) --no-print-directory CROSS=$(ARM64) $(ARM64_TESTS:%=build/$(ARM64)/tests/%)
+	@RUNNER="$(QEMU)" TESTDIR=build/$(ARM64)/tests C_TESTS="$(ARM64_TESTS)" SHELL_TESTS=" " tools/run_tests.sh
+
 fuzz: deps
 	@$(MAKE) --no-print-directory SAN=1 build/san/tests/test_fuzz build/san/tests/test_fuzz_csv build/san/tests/test_fuzz_font build/san/tests/test_fuzz_tasks
 	build/san/tests/test_fuzz 200000 1
@@ -98,7 +178,7 @@ fuzz: deps
 
 # the benchmark: training and long-context evaluation tokens/s, peak RSS, GFLOP/s (tools/bench.sh)
 $(B)/bench: tools/bench.c $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
-	$(CC) $(ALLCFLAGS) -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
+	$(call say,LD,$@)$(CC) $(ALLCFLAGS) -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(B)/bench
@@ -110,12 +190,24 @@ valgrind: deps
 deps:
 	@tools/deps.sh
 
-data: data/kjv.txt data/fortunes.txt
+# CORPUS=file: that text is the corpus the demo and the studies read (data/kjv.txt), copied
+# anew on each make; the King James Bible and the fortunes are not fetched
+data: data/kjv.txt $(if $(CORPUS),,data/fortunes.txt)
+ifdef CORPUS
+.PHONY: data/kjv.txt
+data/kjv.txt:
+	@[ -f "$(CORPUS)" ] && [ -r "$(CORPUS)" ] || { echo "posgpt: error: CORPUS=$(CORPUS): no such readable file; give a text file" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(Q)cp "$(CORPUS)" $@.tmp
+	$(Q)mv $@.tmp $@
+	@echo "wrote $@ ($$(wc -c < $@) bytes, from $(CORPUS))"
+else
 data/kjv.txt:
 	@tools/deps.sh kjv
 	bible gen1:1-rev22:21 > $@.tmp
 	mv $@.tmp $@
 	@echo "wrote $@ ($$(wc -c < $@) bytes)"
+endif
 
 # the second corpus (tools/study.sh): Debian's fortunes, every file in name order, the % lines
 # between fortunes made blank and overstrikes (X backspace Y) reduced to what they print (Y)

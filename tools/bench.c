@@ -42,7 +42,11 @@ static double median(double *v, int n) {
 static double peak_rss_mib(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss / 1024.0;
+#ifdef __APPLE__
+    return ru.ru_maxrss / 1048576.0; // bytes there
+#else
+    return ru.ru_maxrss / 1024.0; // KiB
+#endif
 }
 
 // a model of config c with scheme s (randomized: sinusoidal base, positions from [0, 16T))

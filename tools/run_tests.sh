@@ -2,6 +2,10 @@
 # run_tests.sh - run every test binary in build/tests and every tests/*.sh, add up their
 # PASS/FAIL lines, and end with "N passed, N failed". A test that exits non-zero without
 # printing a FAIL line (a crash) counts as one failure. Exit status: 0 only if nothing failed.
+# POSGPT=binary and TESTDIR=folder of test binaries test another build (make test-sanitize,
+# test-clang); SHELL_TESTS="test_cli.sh ..." runs only those shell tests (none: SHELL_TESTS=" "),
+# C_TESTS="test_core ..." only those test binaries; RUNNER="qemu-aarch64 -L DIR" runs each test
+# binary through that command (make test-arm64).
 set -u
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
@@ -25,8 +29,8 @@ run() {
   pass=$((pass + p)); fail=$((fail + f))
   printf "%-28s %4d passed, %d failed  (%ds)\n" "$name" "$p" "$f" $((SECONDS - t0))
 }
-for t in "${TESTDIR:-build/tests}"/test_*; do run "$(basename "$t")" "$t"; done
-for t in tests/test_*.sh; do run "$(basename "$t")" bash "$t"; done
+for t in ${C_TESTS:-"${TESTDIR:-build/tests}"/test_*}; do t=${TESTDIR:-build/tests}/${t##*/}; run "${t##*/}" ${RUNNER:-} "$t"; done
+for t in ${SHELL_TESTS:-tests/test_*.sh}; do t=tests/${t#tests/}; run "$(basename "$t")" bash "$t"; done
 rm -f "$log"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -5,12 +5,15 @@
 // kernels ("Prescott"), several times slower than the AVX2/AVX-512 ones the CPU can run.
 // OpenBLAS reads OPENBLAS_CORETYPE only when the library loads, so when the picked core is
 // weaker than what the CPU supports, posgpt sets the variable and re-executes itself.
-// A user-set OPENBLAS_CORETYPE is always respected.
+// A user-set OPENBLAS_CORETYPE is always respected. The check is x86-64 only (elsewhere OpenBLAS
+// names no such kernels); the CPU affinity is read on Linux only (elsewhere: the cores online).
 #define _GNU_SOURCE // sched_getaffinity
 #include "cli.h"
 #include "dist.h"
 
+#ifdef __linux__
 #include <sched.h>
+#endif
 
 #include <cblas.h>
 #include <omp.h>
@@ -31,20 +34,50 @@ static int core_level(const char *core) {
     return 1;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// the best kernel level this CPU runs (see core_level)
+static int cpu_level(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? 3
+           : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 2 : 1;
+}
+#else
+static int cpu_level(void) { return 0; } // no x86 kernels to pick
+#endif
+
+// this program again with the same arguments: /proc/self/exe on Linux, else argv[0] (a path,
+// or a name on PATH); returns only if it failed
+static void reexec(char **argv) {
+#ifdef __linux__
+    execv("/proc/self/exe", argv);
+#endif
+    execvp(argv[0], argv);
+}
+
 void ensure_fast_blas(char **argv) {
     if (getenv("OPENBLAS_CORETYPE") || getenv("POSGPT_NO_REEXEC")) return;
     const char *core = openblas_get_corename();
-    __builtin_cpu_init();
-    int cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? 3
-              : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 2 : 1;
+    int cpu = cpu_level();
     if (!core || core_level(core) >= cpu) return;
     setenv("OPENBLAS_CORETYPE", cpu == 3 ? "SkylakeX" : "Haswell", 1);
     setenv("POSGPT_NO_REEXEC", "1", 1); // never loop
-    execv("/proc/self/exe", argv);
+    reexec(argv);
     // exec failed: carry on with the slow kernels, but say so
     fprintf(stderr, "posgpt: warning: OpenBLAS picked '%s' kernels and re-executing with faster ones failed\n", core);
 }
 
+// the cores this process may run on (its CPU affinity: taskset, mpirun's binding), or where
+// that is not known the cores online; *why names which; -1 if neither is known
+static int usable_cores(const char **why) {
+#ifdef __linux__
+    cpu_set_t set;
+    *why = "its CPU affinity";
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+#endif
+    *why = "the cores online";
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : -1;
+}
 
 void runtime_setup(int threads) {
     if (threads > 0) {
@@ -53,12 +86,12 @@ void runtime_setup(int threads) {
     }
     // more threads than the cores this process may run on (an affinity mask: taskset, or
     // mpirun binding each process to a core) share those cores and run slower
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && omp_get_max_threads() > CPU_COUNT(&set)) {
-        int cores = CPU_COUNT(&set);
-        fprintf(stderr, "posgpt: warning: %s%d threads, but this process may run on %d core%s only (its CPU affinity%s): the "
+    const char *why;
+    int cores = usable_cores(&why);
+    if (cores > 0 && omp_get_max_threads() > cores) {
+        fprintf(stderr, "posgpt: warning: %s%d threads, but this process may run on %d core%s only (%s%s): the "
                 "threads would take turns; give --threads %d%s\n", dist_tag(), omp_get_max_threads(), cores, cores == 1 ? "" : "s",
-                dist_size() > 1 ? ", e.g. mpirun's default --bind-to core" : "", cores,
+                why, dist_size() > 1 ? ", e.g. mpirun's default --bind-to core" : "", cores,
                 dist_size() > 1 ? ", or launch with mpirun --bind-to none" : "");
     }
     if (dist_rank() > 0) return; // one banner for an MPI run

@@ -5,7 +5,7 @@
 #include "stb_quiet.h"
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb/stb_image_write.h>
+#include <stb_image_write.h> // (the include path: STB_CFLAGS, Makefile)
 #pragma GCC diagnostic pop
 
 #include "canvas.h"

@@ -9,7 +9,7 @@
 #define STBTT_assert(x) ((void)0)
 #define STBTT_STATIC
 #define STB_TRUETYPE_IMPLEMENTATION
-#include <stb/stb_truetype.h>
+#include <stb_truetype.h>
 #pragma GCC diagnostic pop
 
 #include "text.h"
