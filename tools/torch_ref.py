@@ -121,7 +121,7 @@ def scheme_layout(scheme, C, NH, rows, hp, sharing):
 
 
 def read_checkpoint(path):
-    """Parse a posgpt checkpoint (formats v1 to v4). Returns (header, tensors): header a dict of
+    """Parse a posgpt checkpoint (formats v1 to v5). Returns (header, tensors): header a dict of
     the fields of docs/checkpoint.md, tensors {name: np.ndarray float32} with the documented
     shapes, the scheme's as "scheme.NAME" ((L, ...) when per layer; header["layout"] says
     which are). Raises ValueError naming the check that failed."""
@@ -132,8 +132,8 @@ def read_checkpoint(path):
     if b[:8] != MAGIC:
         raise ValueError(f"{path}: bad magic {b[:8]!r} (want {MAGIC!r})")
     version, hsize = struct.unpack_from("<2I", b, 8)
-    if version not in (1, 2, 3, 4):
-        raise ValueError(f"{path}: format version {version}; this reader knows versions 1 to 4")
+    if version not in (1, 2, 3, 4, 5):
+        raise ValueError(f"{path}: format version {version}; this reader knows versions 1 to 5")
     if hsize != HEADER_SIZE:
         raise ValueError(f"{path}: header size {hsize}, want {HEADER_SIZE}")
     h = {"version": version, "header_size": hsize}
@@ -165,6 +165,12 @@ def read_checkpoint(path):
     h["sharing"] = struct.unpack_from("<I", b, 304)[0] if version >= 3 else 1
     if h["sharing"] > 2:
         raise ValueError(f"{path}: scheme sharing {h['sharing']}, want 0, 1 or 2")
+    # version 5: gradient shards; the context extension trained with (method "" = none),
+    # in force whenever the model is built (from_header)
+    h["grad_shards"] = struct.unpack_from("<I", b, 312)[0] if version >= 5 else 1
+    h["ext_method"] = b[336:352].split(b"\0", 1)[0].decode("ascii", "replace") if version >= 5 else ""
+    h["ext_train_len"], h["ext_window"] = struct.unpack_from("<2I", b, 316) if version >= 5 else (0, 0)
+    h["ext_factor"], = struct.unpack_from("<d", b, 328) if version >= 5 else (0.0,)
 
     V, C, L, NH, T, P = h["V"], h["C"], h["L"], h["NH"], h["T"], h["P"]
     if h["n_tensors"] != len(TENSOR_NAMES):
@@ -638,8 +644,11 @@ class GPT(torch.nn.Module):
 
     @classmethod
     def from_header(cls, h, clamp_pos=False):
-        return cls(h["V"], h["C"], h["L"], h["NH"], h["T"], h["scheme"], h["hp"], h["pos_rows"], h["rand_max"],
-                   clamp_pos, h.get("layout"))
+        m = cls(h["V"], h["C"], h["L"], h["NH"], h["T"], h["scheme"], h["hp"], h["pos_rows"], h["rand_max"],
+                clamp_pos, h.get("layout"))
+        if h.get("ext_method"):                       # trained with a context extension: in force
+            m.set_rope_scaling(h["ext_method"], h["ext_factor"], h["ext_train_len"])
+        return m
 
     @classmethod
     def from_checkpoint(cls, path, clamp_pos=False):
@@ -688,11 +697,12 @@ class GPT(torch.nn.Module):
                 if self.sch_names:
                     self.scheme.constrain(self.scheme_params(l))
 
-    def set_rope_scaling(self, method, factor=0.0):
-        """Eval-time context extension (schemes.md): rope and xpos only."""
+    def set_rope_scaling(self, method, factor=0.0, train_len=0):
+        """Context extension (schemes.md): rope and xpos only. train_len: the length it scales
+        from (0: the model's T; a model fine-tuned with one stores its own, rope_from_len)."""
         if self.scheme_name not in ("rope", "xpos"):
             raise ValueError(f"--rope-scaling applies to rope and xpos checkpoints; this one is '{self.scheme_name}'")
-        self.scheme.ext = None if method in (None, "none") else RotaryExt(method, factor, self.T)
+        self.scheme.ext = None if method in (None, "none") else RotaryExt(method, factor, train_len or self.T)
 
     def query_block(self, T):
         """Queries per attention block: memory O(block x T) at long T. xPos centres its decay on

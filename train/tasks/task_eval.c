@@ -2,7 +2,8 @@
 // examples, by length (and by the key's depth for passkey). The prompts are fed through the
 // key/value cache in batches of equal prompt length, then the answer is decoded greedily one
 // byte at a time; an example counts as correct when every byte up to and including the end
-// mark ';' is the expected one.
+// mark ';' is the expected one. A checkpoint trained with a context extension (train
+// --rope-scaling) decodes with it in force (a fixed factor: the cache holds it).
 #include "args.h"
 #include "ckpt.h"
 #include "cli.h"
@@ -101,8 +102,10 @@ int task_eval(int argc, char **argv) {
     OutFile oo;
     FILE *fo = outputs ? out_open(&oo, outputs, "outputs file") : NULL;
     int V = m.cfg.V;
-    // the run's label; a model trained at random positions evaluated at contiguous ones says so
+    // the run's label (+ the context extension it was trained with, as eval's rows: rope+pi); a
+    // model trained at random positions evaluated at contiguous ones says so
     run_label(m.cfg.scheme, ts.rand_max, label, sizeof label);
+    if (m.cfg.ext_method[0]) snprintf(label + strlen(label), sizeof label - strlen(label), "+%s", m.cfg.ext_method);
     if (ts.rand_max && !rand_pos) snprintf(label + strlen(label), sizeof label - strlen(label), " (contiguous eval)");
     double t0 = now_seconds();
     for (int i = 0; i < set.n;) {
