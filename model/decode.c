@@ -28,7 +28,7 @@ void decoder_init(Decoder *d, const GPT *m, int B, int cap, int chunk) {
     const PosScheme *s = ps->scheme;
     // a fixed extension (a trained one: pi, ntk, yarn at a fixed factor; rerope's window) rotates every row
     // the same at any length; one whose scale follows the window length cannot be cached
-    if (s->extension_value && s->extension_value(ps, 1) != s->extension_value(ps, 1 << 20))
+    if (s->extension_value && s->extension_value(ps, 1) != s->extension_value(ps, cap > (1 << 20) ? cap : 1 << 20))
         die("decoding with a key/value cache does not take a context extension whose scale follows the window length "
             "(dynamic-ntk, or pi/ntk/yarn without a fixed factor): the cached keys would keep the scale of the length "
             "they were fed at; use --no-cache (posgpt sample), which recomputes each window at its own length, or posgpt eval");
