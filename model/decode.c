@@ -26,9 +26,12 @@ void decoder_init(Decoder *d, const GPT *m, int B, int cap, int chunk) {
     if (B < 1 || cap < 1 || chunk < 1 || chunk > cap) die("decoder: need B, cap >= 1 and 1 <= chunk <= cap (got %d, %d, %d)", B, cap, chunk);
     const PosState *ps = gpt_scheme(m, 0);
     const PosScheme *s = ps->scheme;
-    if (s->extension_value && (s->extension_value(ps, 1) != 1.0 || s->extension_value(ps, 1 << 20) != 1.0))
-        die("decoding with a key/value cache does not take a rotary context extension (the cached keys would keep "
-            "the scale of the length they were fed at)");
+    // a fixed extension (a trained one: pi, ntk, yarn at a fixed factor; rerope's window) rotates every row
+    // the same at any length; one whose scale follows the window length cannot be cached
+    if (s->extension_value && s->extension_value(ps, 1) != s->extension_value(ps, cap > (1 << 20) ? cap : 1 << 20))
+        die("decoding with a key/value cache does not take a context extension whose scale follows the window length "
+            "(dynamic-ntk, or pi/ntk/yarn without a fixed factor): the cached keys would keep the scale of the length "
+            "they were fed at; use --no-cache (posgpt sample), which recomputes each window at its own length, or posgpt eval");
     memset(d, 0, sizeof *d);
     size_t C = m->cfg.C, L = m->cfg.L, N = (size_t)B * chunk;
     d->m = m, d->B = B, d->cap = cap, d->chunk = chunk;

@@ -8,8 +8,10 @@
 //
 // The logits agree with gpt_forward on the same tokens and positions to float rounding (the
 // products run over other shapes; xPos centres its decay on other blocks). A rotary context
-// extension whose scale follows the window length (dynamic NTK, or pi/ntk/yarn without a fixed
-// factor) is refused: the cached keys would keep the scale of the length they were fed at.
+// extension at a fixed factor (a checkpoint's trained one: pi, ntk, yarn; rerope's window) is
+// applied as in gpt_forward; one whose scale follows the window length (dynamic NTK, or
+// pi/ntk/yarn without a fixed factor) is refused: the cached keys would keep the scale of the
+// length they were fed at (the error names --no-cache, which recomputes every window).
 #ifndef POSGPT_DECODE_H
 #define POSGPT_DECODE_H
 

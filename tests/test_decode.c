@@ -13,6 +13,11 @@
 // the largest logit (measured on Haswell and SkylakeX kernels: 4e-7 to 1.2e-6, CoPE, whose gates add up, 9e-6). A decoder that
 // dropped a scheme's term, a cached row or a position is off by orders more (checked: the
 // same comparison against the model with one position shifted fails).
+// A rotary context extension at a fixed factor (what a checkpoint trained with one carries:
+// pi, ntk, yarn; and rerope's window) decodes as the full forward with the same extension, at
+// the same tolerance (the extension only changes the angles and YaRN's constant scale, computed
+// the same way on both sides); one whose scale follows the window length (dynamic-ntk) is
+// refused with an error that names --no-cache.
 #include "check.h"
 #include "decode.h"
 #include "positions.h"
@@ -20,6 +25,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum { B = 2, T = 48, PROMPT = 17, V = 256 };
 
@@ -72,6 +79,59 @@ static double decode_vs(GPT *m, const int *tok, const int *pos, int step, const 
     return worst;
 }
 
+// decoder_init in a child process: its exit status and what it wrote to stderr
+static int init_in_child(GPT *m, char *msg, size_t n) {
+    int fd[2], st = -1;
+    if (pipe(fd)) return -1;
+    fflush(stdout), fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2), close(fd[0]);
+        Decoder d;
+        decoder_init(&d, m, B, T, PROMPT);
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    for (ssize_t k; got < n - 1 && (k = read(fd[0], msg + got, n - 1 - got)) > 0;) got += (size_t)k;
+    msg[got] = 0;
+    close(fd[0]);
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// rope and xpos with each context extension in force (fixed factor 3 from the training length
+// 16: positions up to 48 are 3x that length; rerope with a window of 8 < the distances)
+static void test_extensions(const int *tok, const int *pos, double *ref) {
+    const char *schemes[] = {"rope", "xpos"};
+    const PosExtension ext[] = {{.method = "pi", .factor = 3, .train_len = 16}, {.method = "ntk", .factor = 3, .train_len = 16},
+                                {.method = "yarn", .factor = 3, .train_len = 16}, {.method = "rerope", .train_len = 16, .window = 8}};
+    char err[1024], what[200];
+    for (int k = 0; k < 2; k++)
+        for (int e = 0; e < 4; e++) {
+            GPT m;
+            build(&m, schemes[k], POS_SHARING_PAPER, 8 * T);
+            if (!pos_has_extension(m.sch[0].scheme, ext[e].method)) { gpt_free(&m); continue; } // xpos: no rerope
+            if (gpt_extend(&m, &ext[e], err, sizeof err)) die("%s", err);
+            full_logits(&m, tok, pos, ref);
+            double e1 = decode_vs(&m, tok, pos, 1, ref), e5 = decode_vs(&m, tok, pos, 5, ref);
+            gpt_extend(&m, &(PosExtension){.method = "none"}, err, sizeof err); // the comparison sees the extension
+            double plain = decode_vs(&m, tok, pos, 1, ref);
+            snprintf(what, sizeof what, "decode [%s + %s, fixed] = the full forward with the extension (and differs without it)",
+                     schemes[k], ext[e].method);
+            check(e1 <= 1e-4 && e5 <= 1e-4 && plain > 1e-3, what, "relative difference %.3g (1 a feed), %.3g (5 a feed); without %.3g",
+                  e1, e5, plain);
+            gpt_free(&m);
+        }
+    GPT m;
+    build(&m, "rope", POS_SHARING_PAPER, 8 * T);
+    gpt_extend(&m, &(PosExtension){.method = "dynamic-ntk", .train_len = 16}, err, sizeof err);
+    int rc = init_in_child(&m, err, sizeof err);
+    check(rc == 1 && strstr(err, "--no-cache") && strstr(err, "follows the window length"),
+          "decode refuses dynamic-ntk (its scale follows the length) with an error naming --no-cache", "exit %d: %s", rc, err);
+    gpt_free(&m);
+}
+
 int main(void) {
     int tok[B * T], pos[B * T], rpos[B * T];
     Rng rng;
@@ -112,6 +172,7 @@ int main(void) {
         check(e <= 1e-4, what, "largest relative difference %.3g", e);
         gpt_free(&m);
     }
+    test_extensions(tok, pos, ref);
     free(ref);
     return check_done();
 }

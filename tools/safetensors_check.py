@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """safetensors_check.py - the round trip of `posgpt export`: read the safetensors file with the
 NumPy reader written from the format's specification (tools/safetensors_read.py), build the
-project's PyTorch model (tools/torch_ref.py) from its metadata alone, load the named tensors,
+project's PyTorch model (tools/torch_ref.py) from its metadata alone (with the context
+extension it was trained with, if any), load the named tensors,
 score held-out text as `posgpt eval` does, and compare with `posgpt eval` on the checkpoint
 the file was exported from.
 
@@ -67,6 +68,13 @@ def main():
         print(f"safetensors_check: error: {e}", file=sys.stderr)
         return 2
     model.eval()
+    try:  # the context extension the model was trained with, as posgpt eval applies it
+        ext = st.extension(meta)
+    except ValueError as e:
+        print(f"safetensors_check: error: {e}", file=sys.stderr)
+        return 2
+    if ext:
+        model.set_rope_scaling(ext[0], ext[1], ext[2])
     L = a.len or dims["seq_len"]
     loss, tokens, _ = ref.evaluate(model, ref.heldout_text(a.data), L, a.max_tokens)
     out = subprocess.run([a.posgpt, "eval", "--ckpt", a.ckpt, "--data", a.data, "--lengths", str(L), "--max-tokens",
@@ -80,7 +88,8 @@ def main():
     print("source,eval_len,tokens,loss")
     print(f"torch_ref+safetensors,{L},{tokens},{loss:.7f}")
     print(f"posgpt,{L},{ptokens},{ploss:.7f}")
-    print(f"# |difference| {diff:.3g} nats (tolerance {a.tol:g}); scheme {meta['scheme']}, {nfile} tensors in the file")
+    extn = f", extension {ext[0]} x{ext[1]:g} from {ext[2]}" if ext else ""
+    print(f"# |difference| {diff:.3g} nats (tolerance {a.tol:g}); scheme {meta['scheme']}{extn}, {nfile} tensors in the file")
     return 0 if diff <= a.tol and tokens == ptokens else 1
 
 

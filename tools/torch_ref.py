@@ -502,8 +502,11 @@ class GPT(torch.nn.Module):
 
     @classmethod
     def from_header(cls, h, clamp_pos=False):
-        return cls(h["V"], h["C"], h["L"], h["NH"], h["T"], h["scheme"], h["hp"], h["pos_rows"], h["rand_max"],
-                   clamp_pos, h.get("layout"))
+        m = cls(h["V"], h["C"], h["L"], h["NH"], h["T"], h["scheme"], h["hp"], h["pos_rows"], h["rand_max"],
+                clamp_pos, h.get("layout"))
+        if h.get("ext_method"):                       # trained with a context extension: in force
+            m.set_rope_scaling(h["ext_method"], h["ext_factor"], h["ext_train_len"])
+        return m
 
     @classmethod
     def from_checkpoint(cls, path, clamp_pos=False):
@@ -552,11 +555,12 @@ class GPT(torch.nn.Module):
                 if self.sch_names:
                     self.scheme.constrain(self.scheme_params(l))
 
-    def set_rope_scaling(self, method, factor=0.0):
-        """Eval-time context extension (schemes.md): rope and xpos only."""
+    def set_rope_scaling(self, method, factor=0.0, train_len=0):
+        """Context extension (schemes.md): rope and xpos only. train_len: the length it scales
+        from (0: the model's T; a model fine-tuned with one stores its own, rope_from_len)."""
         if self.scheme_name not in ("rope", "xpos"):
             raise ValueError(f"--rope-scaling applies to rope and xpos checkpoints; this one is '{self.scheme_name}'")
-        self.scheme.ext = None if method in (None, "none") else RotaryExt(method, factor, self.T)
+        self.scheme.ext = None if method in (None, "none") else RotaryExt(method, factor, train_len or self.T)
 
     def query_block(self, T):
         """Queries per attention block: memory O(block x T) at long T. xPos centres its decay on

@@ -1,6 +1,7 @@
 // cmd_export.c - `posgpt export`: a checkpoint's parameters as named tensors in the
 // safetensors format (what PyTorch and Hugging Face users load with the `safetensors`
-// package), the configuration in its metadata.
+// package), the configuration in its metadata (with the context extension the model was
+// trained with: rope_scaling, and when not "none" rope_factor and rope_from_len).
 //
 // safetensors, as its specification gives it: an unsigned little-endian 64-bit N, then N
 // bytes of UTF-8 JSON, then the data. The JSON maps each tensor name to {"dtype", "shape",
@@ -109,6 +110,9 @@ int cmd_export(int argc, char **argv) {
         c->pos_rows, ts.rand_max, pos_sharing_name(c->scheme_sharing),
         ts.step, ts.val_loss);
     for (int i = 0; i < POS_MAX_HYPER && s->hypers[i].name; i++) put(&h, ",\"%s\":\"%.9g\"", s->hypers[i].name, c->scheme_hp[i]);
+    // the context extension the model was trained with, in force at every length (config.txt's names)
+    put(&h, ",\"rope_scaling\":\"%s\"", c->ext_method[0] ? c->ext_method : "none");
+    if (c->ext_method[0]) put(&h, ",\"rope_factor\":\"%.17g\",\"rope_from_len\":\"%d\"", c->ext_factor, c->ext_train_len);
     put(&h, ",\"layout\":\"y = x W^T + b; qkv rows q|k|v; pre-LN GPT-2 with a tied head; see docs/model.md\"}");
     size_t off = 0;
     for (int i = 0; i < P_SCHEME; i++) {

@@ -4,7 +4,9 @@
 // positions from 0: when the cache is full, its newest half is kept and read again from
 // position 0, so every byte is predicted from between context/2 and context bytes.
 // --no-cache recomputes the last --context bytes for every byte instead (the cost the cache
-// saves; positions restart at 0 in every window, so past the context the two differ).
+// saves; positions restart at 0 in every window, so past the context the two differ). A
+// checkpoint's trained context extension (a fixed factor) applies to both; one whose scale
+// follows the window length is refused by the cache (model/decode.h) and takes --no-cache.
 #include "args.h"
 #include "ckpt.h"
 #include "cli.h"

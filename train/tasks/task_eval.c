@@ -4,6 +4,8 @@
 // byte at a time; an example counts as correct when every byte up to and including the end
 // mark ';' is the expected one. At random positions each example's draws come from (--seed,
 // its line number) alone (task_example_positions), so the answers do not depend on --batch.
+// A checkpoint trained with a context extension (train --rope-scaling) decodes with it in
+// force (a fixed factor: the cache holds it).
 #include "args.h"
 #include "ckpt.h"
 #include "cli.h"
@@ -142,8 +144,10 @@ int task_eval(int argc, char **argv) {
     FILE *fo = outputs ? out_open(&oo, outputs, "outputs file") : NULL;
     FILE *f = csv ? out_open(&o, csv, "accuracy CSV") : stdout; // opened now: a path that cannot be written fails before the work
     int V = m.cfg.V;
-    // the run's label; a model trained at random positions evaluated at contiguous ones says so
+    // the run's label (+ the context extension it was trained with, as eval's rows: rope+pi); a
+    // model trained at random positions evaluated at contiguous ones says so
     run_label(m.cfg.scheme, ts.rand_max, label, sizeof label);
+    if (m.cfg.ext_method[0]) snprintf(label + strlen(label), sizeof label - strlen(label), "+%s", m.cfg.ext_method);
     if (ts.rand_max && !rand_pos) snprintf(label + strlen(label), sizeof label - strlen(label), " (contiguous eval)");
     double t0 = now_seconds();
     for (int i = 0; i < set.n;) {
