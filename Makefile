@@ -35,7 +35,7 @@ TOOL    := clang
 WARN_CC := -Wno-pass-failed
 endif
 ARCH    := $(if $(PORTABLE),,-march=native)
-WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers $(WARN_CC)
+WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers -Werror=implicit-function-declaration $(WARN_CC)
 ifdef MPI
 B       := build/mpi
 OPT     := -O3 $(ARCH) -g -DPOSGPT_MPI $(shell mpicc --showme:compile 2>/dev/null || echo MPI-NOT-FOUND)
