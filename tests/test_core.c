@@ -703,6 +703,13 @@ static void test_same_file(void) {
     snprintf(nx2, sizeof nx2, "%s/new", dir);
     ok = ok && same_file(nx, nx2) && !same_file(nx, a);
     check(ok, "same_file: a symlink, a hard link, d/../x, ./x (and a file not yet written) are the same file", "no");
+    // two files not yet written: the base names decide (the resolved path once read its base
+    // name from freed memory: two new outputs in one directory aborted the command)
+    char other[160];
+    snprintf(other, sizeof other, "%s/other", dir);
+    int apart = !same_file(nx2, other) && !same_file("/posgpt-none-x", "/posgpt-none-y") && same_file("/posgpt-none-x", "//posgpt-none-x") &&
+                same_file("posgpt-none-z", "./posgpt-none-z") && !same_file("posgpt-none-z", "posgpt-none-w") && !same_file("", "x");
+    check(apart, "same_file: two new files in one directory (or at /, or relative) are told apart by name", "no");
     pid_t pid = fork();
     if (pid == 0) {
         freopen("/dev/null", "w", stderr);

@@ -121,5 +121,14 @@ flag "train --init-from a pi-trained ckpt --rope-factor without --rope-scaling" 
 flag "train --resume (random run) --rand-max 100" "the run in '$tmp/rnd', which has --rand-max 64" $BIN train --resume "$tmp/rnd" --rand-max 100
 $BIN train --resume "$tmp/rnd" --rand-max 64 > /dev/null 2> "$tmp/e" && $BIN info "$tmp/rnd/model.bin" | grep -q "step 5 of 5" \
   && ok "train --resume (random run) --rand-max 64, its own value: resumes" || bad "resume --rand-max" "$(tail -1 "$tmp/e")"
+# outputs that do not exist yet, in a directory that does: a new run into an empty directory,
+# and two new outputs of one command side by side (the overlap check once read freed memory
+# here and aborted the command)
+mkdir "$tmp/empty" "$tmp/two"
+$BIN train "${S[@]}" --steps 2 --out "$tmp/empty" > /dev/null 2> "$tmp/e" && [ -s "$tmp/empty/model.bin" ] \
+  && ok "train --out an empty directory that exists: trains" || bad "train into an empty directory" "rc $?: $(tail -1 "$tmp/e")"
+$BIN eval --ckpt "$tmp/run/model.bin" --data "$tmp/text.txt" --lengths 16 --max-tokens 256 --csv "$tmp/two/e.csv" \
+  --per-position "$tmp/two/p.csv" > /dev/null 2> "$tmp/e" && [ -s "$tmp/two/e.csv" ] && [ -s "$tmp/two/p.csv" ] \
+  && ok "eval --csv D/e.csv --per-position D/p.csv (both new): both written" || bad "two new outputs" "rc $?: $(tail -1 "$tmp/e")"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

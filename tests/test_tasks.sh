@@ -88,9 +88,10 @@ mkdir -p "$tmp/g/other" && echo x > "$tmp/g/other/notes"
 $BIN task gen --task copy --out "$tmp/g/other" --overwrite 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "is not empty and holds no task" "$tmp/err" && [ "$(ls -A "$tmp/g/other")" = notes ] \
   && ok "task gen into a non-empty directory that holds no task: refused, even with --overwrite" || bad "task gen other dir" "rc $rc: $(cat "$tmp/err")"
-# stopped while writing (as soon as its directory shows): nothing is left, no half-written directory
+# stopped while writing (as soon as a file shows in its temporary directory: train.txt under
+# its own temporary name): nothing is left, no half-written directory
 $BIN task gen --task copy --max-len 10 --n 10000000 --out "$tmp/g/sig" 2> /dev/null & p=$!
-for _ in $(seq 200); do compgen -G "$tmp/g/sig*" > /dev/null && break; sleep 0.05; done
+for _ in $(seq 400); do compgen -G "$tmp/g/sig.tmp.*/*" > /dev/null && break; sleep 0.05; done
 kill -TERM $p; wait $p; rc=$?
 [ $rc = 143 ] && ! compgen -G "$tmp/g/sig*" > /dev/null && ok "task gen stopped by SIGTERM while writing: no directory or temporary left" \
   || bad "task gen SIGTERM" "rc $rc: $(ls -A "$tmp/g")"
@@ -233,7 +234,7 @@ awk -v a="$l1" -v b="$l2" -v c="$l3" 'function d(x, y) { return (x > y ? x - y :
 for v in "--rand-max 64|applies only with --positions random|run" "--seed 5|--seed applies only with --positions random|rnd" \
          "--clamp-pos|--clamp-pos applies to a learned position table; the 'alibi' checkpoint has none|run" \
          "--csv $tmp/x.csv --outputs $tmp/x.csv|is also --csv|run" \
-         "--outputs $tmp/copy/test.txt|are the same file|run" \
+         "--outputs $tmp/copy/test.txt|is also the task's test set|run" \
          "--csv $tmp/run/model.bin|is also the checkpoint --ckpt|run"; do
   IFS='|' read -r flags want ck <<< "$v"; read -ra F <<< "$flags"
   $BIN task eval --ckpt "$tmp/$ck/model.bin" --task "$tmp/copy" "${F[@]}" > /dev/null 2> "$tmp/err"; rc=$?

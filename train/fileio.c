@@ -53,13 +53,13 @@ uint8_t *read_regular_file(const char *path, const char *what, size_t max, size_
 // the path with its directory resolved ("a/../x", a symlinked directory); NULL if the directory
 // does not exist (then nothing can be written there either)
 static char *resolved(const char *path) {
-    char *dir = strdup(path);
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path; // base: into path, never a copy
+    size_t dlen = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
+    char *dir = malloc(dlen + 1);
     if (!dir) die("out of memory");
-    char *slash = strrchr(dir, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (slash == dir) dir[1] = 0;
-    else if (slash) *slash = 0;
-    else strcpy(dir, ".");
+    if (slash) memcpy(dir, path, dlen);
+    else dir[0] = '.';
+    dir[dlen] = 0;
     char *d = realpath(dir, NULL), *r = NULL;
     free(dir);
     if (d && (r = malloc(strlen(d) + strlen(base) + 2))) sprintf(r, "%s/%s", d, base);
@@ -102,12 +102,12 @@ static char *pending[MAX_PENDING];
 static const char *pending_path[MAX_PENDING]; // the file each one replaces
 static volatile sig_atomic_t npending;
 
-static void remove_pending(void) {
+void out_remove_pending(void) {
     for (int i = 0; i < npending; i++)
         if (pending[i]) unlink(pending[i]);
 }
 static void on_fatal_signal(int sig) {
-    remove_pending();
+    out_remove_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -124,7 +124,7 @@ void on_stop_signals(void (*handler)(int)) {
 void out_signals(void) { on_stop_signals(on_fatal_signal); }
 static void track(char *tmp, const char *path) {
     static int registered;
-    if (!registered) atexit(remove_pending), registered = 1;
+    if (!registered) atexit(out_remove_pending), registered = 1;
     for (int i = 0; i < npending; i++)
         if (!pending[i]) {
             pending_path[i] = path;

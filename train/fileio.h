@@ -53,6 +53,9 @@ void out_abandon(OutFile *o);
 
 // handler for SIGINT, SIGTERM and SIGHUP (the signals that ask a process to stop)
 void on_stop_signals(void (*handler)(int));
+// removes the temporary files of unfinished outputs (async-signal-safe: only unlink); at exit
+// and on out_signals' signals this happens by itself, a handler of one's own calls it
+void out_remove_pending(void);
 // stop signals remove unfinished outputs and then end the process with the signal (for
 // commands with no state of their own to save)
 void out_signals(void);

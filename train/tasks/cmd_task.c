@@ -20,11 +20,12 @@
 // ---- the output directory: written as DIR.tmp.PID beside DIR, then moved into place, so that
 // no DIR is ever half-written; an error, exit or stop signal before that removes it ----
 static const char *const FILES[] = {"train.txt", "test.txt", "task.txt"};
-static char g_tmp[4200], g_tmpfile[6][4300]; // the temporary directory and what may be in it
+static char g_tmp[4200], g_tmpfile[3][4300]; // the temporary directory and the files written into it
 
 static void remove_tmp(void) {
     if (!g_tmp[0]) return;
-    for (int i = 0; i < 6; i++) unlink(g_tmpfile[i]);
+    out_remove_pending(); // an output still being written (out_open's own temporary name)
+    for (int i = 0; i < 3; i++) unlink(g_tmpfile[i]);
     rmdir(g_tmp);
 }
 static void on_stop(int sig) { // unlink and rmdir are async-signal-safe
@@ -68,8 +69,7 @@ static void tmp_create(const char *out) {
         g_tmp[0] = 0;
         die("task gen: cannot create the directory '%s.tmp.%d' beside --out: %s", out, (int)getpid(), strerror(err));
     }
-    for (int i = 0; i < 6; i++)
-        snprintf(g_tmpfile[i], sizeof g_tmpfile[i], i < 3 ? "%s/%s" : "%s/%s.tmp.%d", g_tmp, FILES[i % 3], (int)getpid());
+    for (int i = 0; i < 3; i++) snprintf(g_tmpfile[i], sizeof g_tmpfile[i], "%s/%s", g_tmp, FILES[i]);
     atexit(remove_tmp);
     on_stop_signals(on_stop);
 }
