@@ -67,5 +67,50 @@ refused "--pos-lr-mult 0" "pos-lr-mult must be > 0" $BIN train "${R[@]}" --pos t
 $BIN train --help | grep -q -- "--keep-every N" && $BIN train --help | grep -q -- "--pos-lr-mult X" \
   && ok "train --help lists --keep-every and --pos-lr-mult" || bad "train help" "missing"
 
+# ---- eval --ci, --per-window, tools/paired.sh ----
+E=(--ckpt "$tmp/plain/model.bin" --data "$tmp/text.txt" --lengths 16,32 --protocol both)
+$BIN eval "${E[@]}" --ci --threads 1 --per-window "$tmp/pw.csv" > "$tmp/ci1.csv" 2> "$tmp/ci1.err"
+$BIN eval "${E[@]}" --ci --threads 3 > "$tmp/ci3.csv" 2> /dev/null
+$BIN eval "${E[@]}" --ci --threads 1 > "$tmp/ci1b.csv" 2> /dev/null
+# column of NAME in the header of CSV file $1
+col() { head -1 "$1" | tr , '\n' | grep -nx "$2" | cut -d: -f1; }
+lo=$(col "$tmp/ci1.csv" loss_ci_low) hi=$(col "$tmp/ci1.csv" loss_ci_high) plo=$(col "$tmp/ci1.csv" ppl_ci_low) phi=$(col "$tmp/ci1.csv" ppl_ci_high)
+if [ -n "$lo" ] && [ -n "$phi" ] && [ "$(grep -c . "$tmp/ci1.csv")" -eq 5 ] && awk -F, -v lo="$lo" -v hi="$hi" -v plo="$plo" -v phi="$phi" \
+  'NR > 1 && !($lo <= $7 && $7 <= $hi && $lo < $hi && $plo <= $8 && $8 <= $phi) { bad = 1 } END { exit bad }' "$tmp/ci1.csv"; then
+  ok "eval --ci: every row's interval (loss and ppl columns) holds its point estimate"
+else bad "ci holds the estimate" "$(cat "$tmp/ci1.csv")"; fi
+cmp -s "$tmp/ci1.csv" "$tmp/ci3.csv" && cmp -s "$tmp/ci1.csv" "$tmp/ci1b.csv" && ok "eval --ci: the same CSV on every run and on 1 and 3 threads" \
+  || bad "ci deterministic" "$(diff "$tmp/ci1.csv" "$tmp/ci3.csv" | head -3)"
+grep -q "ppl .*(95% CI [0-9.]* to [0-9.]*)" "$tmp/ci1.err" && ok "eval --ci prints the interval beside each ppl" || bad "ci printed" "$(grep ppl "$tmp/ci1.err" | head -1)"
+$BIN eval "${E[@]}" > "$tmp/noci.csv" 2> /dev/null
+[ -z "$(col "$tmp/noci.csv" loss_ci_low)" ] && [ "$(col "$tmp/noci.csv" scale)" = 15 ] && ok "without --ci the CSV has its usual 15 columns" \
+  || bad "no ci columns" "$(head -1 "$tmp/noci.csv")"
+width() { $BIN eval --ckpt "$tmp/plain/model.bin" --data "$tmp/text.txt" --ci --max-tokens "$1" 2> /dev/null | awk -F, -v lo="$lo" -v hi="$hi" 'NR == 2 { print $hi - $lo, $12 }'; }
+read -r w_few n_few <<< "$(width 1024)"; read -r w_all n_all <<< "$(width 0)"
+awk -v a="$w_few" -v b="$w_all" -v n="$n_few" -v m="$n_all" 'BEGIN { exit !(n == 64 && m > 4 * n && b > 0 && a > b) }' \
+  && ok "eval --ci narrows with more windows (--max-tokens 0, the whole split: $n_all windows, width $w_all; $n_few windows: $w_few)" \
+  || bad "ci narrows" "$n_few windows: $w_few, $n_all windows: $w_all"
+# --per-window: a row a window, whose token-weighted mean is the CSV's loss
+if awk -F, 'NR == FNR { if (FNR > 1) { k = $3 "," $4; t[k] += $8; s[k] += $8 * $9; nw[k]++ }; next }
+  FNR > 1 { k = $3 "," $4; if (nw[k] != $12 || (s[k] / t[k] - $7)^2 > 1e-10) bad = 1; seen++ } END { exit bad || seen != 4 }' "$tmp/pw.csv" "$tmp/ci1.csv"; then
+  ok "eval --per-window: a row per window; their token-weighted mean is each length's loss"
+else bad "per-window" "$(head -3 "$tmp/pw.csv")"; fi
+tools/paired.sh "$tmp/pw.csv" "$tmp/pw.csv" > "$tmp/same.txt"
+[ "$(grep -c ',0.000000,0.000000,0.000000,no (not significant)$' "$tmp/same.txt")" -eq 4 ] \
+  && ok "tools/paired.sh: a file against itself: difference 0, not significant, at each length and protocol" || bad "paired same" "$(cat "$tmp/same.txt")"
+# hand-computed: differences 1, 2, 3: mean 2, sd 1, t(0.975, 2) = 4.303: 2 -+ 4.303/sqrt(3) = [-0.484, 4.484];
+# differences 1, 1.1, 0.9, 1: mean 1, sd 0.0816, t(0.975, 3) = 3.182: [0.870, 1.130]
+pwrow() { printf 'x,16,%s,nonoverlapping,%s,0,%s,16,%s\n' "$1" "$1" "$2" "$3"; }
+{ echo "scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss"; for w in 0 1 2; do pwrow 16 $w 1; done; for w in 0 1 2 3; do pwrow 32 $w 1; done; } > "$tmp/pa.csv"
+{ echo "scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss"; pwrow 16 0 2; pwrow 16 1 3; pwrow 16 2 4
+  pwrow 32 0 2; pwrow 32 1 2.1; pwrow 32 2 1.9; pwrow 32 3 2; } > "$tmp/pb.csv"
+out=$(tools/paired.sh "$tmp/pa.csv" "$tmp/pb.csv")
+echo "$out" | grep -q '^16,nonoverlapping,16,0,3,2.000000,-0.484[0-9]*,4.484[0-9]*,no (not significant)$' \
+  && echo "$out" | grep -q '^32,nonoverlapping,32,0,4,1.000000,0.870[0-9]*,1.129[0-9]*,yes$' \
+  && ok "tools/paired.sh: the t interval of hand-computed differences, and whether it excludes 0" || bad "paired t" "$out"
+head -3 "$tmp/pb.csv" > "$tmp/pc.csv"
+tools/paired.sh "$tmp/pa.csv" "$tmp/pc.csv" > /dev/null 2> "$tmp/e" && bad "paired unmatched" "accepted" \
+  || { grep -q "error: window .* is not in" "$tmp/e" && ok "tools/paired.sh refuses windows present in one file only" || bad "paired unmatched" "$(cat "$tmp/e")"; }
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]
