@@ -215,7 +215,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"val-tokens", ARG_LONG, &a->val_tokens, "validation scores the first N held-out tokens (0 = all)", 0, 1e15},
         {"ckpt-every", ARG_INT, &a->ckpt_every, "checkpoint every N steps (and at the end)", 1, 1 << 30},
         {"keep-every", ARG_INT, &a->keep_every, "also keep a copy of the checkpoint every N steps as model-STEP.bin (a multiple "
-                                                "of --ckpt-every; 0 = none)", -(1 << 30), 1 << 30},
+                                                "of --ckpt-every; default: none)", -(1 << 30), 1 << 30},
         {"log-every", ARG_INT, &a->log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
         {"threads", ARG_INT, &a->threads, "threads (0 = OpenMP default; per process under MPI)", 0, 4096},
         {"grad-shards", ARG_INT, &a->grad_shards, "cut each step's batch into N shards whose gradients are summed in one fixed order "
