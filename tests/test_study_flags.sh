@@ -16,12 +16,6 @@
 phrase_text 5 3000 > "$tmp/text.txt"
 R=(--data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 6 --eval-every 3
    --ckpt-every 2 --log-every 2 --val-tokens 512 --threads 2)
-refused() { # name pattern command...
-  local name=$1 pat=$2; shift 2
-  "$@" > /dev/null 2> "$tmp/e"; local rc=$?
-  if [ $rc -ne 0 ] && [ $rc -lt 128 ] && [ "$(grep -c . "$tmp/e")" -le 2 ] && grep -q -- "$pat" "$tmp/e"; then ok "$name -> $(grep error "$tmp/e")"
-  else bad "$name" "rc=$rc: $(head -2 "$tmp/e")"; fi
-}
 
 # ---- --keep-every ----
 $BIN train "${R[@]}" --pos t5 --out "$tmp/plain" > /dev/null 2>&1
