@@ -6,13 +6,19 @@
 #include <stdlib.h>
 
 void adamw_init(AdamW *o, size_t n, double beta1, double beta2, double eps, double wd) {
-    *o = (AdamW){beta1, beta2, eps, wd, n, xcalloc(n ? n : 1, sizeof(real)), xcalloc(n ? n : 1, sizeof(real))};
+    *o = (AdamW){beta1, beta2, eps, wd, n, xcalloc(n ? n : 1, sizeof(real)), xcalloc(n ? n : 1, sizeof(real)), 1.0};
 }
 
 void adamw_free(AdamW *o) {
     free(o->mom), free(o->vel);
     o->mom = o->vel = NULL;
     o->n = 0;
+}
+
+// the rate of one range: the scheme's tensors (the last slice, P_SCHEME) at lr * pos_lr_mult
+static double lr_of(const AdamW *o, const GPT *m, const ParamRange *r, double lr) {
+    int scheme = m->sizes[P_SCHEME] && r->off >= m->offsets[P_SCHEME];
+    return scheme && o->pos_lr_mult > 0 ? lr * o->pos_lr_mult : lr;
 }
 
 void adamw_step(AdamW *o, GPT *m, double lr, long t, double grad_scale) {
@@ -24,7 +30,7 @@ void adamw_step(AdamW *o, GPT *m, double lr, long t, double grad_scale) {
     real *mom = o->mom, *vel = o->vel;
     for (int i = 0; i < nr; i++) {
         size_t a = r[i].off, e = r[i].off + r[i].n;
-        double wdi = r[i].decay ? o->wd : 0.0;
+        double wdi = r[i].decay ? o->wd : 0.0, lri = lr_of(o, m, &r[i], lr);
 #pragma omp parallel for schedule(static)
         for (size_t k = a; k < e; k++) {
             double g = (double)m->grads[k] * grad_scale;
@@ -32,7 +38,7 @@ void adamw_step(AdamW *o, GPT *m, double lr, long t, double grad_scale) {
             mom[k] = (real)mk;
             vel[k] = (real)vk;
             double p = m->params[k];
-            m->params[k] = (real)(p - lr * ((mk / c1) / (sqrt(vk / c2) + eps) + wdi * p));
+            m->params[k] = (real)(p - lri * ((mk / c1) / (sqrt(vk / c2) + eps) + wdi * p));
         }
     }
     gpt_constrain(m);

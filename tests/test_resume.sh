@@ -25,12 +25,6 @@ if cmp -s "$tmp/full/model.bin" "$tmp/split/model.bin" && cmp -s <(cut -d, -f1-5
   ok "train --resume DIR alone (from another directory) == the uninterrupted run: log (incl. validation) and checkpoint bit-identical"
 else bad "resume alone" "$(tail -1 "$tmp/res.err"; diff <(cut -d, -f1-5 "$tmp/full/log.csv") <(cut -d, -f1-5 "$tmp/split/log.csv") | head -4)"; fi
 
-refused() { # name pattern command...
-  local name=$1 pat=$2; shift 2
-  "$@" > /dev/null 2> "$tmp/e"; local rc=$?
-  if [ $rc -ne 0 ] && [ $rc -lt 128 ] && [ "$(grep -c . "$tmp/e")" -le 2 ] && grep -q -- "$pat" "$tmp/e"; then ok "$name -> $(grep error "$tmp/e")"
-  else bad "$name" "rc=$rc: $(head -2 "$tmp/e")"; fi
-}
 $BIN train "${R[@]}" --out "$tmp/r" --stop-at 6 > /dev/null 2>&1
 cp -r "$tmp/r" "$tmp/r0" # the stopped state, to compare after each refusal
 same_as_before() { cmp -s "$tmp/r/model.bin" "$tmp/r0/model.bin" && cmp -s "$tmp/r/log.csv" "$tmp/r0/log.csv"; }

@@ -65,6 +65,10 @@ enum {
     // version 5: the gradient shards the steps were computed in (train --grad-shards; 1 before),
     // and the context extension the model was trained with (train --rope-scaling; none before)
     H_SHARDS = 312, H_EXT_TRAINLEN = 316, H_EXT_WINDOW = 320, H_EXT_FACTOR = 328, H_EXT_METHOD = 336,
+    // the scheme's learning-rate multiplier (train --pos-lr-mult; 0 = 1, as in files written
+    // before it, so a run without the flag writes the same bytes) and the snapshots kept
+    // (train --keep-every; 0 = none)
+    H_POSLRMULT = 352, H_KEEPEVERY = 360,
     H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
@@ -147,6 +151,7 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     uint32_t flags = (uint32_t)(r->skip_nonfinite != 0) | (uint32_t)(r->task != 0) << 1 | (uint32_t)(r->task && r->pack) << 2;
     put_u32(h, H_LOGEVERY, (uint32_t)r->log_every), put_u32(h, H_RUNFLAGS, flags);
     put_u64(h, H_VALTOKENS, (uint64_t)r->val_tokens);
+    put_f64(h, H_POSLRMULT, ts->pos_lr_mult != 1 ? ts->pos_lr_mult : 0), put_u32(h, H_KEEPEVERY, (uint32_t)r->keep_every);
     memcpy(h + H_DPATH, r->data, strnlen(r->data, CKPT_PATH_BYTES - 1));
     memcpy(h + H_VPATH, r->val, strnlen(r->val, CKPT_PATH_BYTES - 1));
 
@@ -278,12 +283,13 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         uint32_t warm = get_u32(h, H_WARMUP), steps = get_u32(h, H_STEPS), batch = get_u32(h, H_BATCH);
         uint64_t step = get_u64(h, H_STEP);
         uint32_t shards = ver >= 5 ? get_u32(h, H_SHARDS) : 1;
+        double plm = ver >= 5 ? get_f64(h, H_POSLRMULT) : 0;
         const char *bad = !(lr >= 0 && lr <= 10) ? "lr" : !(mlr >= 0 && mlr <= 1) ? "min_lr_frac" : !(wd >= 0 && wd <= 10) ? "weight decay"
                           : !(b1 >= 0 && b1 < 1) ? "beta1" : !(b2 >= 0 && b2 < 1) ? "beta2" : !(eps > 0 && eps <= 1) ? "eps"
                           : !(clip >= 0 && clip <= 1e9) ? "clip" : !(isnan(val) || (val >= 0 && isfinite(val))) ? "val_loss"
                           : steps < 1 || steps > (1u << 30) ? "steps" : warm > steps ? "warmup" : batch < 1 || batch > (1u << 20) ? "batch"
                           : step > steps ? "step" : shards > SHARDS_MAX || shards_check((int)shards, (int)batch, 1, why, sizeof why)
-                          ? "gradient shards" : NULL;
+                          ? "gradient shards" : !(plm >= 0 && plm <= 1e6) ? "pos_lr_mult" : NULL;
         if (bad)
             FAIL("checkpoint '%s' holds an impossible trainer state: %s (lr %g, min_lr_frac %g, wd %g, betas %g/%g, eps %g, clip %g, "
                  "step %llu of %u, warmup %u, batch %u in %u shards, val_loss %g)", name, bad, lr, mlr, wd, b1, b2, eps, clip,
@@ -297,7 +303,8 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         run.data_crc = get_u32(h, H_DCRC), run.val_crc = get_u32(h, H_VCRC);
         uint32_t ev = get_u32(h, H_EVALEVERY), ce = get_u32(h, H_CKPTEVERY), le = get_u32(h, H_LOGEVERY), fl = get_u32(h, H_RUNFLAGS);
         uint64_t vt = get_u64(h, H_VALTOKENS);
-        int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt;
+        uint32_t ke = ver >= 5 ? get_u32(h, H_KEEPEVERY) : 0;
+        int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt && !ke;
         const char *bad = none ? NULL : !run.data_bytes ? "data size" : ev < 1 || ev > (1u << 30) ? "eval_every"
                         : ce < 1 || ce > (1u << 30) ? "ckpt_every" : le < 1 || le > (1u << 30) ? "log_every"
                         : fl > 7 || (fl & 4 && !(fl & 2)) ? "flags" : vt > (uint64_t)1e15 ? "val_tokens" : NULL;
@@ -308,7 +315,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         if (bad) FAIL("checkpoint '%s' holds an impossible run record: %s", name, bad);
         run.eval_every = (int)ev, run.ckpt_every = (int)ce, run.log_every = (int)le, run.skip_nonfinite = (int)(fl & 1);
         run.task = (int)(fl >> 1 & 1), run.pack = (int)(fl >> 2 & 1);
-        run.val_tokens = (long)vt;
+        run.val_tokens = (long)vt, run.keep_every = (int)ke;
         memcpy(run.data, h + H_DPATH, CKPT_PATH_BYTES);
         memcpy(run.val, h + H_VPATH, CKPT_PATH_BYTES);
     }
@@ -327,6 +334,8 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         ts->rand_max = rand_max;
         ts->grad_shards = ver >= 5 ? (int)get_u32(h, H_SHARDS) : 1;
         ts->val_loss = get_f64(h, H_VAL);
+        double plm = ver >= 5 ? get_f64(h, H_POSLRMULT) : 0;
+        ts->pos_lr_mult = plm > 0 ? plm : 1.0;
         ts->run = run;
         ts->version = (int)ver;
     }

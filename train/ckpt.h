@@ -24,6 +24,7 @@ typedef struct {
     int eval_every, ckpt_every, log_every, skip_nonfinite;
     int task;                       // the data is a task's train.txt (train --task): answers scored only
     int pack;                       // with task: each step's examples packed into rows (train --pack; pack.h)
+    int keep_every;                 // 0, or model-STEP.bin kept every N steps (train --keep-every)
     long val_tokens;
 } RunRecord;
 
@@ -37,6 +38,7 @@ typedef struct {
     long step;      // optimizer steps done
     Rng rng;        // trainer RNG (data order, random positions) after `step` steps
     double val_loss; // last validation loss (NaN if none)
+    double pos_lr_mult; // the position scheme's tensors learn at this times the rate (train --pos-lr-mult; 1: as the rest)
     RunRecord run;
     int version;     // format of the file it was read from (set by ckpt_read)
 } TrainState;

@@ -55,10 +55,34 @@ static void check_inherited(const char *ckpt, const GPT *m, const TrainState *ts
             m->cfg.scheme, ckpt);
 }
 
+// --ci: the 95% bootstrap interval of the loss (and so of ppl = exp(loss)), as CSV columns
+#define CI_RESAMPLES_DEFAULT 1000
+#define CI_SEED 0xc1b007ULL // fixed: the same interval on every run
+static void ci_columns(FILE *out, const EvalResult *r, int resamples, double ci[2]) {
+    if (!resamples) return;
+    eval_bootstrap_ci(r, resamples, CI_SEED, &ci[0], &ci[1]);
+    fprintf(out, ",%.6f,%.6f,%.4f,%.4f", ci[0], ci[1], exp(ci[0]), exp(ci[1]));
+}
+
+// --per-window: each window's mean loss over the targets it scores, keyed so that two
+// checkpoints evaluated on the same text and lengths pair up (tools/paired.sh)
+static FILE *per_window_open(OutFile *o, const char *path) {
+    if (!path) return NULL;
+    FILE *f = out_open(o, path, "per-window CSV");
+    fprintf(f, "scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss\n");
+    return f;
+}
+static void per_window_rows(FILE *f, const char *label, int T, int L, const char *pname, int S, int offset, const EvalResult *r) {
+    if (!f) return;
+    for (long k = 0; k < r->windows; k++)
+        fprintf(f, "%s,%d,%d,%s,%d,%d,%ld,%ld,%.6f\n", label, T, L, pname, S, offset, k, r->win_tokens[k],
+                r->win_loss[k] / r->win_tokens[k]);
+}
+
 int cmd_eval(int argc, char **argv) {
     const char *ckpt = NULL, *data = NULL, *val = NULL, *lengths = NULL, *protocol = "nonoverlapping", *csv = NULL;
-    const char *per_pos = NULL, *positions = "contiguous", *offsets = "0", *scaling = "none";
-    int stride = 0, batch_tokens = 8192, threads = 0, clamp = 0, rand_max = 0, all = 0;
+    const char *per_pos = NULL, *per_win = NULL, *positions = "contiguous", *offsets = "0", *scaling = "none";
+    int stride = 0, batch_tokens = 8192, threads = 0, clamp = 0, rand_max = 0, all = 0, ci = 0, resamples = CI_RESAMPLES_DEFAULT;
     long max_tokens = 65536, seed = 1;
     double factor = 0;
     int window = 0;
@@ -70,7 +94,8 @@ int cmd_eval(int argc, char **argv) {
         {"lengths", ARG_STR, &lengths, "comma-separated window lengths (default: the training length)"},
         {"protocol", ARG_STR, &protocol, "nonoverlapping | sliding | both"},
         {"stride", ARG_INT, &stride, "sliding: tokens scored per window; 0 = length/4", 0, 1 << 24},
-        {"max-tokens", ARG_LONG, &max_tokens, "score the first N targets of the text (0 = all)", 0, 1e15},
+        {"max-tokens", ARG_LONG, &max_tokens, "score the first N targets of the text, in consecutive windows from its start "
+                                              "(0 = all: the whole held-out split)", 0, 1e15},
         {"batch-tokens", ARG_INT, &batch_tokens, "tokens per forward pass (windows batched up to this)", 1, 1 << 28},
         {"positions", ARG_STR, &positions, "contiguous | random (sorted draws from [0, --rand-max))"},
         {"rand-max", ARG_INT, &rand_max, "random positions: range; 0 = the checkpoint's rand-max", 0, 1 << 24},
@@ -82,12 +107,16 @@ int cmd_eval(int argc, char **argv) {
         {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
         {"csv", ARG_STR, &csv, "write results here (default: print CSV to stdout)"},
         {"per-position", ARG_STR, &per_pos, "write mean loss by window index to this CSV"},
+        {"ci", ARG_FLAG, &ci, "add a 95% bootstrap interval over the windows (fixed seed) of loss and ppl: columns "
+                              "loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high"},
+        {"ci-resamples", ARG_INT, &resamples, "--ci: bootstrap resamples", 1, 1 << 24},
+        {"per-window", ARG_STR, &per_win, "write each window's mean loss to this CSV (compare two checkpoints: tools/paired.sh)"},
         {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
         {NULL}};
     args_parse(argc, argv, 2, defs, NULL, "eval", "--ckpt FILE --data FILE [flags]", NULL, 0);
     if (!ckpt) die("eval: --ckpt FILE is required (see posgpt eval --help)");
     if (!data && !val) die("eval: give --data FILE (its last 10%% is scored) or --val FILE");
-    refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--per-position", per_pos}}, 2,
+    refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--per-position", per_pos}, {"--per-window", per_win}}, 3,
                     (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"--data", data}, {"--val", val}}, 3);
     if (data && val) die("eval: --val FILE is scored instead of --data's held-out part: give one of them");
     if (all && !data) die("eval: --all scores the whole --data file; --val is scored whole already (drop --all)");
@@ -112,6 +141,8 @@ int cmd_eval(int argc, char **argv) {
         die("--rope-scaling must be %s, got '%s'", list, scaling);
     }
     if (factor != 0 && factor < 1) die("--rope-factor must be 0 (from the length) or >= 1, got %g", factor);
+    if (args_given("ci-resamples") && !ci) die("--ci-resamples applies only with --ci");
+    if (!ci) resamples = 0;
 
     GPT m;
     TrainState ts;
@@ -158,13 +189,16 @@ int cmd_eval(int argc, char **argv) {
     OutFile oc, op;
     FILE *out = csv ? out_open(&oc, csv, "CSV") : stdout;
     FILE *pp = per_pos ? out_open(&op, per_pos, "per-position CSV") : NULL;
+    OutFile ow;
+    FILE *pw = per_window_open(&ow, per_win);
     char label[64];
     run_label(c->scheme, ts.rand_max, label, sizeof label);
     if (extend) { // e.g. rope+yarn: a series of its own in plots
         size_t o = strlen(label);
         snprintf(label + o, sizeof label - o, "+%s", scaling);
     }
-    fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale\n");
+    fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale%s\n",
+            ci ? ",loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high" : "");
     if (pp) fprintf(pp, "scheme,train_len,eval_len,protocol,stride,position,loss,count\n");
     for (int oi = 0; oi < noff; oi++)
     for (int i = 0; i < nlen; i++)
@@ -176,19 +210,26 @@ int cmd_eval(int argc, char **argv) {
             if (S > L) S = L;
             EvalSpec sp = {.len = L, .stride = S, .max_tokens = max_tokens,
                            .batch = batch_tokens / L > 0 ? batch_tokens / L : 1, .rand_max = rand_pos ? rand_max : 0,
-                           .offset = offset, .seed = (uint64_t)seed, .progress = 1};
+                           .offset = offset, .seed = (uint64_t)seed, .progress = 1, .per_window = ci || pw};
             EvalResult r;
             evaluate(&m, text, n, &sp, pp != NULL, &r);
             if (!isfinite(r.loss))
                 die("the loss at length %d is not finite (%g): the model overflows there, so no number is written%s", L,
                     r.loss, csv ? "" : " for it");
             const char *pname = pr == 0 ? "nonoverlapping" : "sliding";
-            fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld,%s,%g\n", label, c->T, L, pname, S, r.tokens, r.loss,
+            fprintf(out, "%s,%d,%d,%s,%d,%ld,%.6f,%.4f,%.5f,%s,%d,%ld,%ld,%s,%g", label, c->T, L, pname, S, r.tokens, r.loss,
                     exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step, scaling,
                     extend ? ps->scheme->extension_value(ps, L) : 1.0);
+            double cib[2] = {NAN, NAN};
+            ci_columns(out, &r, resamples, cib);
+            fprintf(out, "\n");
+            per_window_rows(pw, label, c->T, L, pname, S, offset, &r);
+            free(r.win_loss), free(r.win_tokens);
             if (out_flush_check(out)) die("cannot write %s: %s", csv ? csv : "to standard output", strerror(errno));
-            fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f\n", label, L, pname,
+            fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));
+            if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f)", exp(cib[0]), exp(cib[1]));
+            fprintf(stderr, "\n");
             if (pp) {
                 for (int t = 0; t < L; t++)
                     if (r.pos_count[t]) fprintf(pp, "%s,%d,%d,%s,%d,%d,%.6f,%ld\n", label, c->T, L, pname, S, t, r.pos_loss[t], r.pos_count[t]);
@@ -197,6 +238,7 @@ int cmd_eval(int argc, char **argv) {
         }
     if (csv) out_commit(&oc);
     if (pp) out_commit(&op);
+    if (pw) out_commit(&ow);
     free(whole);
     corpus_free(&corpus);
     gpt_free(&m);

@@ -2,17 +2,78 @@
 #include "args.h"
 #include "ckpt.h"
 #include "cli.h"
+#include "rotary.h"
 #include "task_batch.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+// Approximate training FLOPs per token, forward and backward (docs/usage.md): 6 N for the
+// matmul parameters N (2 N forward, 4 N backward; the tied embedding counted once, as the output
+// layer) plus 12 L T C for the attention scores and their weighted sum at the training length
+// T (2 T C each per layer forward, every key counted as Kaplan et al. 2020 do, x 3 with the
+// backward). The position scheme's own work (biases, rotations, FIRE's MLP) is left out.
+static double flops_per_token(const GPT *m) {
+    const GPTConfig *c = &m->cfg;
+    return 6.0 * (double)gpt_flop_params(m) + 12.0 * c->L * (double)c->T * c->C;
+}
+
+// a rotary context extension, pair by pair: the frequency each pair had, what the extension
+// divides it by, and so whether it leaves the pair (1), interpolates it (s) or blends (between)
+static void print_rotary_pairs(GPT *m, const char *method) {
+    const PosState *ps = gpt_scheme(m, 0);
+    const GPTConfig *c = &m->cfg;
+    int K = ps->HS / 2, counts[3] = {0};
+    double *orig = xmalloc((size_t)K * sizeof(double)), *eff = xmalloc((size_t)K * sizeof(double));
+    double base = ps->hp[0]; // a rotary scheme's first hyperparameter is its base (rope-base, xpos-rope-base)
+    double s = rotary_scale(ps, c->T);
+    rotary_pair_freqs(ps, c->T, base, orig, eff);
+    const char *cls[3] = {"left", "interpolated", "blended"};
+    printf("rotary pairs    %s, s = %g from length %d (base %g): the factor each pair's frequency is divided by%s\n", method, s,
+           c->ext_train_len ? c->ext_train_len : c->T, base, !strcmp(method, "yarn") ? " (and q, k scaled by 0.1 ln s + 1)" : "");
+    printf("  %5s %14s %10s  %s\n", "pair", "wavelength", "scale", "class");
+    for (int k = 0; k < K; k++) {
+        double f = orig[k] / eff[k];
+        int k3 = fabs(f - 1) <= 1e-9 ? 0 : fabs(f - s) <= 1e-9 * s ? 1 : 2;
+        counts[k3]++;
+        printf("  %5d %14.6g %10.6g  %s\n", k, 2 * M_PI / orig[k], f, cls[k3]);
+    }
+    printf("  (%d left, %d interpolated, %d blended; wavelength in positions, 2 pi / theta_k)\n", counts[0], counts[1], counts[2]);
+    free(orig), free(eff);
+}
+
+// info --rope-scaling: the extension eval would apply to a rotary checkpoint (its own by default)
+static void rotary_section(GPT *m, const char *scaling, double factor) {
+    const GPTConfig *c = &m->cfg;
+    const PosScheme *s = gpt_scheme(m, 0)->scheme;
+    if (!scaling) {
+        if (c->ext_method[0] && pos_has_extension(s, "pi")) print_rotary_pairs(m, c->ext_method);
+        return;
+    }
+    if (strcmp(scaling, "pi") && strcmp(scaling, "ntk") && strcmp(scaling, "yarn"))
+        die("info --rope-scaling %s: the pair table is for pi, ntk or yarn (whose scale does not depend on the window)", scaling);
+    if (!pos_has_extension(s, scaling)) die("info --rope-scaling %s: scheme '%s' is not rotary", scaling, c->scheme);
+    if (!(factor >= 1)) die("info --rope-scaling %s needs --rope-factor S >= 1 (the scale; eval takes it from the length)", scaling);
+    char why[256];
+    if (gpt_extend(m, &(PosExtension){.method = scaling, .factor = factor, .train_len = c->T}, why, sizeof why))
+        die("--rope-scaling %s: %s", scaling, why);
+    print_rotary_pairs(m, scaling);
+}
 
 int cmd_info(int argc, char **argv) {
-    const char *ckpt = NULL, *files[1];
-    ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "the checkpoint (or give it as the only argument)"}, {NULL}};
+    const char *ckpt = NULL, *files[1], *scaling = NULL;
+    double factor = 0;
+    ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "the checkpoint (or give it as the only argument)"},
+                     {"rope-scaling", ARG_STR, &scaling, "rotary checkpoints: list the channel pairs that pi, ntk or yarn at "
+                                                         "--rope-factor would leave, interpolate or blend (default: the "
+                                                         "checkpoint's own extension, if it has one)"},
+                     {"rope-factor", ARG_FLOAT, &factor, "with --rope-scaling: the scale s", 0, 1e6},
+                     {NULL}};
     int n = args_parse(argc, argv, 2, defs, NULL, "info", "[--ckpt] CHECKPOINT", files, 1);
     if (ckpt && n) die("info: give the checkpoint once, as --ckpt FILE or as the argument, not both");
     if (ckpt) files[0] = ckpt, n = 1;
     if (n != 1) die("info: give one checkpoint file (posgpt info --ckpt runs/NAME/model.bin)");
+    if (args_given("rope-factor") && !scaling) die("info: --rope-factor needs --rope-scaling pi|ntk|yarn");
     GPT m;
     TrainState ts;
     AdamW opt;
@@ -34,6 +95,8 @@ int cmd_info(int argc, char **argv) {
     printf("model           vocab %d, d_model %d, layers %d, heads %d (head size %d), seq_len %d\n", c->V, c->C, c->L, c->NH,
            c->C / c->NH, c->T);
     printf("parameters      %zu (%zu in matmuls, %zu position)\n", m.num_params, gpt_flop_params(&m), m.sizes[P_SCHEME]);
+    printf("flops/token     %.0f (training, forward and backward: 6 x %zu matmul parameters + 12 x layers %d x T %d x "
+           "d_model %d; docs/usage.md)\n", flops_per_token(&m), gpt_flop_params(&m), c->L, c->T, c->C);
     if (c->ext_method[0])
         printf("extension       %s, factor %g from length %d (trained with it; eval --rope-scaling replaces it)\n", c->ext_method,
                c->ext_factor, c->ext_train_len);
@@ -58,7 +121,10 @@ int cmd_info(int argc, char **argv) {
         printf("schedule        validation every %d steps on %ld tokens (0 = all), checkpoint every %d, log every %d%s\n",
                r->eval_every, r->val_tokens, r->ckpt_every, r->log_every, r->skip_nonfinite ? ", skip non-finite steps" : "");
     } else printf("data            not recorded (format v1, or not written by posgpt train)\n");
+    if (ts.pos_lr_mult != 1) printf("pos lr mult     %g (the scheme's tensors learn at %g x lr)\n", ts.pos_lr_mult, ts.pos_lr_mult);
+    if (r->keep_every) printf("kept snapshots  every %d steps (model-STEP.bin)\n", r->keep_every);
     printf("optimizer state %s\n", opt.mom ? "yes (resumable)" : "no");
+    rotary_section(&m, scaling, factor);
     printf("tensors:\n");
     for (int i = 0; i < NUM_PARAM_TENSORS; i++)
         if (m.sizes[i]) printf("  %-10s %10zu floats at offset %zu\n", PARAM_NAMES[i], m.sizes[i], m.offsets[i]);

@@ -124,17 +124,53 @@ static void write_config(const char *path, const Run *r) {
     fprintf(f, "lr = %g\nmin_lr_frac = %g\nweight_decay = %g\nbeta1 = %g\nbeta2 = %g\neps = %g\nclip = %g\nseed = %llu\n",
             ts->lr, ts->min_lr_frac, ts->wd, ts->beta1, ts->beta2, ts->eps, ts->clip, (unsigned long long)ts->seed);
     fprintf(f, "eval_every = %d\nval_tokens = %ld\nckpt_every = %d\n", a->eval_every, a->val_tokens, a->ckpt_every);
+    fprintf(f, "keep_every = %d\npos_lr_mult = %g\n", a->keep_every, ts->pos_lr_mult);
     if (a->init_from)
         fprintf(f, "init_from = %s\noptimizer = %s\n", a->init_from, a->keep_optimizer ? "the checkpoint's moments" : "fresh");
     out_commit(&o);
 }
 
 // ---- set-up ----
+// --keep-every and --pos-lr-mult: values a run can use (a resumed run's are checked once its
+// own --ckpt-every is known: open_resumed)
+static void check_study_flags(const TrainArgs *a) {
+    if (a->pos_lr_mult <= 0) die("--pos-lr-mult must be > 0, got %g (1 = the scheme's tensors learn at --lr like the rest)", a->pos_lr_mult);
+    if (!args_given("keep-every")) return;
+    if (a->keep_every <= 0)
+        die("--keep-every must be a positive number of steps, got %d (leave it out to keep no snapshots)", a->keep_every);
+    if (!a->resume && a->keep_every % a->ckpt_every)
+        die("--keep-every %d is not a multiple of --ckpt-every %d: each kept model-STEP.bin is a copy of a checkpoint the run "
+            "saves; give a multiple of %d (or change --ckpt-every)", a->keep_every, a->ckpt_every, a->ckpt_every);
+}
+
+// --pos-lr-mult scales the scheme's own tensors: refused where there are none
+static void check_pos_lr_mult(const Run *r) {
+    if (r->a.pos_lr_mult != 1 && !r->m.sizes[P_SCHEME])
+        die("--pos-lr-mult %g: scheme '%s' has no parameters of its own (its positions are a fixed function of the distance "
+            "or the index), so there is nothing to scale; drop the flag", r->a.pos_lr_mult, r->m.cfg.scheme);
+}
+
+// a kept snapshot's path: model-STEP.bin beside model.bin
+static void kept_path(const Run *r, long step, char *path, size_t n) { snprintf(path, n, "%s/model-%ld.bin", r->dir, step); }
+
+// the checkpoint of the step just completed: first the kept copy (--keep-every; atomic like
+// model.bin), then model.bin, so a kept file is never ahead of the checkpoint a resume starts
+// from (one saved before a crash is written again, the same, when the run repeats the step)
+static int save_checkpoints(Run *r, char *err, size_t n) {
+    int keep = r->ts.run.keep_every;
+    char path[4300];
+    if (keep && r->ts.step % keep == 0) {
+        kept_path(r, r->ts.step, path, sizeof path);
+        if (ckpt_try_save(path, &r->m, &r->ts, &r->opt, err, n)) return -1;
+    }
+    return ckpt_try_save(r->ckpt_path, &r->m, &r->ts, &r->opt, err, n);
+}
+
 static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     *a = (TrainArgs){.pos = "alibi", .positions = "contiguous", .pos_sharing = "paper", .seq_len = 128, .layers = 4,
                      .d_model = 128, .heads = 4, .batch = 32, .steps = 2000, .warmup = -1, .eval_every = 200,
                      .ckpt_every = 500, .log_every = 10, .val_tokens = 65536, .lr = 1e-3, .min_lr_frac = 0.1, .wd = 0.1,
-                     .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1};
+                     .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1, .pos_lr_mult = 1};
     static char pos_help[600];
     snprintf(pos_help, sizeof pos_help, "position scheme: %s", pos_names());
     ArgDef defs[] = {
@@ -165,6 +201,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"batch", ARG_INT, &a->batch, "sequences per step", 1, 1 << 20},
         {"steps", ARG_INT, &a->steps, "optimizer steps", 1, 1 << 30},
         {"lr", ARG_FLOAT, &a->lr, "peak learning rate", 0, 10},
+        {"pos-lr-mult", ARG_FLOAT, &a->pos_lr_mult, "the position scheme's own tensors (T5's table, FIRE's MLP, ...) learn at this "
+                                                     "times the rate; schemes with none take only 1", 0, 1e6},
         {"min-lr-frac", ARG_FLOAT, &a->min_lr_frac, "cosine decays to this fraction of --lr", 0, 1},
         {"warmup", ARG_INT, &a->warmup, "linear warmup steps; -1 = 5% of --steps", -1, 1 << 30},
         {"wd", ARG_FLOAT, &a->wd, "AdamW weight decay (matrices only)", 0, 10},
@@ -176,6 +214,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"eval-every", ARG_INT, &a->eval_every, "validation every N steps (and at the end)", 1, 1 << 30},
         {"val-tokens", ARG_LONG, &a->val_tokens, "validation scores the first N held-out tokens (0 = all)", 0, 1e15},
         {"ckpt-every", ARG_INT, &a->ckpt_every, "checkpoint every N steps (and at the end)", 1, 1 << 30},
+        {"keep-every", ARG_INT, &a->keep_every, "also keep a copy of the checkpoint every N steps as model-STEP.bin (a multiple "
+                                                "of --ckpt-every; default: none)", -(1 << 30), 1 << 30},
         {"log-every", ARG_INT, &a->log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
         {"threads", ARG_INT, &a->threads, "threads (0 = OpenMP default; per process under MPI)", 0, 4096},
         {"grad-shards", ARG_INT, &a->grad_shards, "cut each step's batch into N shards whose gradients are summed in one fixed order "
@@ -196,6 +236,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         die("--init-from starts a new run from a checkpoint's weights; --resume continues a run: give one of them");
     if (a->keep_optimizer && !a->init_from) die("--keep-optimizer applies only with --init-from");
     if (a->pack && !a->task && !a->resume) die("--pack packs a task's examples into rows: it applies only with --task");
+    check_study_flags(a);
     if (a->task) {
         static char path[4200];
         if (a->data || a->val) die("--task DIR trains on DIR/train.txt: drop --data and --val");
@@ -268,6 +309,7 @@ static void open_resumed(Run *r) {
     }
     TrainState *ts = &r->ts;
     if (ts->step >= ts->steps) die("the run in '%s' already finished (%ld of %d steps)", r->dir, ts->step, ts->steps);
+    r->opt.pos_lr_mult = a->pos_lr_mult = ts->pos_lr_mult;
     choose_shards(r, ts->grad_shards);
     if (a->stop_at && a->stop_at <= ts->step)
         die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a->stop_at, r->dir, ts->step, ts->steps);
@@ -281,6 +323,7 @@ static void open_resumed(Run *r) {
             die("--val %s conflicts with the run in '%s', which held out the last 10%% of its --data", a->val, r->dir);
         a->eval_every = rec->eval_every, a->val_tokens = rec->val_tokens, a->ckpt_every = rec->ckpt_every;
         a->log_every = rec->log_every, a->skip_nonfinite = a->skip_nonfinite || rec->skip_nonfinite;
+        a->keep_every = rec->keep_every;
         if (rec->task) load_tasks(r);
         else if (a->task || a->pack) die("--%s: the run in '%s' trained on text, not on a task", a->task ? "task" : "pack", r->dir);
         if (a->pack && !rec->pack) { // the same gradient, summed in another order
@@ -389,6 +432,8 @@ static void start_new(Run *r) {
     ts->warmup = a->warmup >= 0 ? a->warmup : a->steps / 20;
     if (ts->warmup > ts->steps) die("--warmup %d is longer than --steps %d", ts->warmup, ts->steps);
     ts->val_loss = NAN;
+    ts->pos_lr_mult = a->pos_lr_mult;
+    check_pos_lr_mult(r);
     rng_seed(&ts->rng, (uint64_t)a->seed ^ 0x5eed0fda7aULL);
     choose_shards(r, 0);
     check_train_memory(r);
@@ -399,6 +444,7 @@ static void start_new(Run *r) {
         adamw_free(&src_opt);
         adamw_init(&r->opt, r->m.num_params, ts->beta1, ts->beta2, ts->eps, ts->wd);
     }
+    r->opt.pos_lr_mult = ts->pos_lr_mult;
     if (a->out) snprintf(r->dir, sizeof r->dir, "%s", a->out);
     else {
         char label[64];
@@ -532,7 +578,7 @@ static int log_row(Run *r, double loss, double val, double lr, double norm, doub
 // save the step just completed; a failed write ends the run with the old checkpoint intact
 static void checkpoint(Run *r, Progress *pr) {
     char err[4400];
-    if (ckpt_try_save(r->ckpt_path, &r->m, &r->ts, &r->opt, err, sizeof err)) {
+    if (save_checkpoints(r, err, sizeof err)) {
         progress_clear(pr);
         die("%s; stopping at step %ld. The checkpoint on disk is %s; free space and continue with --resume %s", err,
             r->ts.step, r->last_ckpt >= 0 ? "the previous one, intact" : "missing (none was saved yet)", r->dir);
@@ -591,7 +637,7 @@ static int finish(Run *r, Progress *pr) {
     int saved_now = 0;
     char err[4400];
     if (r->last_ckpt != ts->step) {
-        if (ckpt_try_save(r->ckpt_path, &r->m, ts, &r->opt, err, sizeof err)) {
+        if (save_checkpoints(r, err, sizeof err)) {
             if (r->log_err)
                 die("cannot write the log '%s' at step %ld: %s; and %s. The checkpoint on disk is step %ld; free space and "
                     "continue with --resume %s", r->log_path, ts->step, strerror(r->log_err), err, r->last_ckpt, r->dir);

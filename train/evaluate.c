@@ -41,6 +41,7 @@ void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *sp, i
         r->pos_loss = xcalloc((size_t)L, sizeof(double));
         r->pos_count = xcalloc((size_t)L, sizeof(long));
     }
+    if (sp->per_window) r->win_loss = xcalloc((size_t)K, sizeof(double)), r->win_tokens = xcalloc((size_t)K, sizeof(long));
     double sum = 0.0;
     double t0 = now_seconds(), last = t0;
     for (long k0 = 0; k0 < K; k0 += B) {
@@ -58,11 +59,13 @@ void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *sp, i
         gpt_forward(&v, tok, tgt, pos);
         for (int b = 0; b < nb; b++) {
             int first = (k0 + b == 0) ? 0 : L - S;
+            double wsum = 0;
             for (int t = first; t < L; t++) {
                 double l = v.losses[b * L + t];
-                sum += l;
+                sum += l, wsum += l;
                 if (want_pos) r->pos_loss[t] += l, r->pos_count[t]++;
             }
+            if (r->win_loss) r->win_loss[k0 + b] = wsum, r->win_tokens[k0 + b] = L - first;
             r->tokens += L - first;
         }
         r->windows += nb;
@@ -80,4 +83,33 @@ void evaluate(const GPT *m, const uint8_t *text, size_t n, const EvalSpec *sp, i
         for (int t = 0; t < L; t++) r->pos_loss[t] = r->pos_count[t] ? r->pos_loss[t] / r->pos_count[t] : NAN;
     free(tok), free(tgt), free(pos);
     gpt_free(&v);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void eval_bootstrap_ci(const EvalResult *r, int resamples, uint64_t seed, double *lo, double *hi) {
+    long K = r->windows;
+    if (!r->win_loss || K < 1 || resamples < 1) {
+        *lo = *hi = NAN;
+        return;
+    }
+    double *means = xmalloc((size_t)resamples * sizeof(double));
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int b = 0; b < resamples; b++) {
+        double sum = 0, tokens = 0;
+        for (long k = 0; k < K; k++) {
+            long w = (long)rng_below(&rng, (uint64_t)K);
+            sum += r->win_loss[w], tokens += r->win_tokens[w];
+        }
+        means[b] = sum / tokens;
+    }
+    qsort(means, (size_t)resamples, sizeof(double), cmp_double);
+    // the 2.5% and 97.5% order statistics (resamples 1000: the 25th and the 975th)
+    int i = (int)floor(0.025 * resamples), j = (int)ceil(0.975 * resamples) - 1;
+    *lo = means[i], *hi = means[j < i ? i : j];
+    free(means);
 }

@@ -19,6 +19,7 @@ typedef struct {
     int offset;     // contiguous positions start here (0: 0..L-1)
     uint64_t seed;  // for random positions
     int progress;   // print a progress line to stderr
+    int per_window; // fill win_loss/win_tokens (caller frees)
     const volatile sig_atomic_t *stop; // if set and non-zero, stop between batches (r->stopped)
 } EvalSpec;
 
@@ -29,7 +30,15 @@ typedef struct {
     double *pos_loss; // (len) mean loss at each index of the window (NULL unless asked)
     long *pos_count;  // (len)
     int stopped;      // cut short by spec->stop: loss covers only the windows scored
+    double *win_loss; // (windows) the sum of each window's scored losses (NULL unless spec->per_window)
+    long *win_tokens; // (windows) the targets each scored
 } EvalResult;
+
+// A 95% percentile-bootstrap interval of the mean loss: `resamples` draws of the windows with
+// replacement (seeded: the same interval on every run), each the tokens' mean over the windows
+// drawn (r from evaluate with spec->per_window). The windows' scored targets are disjoint; the
+// draws treat windows as independent, which ignores the text's correlation between neighbours.
+void eval_bootstrap_ci(const EvalResult *r, int resamples, uint64_t seed, double *lo, double *hi);
 
 // m: a model whose parameters to use (activations are allocated on a view of it).
 // want_pos: fill pos_loss/pos_count (caller frees). Errors if the text is shorter than L+1.

@@ -67,6 +67,7 @@ void settings_check_resume(const Origin *o, const TrainArgs *a, const HyperArgs 
     same_num(o, "lr", a->lr, ts->lr), same_num(o, "min-lr-frac", a->min_lr_frac, ts->min_lr_frac);
     same_num(o, "wd", a->wd, ts->wd), same_num(o, "beta1", a->beta1, ts->beta1), same_num(o, "beta2", a->beta2, ts->beta2);
     same_num(o, "eps", a->eps, ts->eps), same_num(o, "clip", a->clip, ts->clip);
+    same_num(o, "pos-lr-mult", a->pos_lr_mult, ts->pos_lr_mult);
     if (args_given("seed") && (uint64_t)a->seed != ts->seed) {
         char x[32], y[32];
         snprintf(x, sizeof x, "%ld", a->seed), snprintf(y, sizeof y, "%llu", (unsigned long long)ts->seed);
@@ -76,6 +77,7 @@ void settings_check_resume(const Origin *o, const TrainArgs *a, const HyperArgs 
     if (r->data_bytes) { // recorded (format v2 on); a v1 checkpoint takes these from the flags
         same_int(o, "eval-every", a->eval_every, r->eval_every), same_int(o, "val-tokens", a->val_tokens, r->val_tokens);
         same_int(o, "ckpt-every", a->ckpt_every, r->ckpt_every), same_int(o, "log-every", a->log_every, r->log_every);
+        same_int(o, "keep-every", a->keep_every, r->keep_every);
     }
     if (args_given("overwrite")) die("--overwrite and --resume contradict each other: --resume continues the run in '%s'", o->where);
 }
@@ -92,7 +94,7 @@ void settings_record_run(RunRecord *r, const TrainArgs *a, const Corpus *corpus)
     r->val_bytes = corpus->val_bytes, r->val_crc = corpus->val_crc;
     r->eval_every = a->eval_every, r->ckpt_every = a->ckpt_every, r->log_every = a->log_every;
     r->skip_nonfinite = a->skip_nonfinite, r->val_tokens = a->val_tokens, r->task = a->task != NULL;
-    r->pack = a->task && a->pack;
+    r->pack = a->task && a->pack, r->keep_every = a->keep_every;
 }
 
 static void same_text(const Origin *o, const char *what, const char *path, uint64_t bytes, uint32_t crc, uint64_t rbytes,

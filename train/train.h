@@ -11,6 +11,8 @@ typedef struct {
     const char *data, *val, *task, *out, *pos, *positions, *pos_sharing, *resume, *init_from, *rope_scaling;
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
     int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite, keep_optimizer, grad_shards, pack;
+    int keep_every;     // 0, or keep model-STEP.bin every N steps
+    double pos_lr_mult; // the position scheme's tensors learn at this times --lr
     long val_tokens;
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip, rope_factor;
     long seed;

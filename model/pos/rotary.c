@@ -83,6 +83,14 @@ static void rotary_plan(const PosState *ps, int T, double base, double *freq, do
     }
 }
 
+int rotary_pair_freqs(const PosState *ps, int T, double base, double *orig, double *eff) {
+    int K = ps->HS / 2;
+    double pscale, mscale;
+    rotary_plan(ps, T, base, eff, &pscale, &mscale);
+    for (int k = 0; k < K; k++) orig[k] = pow(base, -2.0 * k / ps->HS), eff[k] *= pscale;
+    return K;
+}
+
 void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int stride, double base, int interleaved,
                   double sign) {
     int NH = ps->NH, HS = ps->HS, K = HS / 2;

@@ -30,6 +30,11 @@ double rotary_extension_value(const PosState *ps, int T);
 double rotary_scale(const PosState *ps, int T);
 // the factor position interpolation applies to positions at window length T (1: none)
 double rotary_pos_scale(const PosState *ps, int T);
+// per channel pair k (HS/2 of them): theta_k = base^(-2k/HS) without an extension (orig) and
+// the rotation per position the extension in force at window length T applies (eff: PI's
+// position scale folded in), so orig/eff is the factor the pair's frequency is divided by
+// (1: left as trained; s: interpolated; between: blended). Returns the pair count.
+int rotary_pair_freqs(const PosState *ps, int T, double base, double *orig, double *eff);
 // rotate the channel pairs of v (B, T, NH, HS), row stride `stride`, by sign * pos * theta_k,
 // theta_k = base^(-2k/HS) as modified by the extension in force; pairs (x_2k, x_2k+1) if
 // interleaved, else (x_k, x_k+HS/2). sign = -1 is the backward (the transform is a rotation

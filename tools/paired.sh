@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# paired.sh - a paired comparison of two checkpoints evaluated on the same windows.
+#
+#   tools/paired.sh A.csv B.csv     the files of posgpt eval --per-window, one per checkpoint
+#
+# Pairs the windows by (eval_len, protocol, stride, pos_offset, window) and prints, per length
+# and protocol, the mean of B's loss minus A's over the windows (nats/token; < 0: B is better),
+# a 95% t interval of that mean (Student's t, windows - 1 degrees of freedom; each window's
+# difference counts once, as if windows were independent), and whether the interval excludes 0:
+#   eval_len,protocol,stride,pos_offset,windows,mean_diff,ci_low,ci_high,significant
+# Windows present in one file only are an error (not the same text, lengths or --max-tokens).
+set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
+[ $# -eq 2 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
+for f in "$1" "$2"; do
+  [ -r "$f" ] || { echo "paired.sh: error: cannot read '$f'" >&2; exit 1; }
+  head -1 "$f" | grep -q '^scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss$' \
+    || { echo "paired.sh: error: '$f' is not a posgpt eval --per-window CSV (its header differs)" >&2; exit 1; }
+done
+awk -F, -v A="$1" -v B="$2" '
+  # Student t 0.975 quantiles for 1..30 degrees of freedom; beyond, the Cornish-Fisher expansion
+  BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 " \
+                "2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", T, " ") }
+  function tq(df,   z) { if (df <= 30) return T[df]; z = 1.959964
+    return z + (z^3 + z) / (4 * df) + (5 * z^5 + 16 * z^3 + 3 * z) / (96 * df^2) }
+  FNR == 1 { file++; next } # (by the order read: the same path twice is two files)
+  { key = $3 "," $4 "," $5 "," $6 }
+  file == 1 { a[key "," $7] = $9; na++; next }
+  { w = key "," $7
+    if (!(w in a)) { printf "paired.sh: error: window %s of %s is not in %s (evaluate both on the same text and flags)\n", w, B, A > "/dev/stderr"; bad = 1; exit }
+    d = $9 - a[w]; delete a[w]; nb++
+    if (!(key in n)) order[++ng] = key
+    n[key]++; s[key] += d; ss[key] += d * d }
+  END {
+    if (bad) exit 1
+    for (w in a) { printf "paired.sh: error: window %s of %s is not in %s\n", w, A, B > "/dev/stderr"; exit 1 }
+    print "eval_len,protocol,stride,pos_offset,windows,mean_diff,ci_low,ci_high,significant"
+    for (g = 1; g <= ng; g++) { k = order[g]; m = s[k] / n[k]
+      if (n[k] < 2) { printf "%s,%d,%.6f,,,n/a (one window)\n", k, n[k], m; continue }
+      v = (ss[k] - n[k] * m * m) / (n[k] - 1); if (v < 0) v = 0
+      h = tq(n[k] - 1) * sqrt(v / n[k]); lo = m - h; hi = m + h
+      printf "%s,%d,%.6f,%.6f,%.6f,%s\n", k, n[k], m, lo, hi, (lo > 0 || hi < 0) ? "yes" : "no (not significant)" } }
+' "$1" "$2"
