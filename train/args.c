@@ -6,20 +6,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_default(const ArgDef *d) {
+// x in the fewest digits that read back as x
+static void print_exact(FILE *f, double x) {
+    char b[40];
+    for (int p = 6; p <= 17; p++) {
+        snprintf(b, sizeof b, "%.*g", p, x);
+        if (strtod(b, NULL) == x) break;
+    }
+    fputs(b, f);
+}
+
+// a flag's value as help shows it (%g) or exactly (print_exact, for args_values)
+static void print_value(FILE *f, const ArgDef *d, int exact) {
     switch (d->type) {
-    case ARG_INT: printf("%d", *(int *)d->ptr); break;
-    case ARG_LONG: printf("%ld", *(long *)d->ptr); break;
-    case ARG_FLOAT: printf("%g", *(double *)d->ptr); break;
+    case ARG_INT: fprintf(f, "%d", *(int *)d->ptr); break;
+    case ARG_LONG: fprintf(f, "%ld", *(long *)d->ptr); break;
+    case ARG_FLOAT:
+        if (exact) print_exact(f, *(double *)d->ptr);
+        else fprintf(f, "%g", *(double *)d->ptr);
+        break;
     case ARG_STR:
-        if (!*(const char **)d->ptr) printf("(none)");
+        if (!*(const char **)d->ptr) fprintf(f, "(none)");
         else
             for (const char *c = *(const char **)d->ptr; *c; c++) // control characters escaped: "\n", not a line break
-                if (*c == '\n') printf("\\n");
-                else if ((unsigned char)*c < 0x20) printf("\\x%02x", (unsigned char)*c);
-                else putchar(*c);
+                if (*c == '\n') fprintf(f, "\\n");
+                else if ((unsigned char)*c < 0x20) fprintf(f, "\\x%02x", (unsigned char)*c);
+                else putc(*c, f);
         break;
-    case ARG_FLAG: printf("off"); break;
+    case ARG_FLAG: fprintf(f, *(int *)d->ptr ? "on" : "off"); break;
     }
 }
 
@@ -33,7 +47,7 @@ void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_
         printf("%*s%s", w < 26 ? 26 - w : 1, "", d->help);
         if (!strstr(d->help, "default")) { // a help that states its default already is not followed by a second one
             printf(" (default: ");
-            print_default(d);
+            print_value(stdout, d, 0);
             printf(")");
         }
         printf("\n");
@@ -70,6 +84,23 @@ int args_given(const char *name) {
     for (int i = 0; i < g_ngiven; i++)
         if (!strcmp(g_given[i], name)) return 1;
     return 0;
+}
+
+// every flag's value after the last args_parse (given or default), then the scheme flags given
+static char *g_values;
+static void record_values(const ArgDef *defs, const HyperArgs *hyp) {
+    size_t n = 0;
+    free(g_values), g_values = NULL;
+    FILE *f = open_memstream(&g_values, &n);
+    if (!f) die("out of memory");
+    for (const ArgDef *d = defs; d->name; d++) {
+        fprintf(f, "--%s = ", d->name);
+        print_value(f, d, 1);
+        putc('\n', f);
+    }
+    for (int i = 0; hyp && i < hyp->n; i++)
+        fprintf(f, "--%.*s = %.9g\n", (int)strcspn(hyp->name[i], "="), hyp->name[i], hyp->value[i]);
+    if (fclose(f) != 0) die("out of memory");
 }
 
 static int find_hyper(const char *name) {
@@ -141,7 +172,25 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
         case ARG_FLAG: break;
         }
     }
+    record_values(defs, hyp);
     return npos;
+}
+
+const char *args_values(const char *skip) {
+    static char *out;
+    const char *v = g_values ? g_values : "";
+    char words[600], name[132];
+    snprintf(words, sizeof words, " %s ", skip ? skip : "");
+    free(out);
+    char *o = out = xmalloc(strlen(v) + 1);
+    for (const char *l = v; *l; l += strcspn(l, "\n") + 1) { // lines "--name = value\n"
+        snprintf(name, sizeof name, " %.*s ", (int)strcspn(l + 2, " "), l + 2);
+        if (strstr(words, name)) continue;
+        size_t n = strcspn(l, "\n") + 1;
+        memcpy(o, l, n), o += n;
+    }
+    *o = 0;
+    return out;
 }
 
 void args_apply_hypers(const HyperArgs *hyp, const PosScheme *s, float *hp) {
