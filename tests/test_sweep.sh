@@ -59,13 +59,13 @@ cat > "$tmp/args.sh" << 'JOB'
 out=$1; shift; printf '[%s]' "$@" >> "$out"; echo >> "$out"
 JOB
 chmod +x "$tmp/args.sh"
-printf '%s\n' "sq 'b c'  'd'" 'dq "b c" "x\"y" "a\\b"' "cm 1 # not 2" "# a comment line" "   # an indented one" "" "   " \
-  "gl * ? [a]*" 'nx $HOME `id` ~ $(id)' "em '' x" "bs a\\ b" "hash a#b" > "$tmp/words"
+{ printf '\357\273\277'; printf '%s\n' "sq 'b c'  'd'" 'dq "b c" "x\"y" "a\\b"' "cm 1 # not 2" "# a comment line" "   # an indented one" "" "   " \
+  "gl * ? [a]*" 'nx $HOME `id` ~ $(id)' "em '' x" "bs a\\ b" "hash a#b"; } > "$tmp/words"
 printf 'cr 1\r\n# crlf comment\r\n\r\nlast 1' >> "$tmp/words"
 mkdir -p "$tmp/cwd"; touch "$tmp/cwd/a1" "$tmp/cwd/b"
 (cd "$tmp/cwd" && "$OLDPWD/tools/sweep.sh" "$tmp/words" "$tmp/args.sh" "$tmp/words.out") > /dev/null 2> "$tmp/e"; rc=$?
 line() { grep -q -x -F -- "$1" "$tmp/words.out" && ok "$2" || bad "$2" "want $1; got: $(tr '\r\n' '^|' < "$tmp/words.out")"; }
-line "[sq][b c][d]" "single quotes keep 'b c' one word"
+line "[sq][b c][d]" "single quotes keep 'b c' one word (on a first line after a UTF-8 byte-order mark)"
 line '[dq][b c][x"y][a\b]' "double quotes keep \"b c\" one word; \\\" and \\\\ inside them"
 line "[cm][1]" "a comment to the end of a line is dropped"
 line "[gl][*][?][[a]*]" "no globbing: * ? [a]* stay as written (in a directory where they would match)"
@@ -97,18 +97,22 @@ sleep 60 & echo "$!" >> "$1/pids"; echo "$$" >> "$1/pids"; wait
 JOB
 chmod +x "$tmp/slow.sh"
 printf 'j1\nj2\nj3\nj4\n' > "$tmp/slow"
-for sig in TERM INT; do
+modes="TERM INT"; command -v mpirun > /dev/null && modes+=" mpi"
+for sig in $modes; do
   rm -rf "$tmp/s"; mkdir "$tmp/s"
   set -m # (a background job of a script ignores SIGINT; with job control it does not, as at a terminal)
-  JOBS=2 tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!
+  if [ $sig = mpi ]; then OMPI_MCA_odls_base_sigkill_timeout=3 RANKS=2 tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!
+  else JOBS=2 tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!; fi
   set +m
   for _ in $(seq 100); do [ "$(cat "$tmp/s/pids" 2> /dev/null | wc -l)" = 4 ] && break; sleep 0.1; done
-  t0=$(date +%s); kill -$sig $pid; timeout 20 tail --pid=$pid -f /dev/null; wait $pid; rc=$?
+  t0=$(date +%s); kill -${sig/mpi/TERM} $pid; timeout 20 tail --pid=$pid -f /dev/null; wait $pid; rc=$?
   alive=$(for p in $(cat "$tmp/s/pids"); do s=$(ps -o stat= -p "$p") && [ "${s#Z}" = "$s" ] && echo "$p"; done) # (not a zombie)
-  want=$([ $sig = TERM ] && echo 143 || echo 130)
-  if [ $rc = "$want" ] && [ -z "$alive" ] && grep -q "sweep: received SIG$sig: stopped 2 running job(s), 2 did not run" "$tmp/e" \
+  want=$([ $sig = INT ] && echo 130 || echo 143)
+  said="sweep: received SIG$sig: stopped 2 running job(s), 2 did not run" n=1
+  [ $sig = mpi ] && said="sweep: received SIGTERM (process [01]): stopped 1 running job(s), 1 did not run" n=2 # each process
+  if [ $rc = "$want" ] && [ -z "$alive" ] && [ "$(grep -c "$said" "$tmp/e")" = $n ] \
      && [ "$(grep -c '^  stopped: j[12]$' "$tmp/e")" = 2 ] && [ "$(grep -c '^  not run: j[34]$' "$tmp/e")" = 2 ]; then
-    ok "SIG$sig: the running jobs and their children stopped in $(($(date +%s) - t0)) s, listed with those that did not run, exit $rc"
+    ok "SIG${sig/mpi/TERM over RANKS=2}: the running jobs and their children stopped in $(($(date +%s) - t0)) s, listed with those that did not run, exit $rc"
   else bad "SIG$sig" "rc $rc; alive: $(echo $alive); $(tr '\n' '|' < "$tmp/e")"; fi
   kill $alive 2> /dev/null
 done

@@ -9,9 +9,10 @@
 # separated by blanks; 'a b' and "a b" are one word (in "...", \" and \\ stand for " and \);
 # a backslash outside quotes keeps the next character as it is; a word that starts with #
 # begins a comment to the end of the line; blank lines and comment lines are skipped; CRLF
-# line ends and a last line without a newline are read like the others; $, *, ?, ~ and
-# backquotes are plain characters (no variables, no globbing). A quote left open on its line
-# (a line does not continue on the next) is an error naming the line, before any job starts.
+# line ends, a UTF-8 byte-order mark and a last line without a newline are read like the
+# others; $, *, ?, ~ and backquotes are plain characters (no variables, no globbing). A quote
+# left open on its line (a line does not continue on the next) is an error naming the line,
+# before any job starts.
 #
 # Environment:
 #   JOBS=N       jobs at once on this machine (1 to 1024; default 1; anything else is refused)
@@ -28,7 +29,9 @@
 # A failed job does not stop the others; the sweep lists the failures at the end and exits 1.
 # SIGINT, SIGTERM or SIGHUP to the sweep sends SIGTERM to every running job (its process
 # group), waits for them to end, lists the jobs it stopped and those that did not run, and
-# exits 128 + the signal.
+# exits 128 + the signal. Under RANKS, mpirun passes the signal on to each process, which does
+# the same for its jobs; OpenMPI sends it after odls_base_sigkill_timeout seconds (default 1)
+# and kills the processes as long after that (OMPI_MCA_odls_base_sigkill_timeout=N for more).
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 if [ $# -lt 2 ]; then # (--help is answered above)
@@ -58,7 +61,7 @@ parse() {
   LC_ALL=C awk -v list="$1" -v US="$US" '
     function fail(why) { printf "sweep.sh: %s:%d: %s\n", list, NR, why > "/dev/stderr"; bad = 1 }
     {
-      sub(/\r$/, ""); line = $0; n = 0; w = ""; inword = 0; q = ""; len = length(line)
+      sub(/\r$/, ""); if (NR == 1) sub(/^\357\273\277/, ""); line = $0; n = 0; w = ""; inword = 0; q = ""; len = length(line)
       if (index(line, US)) { fail("a control character (\\037) in the line"); next }
       for (i = 1; i <= len; i++) {
         c = substr(line, i, 1)

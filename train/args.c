@@ -86,7 +86,15 @@ int args_given(const char *name) {
     return 0;
 }
 
-// every flag's value after the last args_parse (given or default), then the scheme flags given
+// the first scheme in the registry with a hyperparameter of this name (pos_count(): none)
+static int first_scheme_with(const char *name) {
+    int i = 0;
+    while (i < pos_count() && pos_hyper_index(pos_at(i), name) < 0) i++;
+    return i;
+}
+
+// every flag's value after the last args_parse (given or default), then the scheme flags
+// (with hyp)
 static char *g_values;
 static void record_values(const ArgDef *defs, const HyperArgs *hyp) {
     size_t n = 0;
@@ -98,15 +106,15 @@ static void record_values(const ArgDef *defs, const HyperArgs *hyp) {
         print_value(f, d, 1);
         putc('\n', f);
     }
-    for (int i = 0; hyp && i < hyp->n; i++)
-        fprintf(f, "--%.*s = %.9g\n", (int)strcspn(hyp->name[i], "="), hyp->name[i], hyp->value[i]);
+    for (int i = 0; hyp && i < pos_count(); i++) // in the registry's order, each name once: its last value or default
+        for (int k = 0; k < POS_MAX_HYPER && pos_at(i)->hypers[k].name; k++) {
+            const char *h = pos_at(i)->hypers[k].name;
+            float v = pos_at(i)->hypers[k].def;
+            for (int j = 0; j < hyp->n; j++)
+                if (strlen(h) == strcspn(hyp->name[j], "=") && !strncmp(hyp->name[j], h, strlen(h))) v = hyp->value[j];
+            if (first_scheme_with(h) == i) fprintf(f, "--%s = %.9g\n", h, v);
+        }
     if (fclose(f) != 0) die("out of memory");
-}
-
-static int find_hyper(const char *name) {
-    for (int i = 0; i < pos_count(); i++)
-        if (pos_hyper_index(pos_at(i), name) >= 0) return 1;
-    return 0;
 }
 
 int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *hyp, const char *cmd,
@@ -143,7 +151,7 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
         else if (i + 1 < argc) val = argv[++i];
         else die("%s: --%s needs a value", cmd, name);
         if (!d->name) {
-            if (hyp && find_hyper(name)) {
+            if (hyp && first_scheme_with(name) < pos_count()) {
                 if (hyp->n >= 32) die("%s: too many scheme flags", cmd);
                 hyp->name[hyp->n] = argv[i - (eq ? 0 : 1)] + 2; // points at "name..." in argv; compared by length below
                 hyp->value[hyp->n] = (float)parse_number(name, val, 0);

@@ -128,8 +128,8 @@ static void say_difference(char *msg, size_t size, const char *l0, const char *l
     if (e0 && ek && e0 - l0 < n0 && ek - lk < nk && e0 - l0 == ek - lk && !memcmp(l0, lk, (size_t)(e0 - l0)))
         snprintf(msg, size, "%.*s is %.*s on rank 0 but %.*s on rank %d", (int)(e0 - l0), l0, n0 - (int)(e0 - l0) - 3, e0 + 3,
                  nk - (int)(ek - lk) - 3, ek + 3, g_rank);
-    else snprintf(msg, size, "rank 0 has '%.*s' where rank %d has '%.*s'", n0, n0 ? l0 : "(nothing)", g_rank, nk,
-                  nk ? lk : "(nothing)");
+    else snprintf(msg, size, "rank 0 has '%.*s' where rank %d has '%.*s'", n0 ? n0 : 9, n0 ? l0 : "(nothing)", g_rank,
+                  nk ? nk : 9, nk ? lk : "(nothing)");
 }
 
 void dist_agree(const char *text, const char *what, const char *advice) {
