@@ -13,8 +13,17 @@
 #  - SIGTERM to mpirun, or to one rank only: every process stops after the same step, rank 0
 #    saves it, and the message says so; a rank killed outright (SIGKILL) ends the job with
 #    mpirun's message and the last periodic checkpoint intact and resumable;
-#  - refusals: 3 processes, the plain build under mpirun, eval under mpirun, processes that
-#    read different data, a --grad-shards the batch or the process count cannot take.
+#  - refusals: 3 processes, the plain build under mpirun, eval under mpirun, a --grad-shards
+#    the batch or the process count cannot take;
+#  - the processes agree before the first step: a flag given differently on one rank (--lr, a
+#    scheme hyperparameter, --stop-at, which used to leave rank 1 waiting forever, --data) is
+#    refused naming the flag and both values; the same --data path holding another text on
+#    one rank (its own working directory) names the data's bytes and CRC on both; --threads
+#    may differ (per process);
+#  - nothing waits forever: a data file missing on rank 1 only ends the job within 20 s with
+#    rank 1's message; a process that ends before MPI starts ends the job after
+#    POSGPT_MPI_INIT_TIMEOUT seconds with a message (it used to hang), and a bad value of it
+#    is refused.
 # Every one-process reference runs the same ./posgpt-mpi without mpirun (then it is one
 # process): bit-identity is a claim about one binary (another build may contract a*b+c into
 # one fused multiply-add where this one does not). Without OpenMPI the test is skipped (0
@@ -24,7 +33,39 @@ MPIBIN=${POSGPT_MPI:-./posgpt-mpi}
 if ! command -v mpirun > /dev/null || [ ! -x "$MPIBIN" ]; then
   if [ "${POSGPT_REQUIRE_MPI:-0}" = 1 ]; then bad "MPI" "mpirun or $MPIBIN is missing (tools/deps.sh mpi; make MPI=1)"
   else echo "# skipped: OpenMPI is not installed (tools/deps.sh mpi), or $MPIBIN is not built (make MPI=1)"; fi
-  echo "# $pass passed, $fail failed"
+  
+# ---- the processes agree before the first step; nothing waits forever ----
+on1() { # FLAGS-OF-RANK-1 FLAGS...: mpirun -np 2 train, rank 1 with its own extra flags (last: they win)
+  local r1=$1; shift
+  timeout 60 "${MPIRUN[@]}" -np 2 bash -c "x=; [ \$OMPI_COMM_WORLD_RANK = 1 ] && x='$r1'; exec $MPIBIN train $* \$x"
+}
+expect "--lr on rank 1 only" "started with different flags: --lr is 0.003 on rank 0 but 0.001 on rank 1; every process must run the same command" \
+  on1 "--lr 1e-3" "${A[*]}" --out "$tmp/xa"
+expect "--rope-base on rank 1 only" "different flags: --rope-base is 10000 on rank 0 but 500 on rank 1" \
+  on1 "--rope-base 500" "${A[*]}" --pos rope --rope-base 10000 --out "$tmp/xb"
+expect "--stop-at on rank 1 only (it used to hang)" "different flags: --stop-at is 5 on rank 0 but 6 on rank 1" \
+  on1 "--stop-at 6" "${A[*]}" --stop-at 5 --out "$tmp/xc"
+phrase_text 12 4000 > "$tmp/text1.txt"
+expect "--data of another file on rank 1" "different flags: --data is $tmp/text.txt on rank 0 but $tmp/text1.txt on rank 1" \
+  on1 "--data $tmp/text1.txt" "${A[*]}" --out "$tmp/xd"
+mkdir -p "$tmp/cwd0" "$tmp/cwd1"; cp "$tmp/text.txt" "$tmp/cwd0/t.txt"; head -3000 "$tmp/text.txt" > "$tmp/cwd1/t.txt"
+in_cwd() { timeout 60 "${MPIRUN[@]}" -np 2 bash -c "cd $tmp/cwd\$OMPI_COMM_WORLD_RANK && exec $(realpath "$MPIBIN") train $*"; }
+expect "the same --data path, another text on rank 1" \
+  "do not start from the same state: the data is $(wc -c < "$tmp/cwd0/t.txt") bytes, CRC-32 [0-9a-f]* on rank 0 but $(wc -c < "$tmp/cwd1/t.txt") bytes" \
+  in_cwd --data t.txt --seq-len 32 "${M[*]}" --out "$tmp/xe"
+on1 "--threads 2" "${A[*]}" --steps 2 --out "$tmp/xf" > /dev/null 2> "$tmp/xf.err" \
+  && ok "--threads may differ between processes" || bad "--threads on rank 1 only" "$(grep -m1 error "$tmp/xf.err")"
+rm "$tmp/cwd1/t.txt"
+t0=$(date +%s)
+expect "a data file missing on rank 1 only ends the job" "rank 1: cannot read data file 't.txt'" \
+  timeout 20 "${MPIRUN[@]}" -np 2 bash -c "cd $tmp/cwd\$OMPI_COMM_WORLD_RANK && exec $(realpath "$MPIBIN") train --data t.txt --seq-len 32 ${M[*]} --out $tmp/xg"
+echo "# (ended in $(($(date +%s) - t0)) s)"
+expect "rank 1 ends before MPI starts (it used to hang)" "MPI did not start within 3 s: not every process of the launch reached MPI_Init" \
+  timeout 40 "${MPIRUN[@]}" -np 2 -x POSGPT_MPI_INIT_TIMEOUT=3 bash -c \
+  "[ \$OMPI_COMM_WORLD_RANK = 1 ] && exit 0; exec $MPIBIN train ${A[*]} --out $tmp/xh"
+expect "POSGPT_MPI_INIT_TIMEOUT=soon" "POSGPT_MPI_INIT_TIMEOUT must be a number of seconds from 1 to 86400, got 'soon'" \
+  timeout 40 "${MPIRUN[@]}" -np 2 -x POSGPT_MPI_INIT_TIMEOUT=soon "$MPIBIN" train "${A[@]}" --out "$tmp/xi"
+echo "# $pass passed, $fail failed"
   [ $fail -eq 0 ]; exit
 fi
 # mpirun passes a SIGTERM (or Ctrl-C) on to the processes as SIGTERM and kills them this many
@@ -117,20 +158,50 @@ else bad "kill -9 a rank" "rc $rc, step '$step'; $(grep -i -m1 'signal\|error' "
   && ok "... and the run resumes from it" || bad "resume after kill -9" "$(tail -1 "$d.resume")"
 
 # ---- refusals ----
-expect() { # NAME PATTERN command...: fails with a message matching PATTERN
-  local name=$1 pat=$2; shift 2
-  if "$@" > "$tmp/x.out" 2> "$tmp/x.err"; then bad "$name" "exit 0"
-  elif grep -q -- "$pat" "$tmp/x.err"; then ok "$name: $(grep -m1 -- "$pat" "$tmp/x.err" | cut -c1-110)"
-  else bad "$name" "$(grep -m1 error "$tmp/x.err")"; fi
+expect() { # NAME PATTERN command...: fails (not by timeout's 124) with a message matching PATTERN
+  local name=$1 pat=$2 rc=0; shift 2
+  "$@" > "$tmp/x.out" 2> "$tmp/x.err" || rc=$?
+  if [ $rc = 0 ] || [ $rc = 124 ]; then bad "$name" "exit $rc"
+  elif grep -q -- "$pat" "$tmp/x.err"; then ok "$name: $(grep -m1 -- "$pat" "$tmp/x.err" | cut -c1-150)"
+  else bad "$name" "rc $rc; $(grep -m1 error "$tmp/x.err")"; fi
 }
 expect "3 processes" "needs a power of two" "${MPIRUN[@]}" -np 3 "$MPIBIN" train "${A[@]}" --out "$tmp/x3"
 expect "plain build under mpirun" "built without MPI" "${MPIRUN[@]}" -np 2 "$BIN" train "${A[@]}" --out "$tmp/xp"
 expect "eval under mpirun" "eval runs in one process" "${MPIRUN[@]}" -np 2 "$MPIBIN" eval --ckpt "$tmp/s1/model.bin" --data "$tmp/text.txt"
-phrase_text 12 4000 > "$tmp/text1.txt"
-expect "ranks reading different data" "do not start from the same state" "${MPIRUN[@]}" -np 2 bash -c \
-  "exec $MPIBIN train --data $tmp/text\${OMPI_COMM_WORLD_RANK/0/}.txt --seq-len 32 ${M[*]} --out $tmp/xd"
 expect "--grad-shards 3" "a power of two" $BIN train "${A[@]}" --grad-shards 3 --out "$tmp/x4"
 expect "--grad-shards 16 of a batch of 8" "cannot be cut into 16" $BIN train "${A[@]}" --grad-shards 16 --out "$tmp/x5"
 expect "--grad-shards 2 on 4 processes" "every one of the 4 processes" "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --grad-shards 2 --out "$tmp/x6"
+
+# ---- the processes agree before the first step; nothing waits forever ----
+on1() { # FLAGS-OF-RANK-1 FLAGS...: mpirun -np 2 train, rank 1 with its own extra flags (last: they win)
+  local r1=$1; shift
+  timeout 60 "${MPIRUN[@]}" -np 2 bash -c "x=; [ \$OMPI_COMM_WORLD_RANK = 1 ] && x='$r1'; exec $MPIBIN train $* \$x"
+}
+expect "--lr on rank 1 only" "started with different flags: --lr is 0.003 on rank 0 but 0.001 on rank 1; every process must run the same command" \
+  on1 "--lr 1e-3" "${A[*]}" --out "$tmp/xa"
+expect "--rope-base on rank 1 only" "different flags: --rope-base is 10000 on rank 0 but 500 on rank 1" \
+  on1 "--rope-base 500" "${A[*]}" --pos rope --rope-base 10000 --out "$tmp/xb"
+expect "--stop-at on rank 1 only (it used to hang)" "different flags: --stop-at is 5 on rank 0 but 6 on rank 1" \
+  on1 "--stop-at 6" "${A[*]}" --stop-at 5 --out "$tmp/xc"
+phrase_text 12 4000 > "$tmp/text1.txt"
+expect "--data of another file on rank 1" "different flags: --data is $tmp/text.txt on rank 0 but $tmp/text1.txt on rank 1" \
+  on1 "--data $tmp/text1.txt" "${A[*]}" --out "$tmp/xd"
+mkdir -p "$tmp/cwd0" "$tmp/cwd1"; cp "$tmp/text.txt" "$tmp/cwd0/t.txt"; head -3000 "$tmp/text.txt" > "$tmp/cwd1/t.txt"
+in_cwd() { timeout 60 "${MPIRUN[@]}" -np 2 bash -c "cd $tmp/cwd\$OMPI_COMM_WORLD_RANK && exec $(realpath "$MPIBIN") train $*"; }
+expect "the same --data path, another text on rank 1" \
+  "do not start from the same state: the data is $(wc -c < "$tmp/cwd0/t.txt") bytes, CRC-32 [0-9a-f]* on rank 0 but $(wc -c < "$tmp/cwd1/t.txt") bytes" \
+  in_cwd --data t.txt --seq-len 32 "${M[*]}" --out "$tmp/xe"
+on1 "--threads 2" "${A[*]}" --steps 2 --out "$tmp/xf" > /dev/null 2> "$tmp/xf.err" \
+  && ok "--threads may differ between processes" || bad "--threads on rank 1 only" "$(grep -m1 error "$tmp/xf.err")"
+rm "$tmp/cwd1/t.txt"
+t0=$(date +%s)
+expect "a data file missing on rank 1 only ends the job" "rank 1: cannot read data file 't.txt'" \
+  timeout 20 "${MPIRUN[@]}" -np 2 bash -c "cd $tmp/cwd\$OMPI_COMM_WORLD_RANK && exec $(realpath "$MPIBIN") train --data t.txt --seq-len 32 ${M[*]} --out $tmp/xg"
+echo "# (ended in $(($(date +%s) - t0)) s)"
+expect "rank 1 ends before MPI starts (it used to hang)" "MPI did not start within 3 s: not every process of the launch reached MPI_Init" \
+  timeout 40 "${MPIRUN[@]}" -np 2 -x POSGPT_MPI_INIT_TIMEOUT=3 bash -c \
+  "[ \$OMPI_COMM_WORLD_RANK = 1 ] && exit 0; exec $MPIBIN train ${A[*]} --out $tmp/xh"
+expect "POSGPT_MPI_INIT_TIMEOUT=soon" "POSGPT_MPI_INIT_TIMEOUT must be a number of seconds from 1 to 86400, got 'soon'" \
+  timeout 40 "${MPIRUN[@]}" -np 2 -x POSGPT_MPI_INIT_TIMEOUT=soon "$MPIBIN" train "${A[@]}" --out "$tmp/xi"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

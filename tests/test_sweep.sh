@@ -4,6 +4,12 @@
 # exactly once with its words as arguments, that a failed job neither stops the others nor
 # goes unreported (listed, exit 1), that the jobs under MPI do not see the launcher's
 # variables (a posgpt they start must run alone), and that SWEEP_ENV reaches them.
+# The list is read as a user writes it: quoted words ('a b', "a b", "x\"y", ''), comments
+# (to the end of a line, whole lines), blank lines, CRLF ends and a last line without a newline;
+# nothing is expanded (*, ?, $HOME, backquotes, ~), also over MPI; an unbalanced quote is an
+# error naming the line before any job runs. SIGTERM or SIGINT to the sweep stops its running
+# jobs (their whole process groups), lists them and the jobs that did not run, and exits
+# 128 + the signal. JOBS and RANKS outside 1..1024 and 1..65536 are refused naming the variable.
 . "$(dirname "$0")/lib.sh" sweep
 cat > "$tmp/job.sh" << 'JOB'
 #!/usr/bin/env bash
@@ -40,5 +46,75 @@ tools/sweep.sh "$tmp/nonexistent" true 2> "$tmp/e"; rc=$?
 [ $rc = 2 ] && grep -q "cannot read the list" "$tmp/e" && ok "a missing list: exit 2 and a message" || bad "missing list" "rc $rc"
 RANKS=two tools/sweep.sh "$tmp/list" true 2> "$tmp/e"; rc=$?
 [ $rc = 2 ] && grep -q "RANKS must be a positive number" "$tmp/e" && ok "RANKS=two: exit 2 and a message" || bad "RANKS=two" "rc $rc"
+for v in JOBS=0 JOBS=two JOBS=-1 JOBS=1025 JOBS=08 RANKS=0 RANKS=-2 RANKS=99999999999; do
+  env "$v" tools/sweep.sh "$tmp/list" true > /dev/null 2> "$tmp/e"; rc=$?
+  [ $rc = 2 ] && grep -q "sweep.sh: ${v%%=*} must be a positive number from 1 to [0-9]*, got '${v#*=}'" "$tmp/e" \
+    && ok "$v: exit 2 and a message naming it" || bad "$v" "rc $rc; $(head -1 "$tmp/e")"
+done
+tools/sweep.sh --help | grep -q "'a b' and \"a b\" are one word" && ok "--help describes the list's syntax" || bad "--help" "no syntax"
+
+# ---- the list, read as a user writes it ----
+cat > "$tmp/args.sh" << 'JOB'
+#!/usr/bin/env bash
+out=$1; shift; printf '[%s]' "$@" >> "$out"; echo >> "$out"
+JOB
+chmod +x "$tmp/args.sh"
+{ printf '\357\273\277'; printf '%s\n' "sq 'b c'  'd'" 'dq "b c" "x\"y" "a\\b"' "cm 1 # not 2" "# a comment line" "   # an indented one" "" "   " \
+  "gl * ? [a]*" 'nx $HOME `id` ~ $(id)' "em '' x" "bs a\\ b" "hash a#b"; } > "$tmp/words"
+printf 'cr 1\r\n# crlf comment\r\n\r\nlast 1' >> "$tmp/words"
+mkdir -p "$tmp/cwd"; touch "$tmp/cwd/a1" "$tmp/cwd/b"
+(cd "$tmp/cwd" && "$OLDPWD/tools/sweep.sh" "$tmp/words" "$tmp/args.sh" "$tmp/words.out") > /dev/null 2> "$tmp/e"; rc=$?
+line() { grep -q -x -F -- "$1" "$tmp/words.out" && ok "$2" || bad "$2" "want $1; got: $(tr '\r\n' '^|' < "$tmp/words.out")"; }
+line "[sq][b c][d]" "single quotes keep 'b c' one word (on a first line after a UTF-8 byte-order mark)"
+line '[dq][b c][x"y][a\b]' "double quotes keep \"b c\" one word; \\\" and \\\\ inside them"
+line "[cm][1]" "a comment to the end of a line is dropped"
+line "[gl][*][?][[a]*]" "no globbing: * ? [a]* stay as written (in a directory where they would match)"
+line '[nx][$HOME][`id`][~][$(id)]' "no expansion: \$HOME, backquotes, ~, \$(...) stay as written"
+line "[em][][x]" "'' is an empty word"
+line "[bs][a b]" "a backslash outside quotes keeps the blank after it"
+line "[hash][a#b]" "a # inside a word is not a comment"
+line "[cr][1]" "CRLF line ends: no carriage return in the words"
+line "[last][1]" "a last line without a newline runs"
+[ $rc = 0 ] && [ "$(wc -l < "$tmp/words.out")" = 10 ] && grep -q "sweep: 10 jobs" "$tmp/e" \
+  && ok "comment lines, blank and blank-looking lines run nothing (10 jobs)" || bad "jobs counted" "rc $rc; $(wc -l < "$tmp/words.out") ran; $(head -1 "$tmp/e")"
+for q in "'" '"'; do
+  printf 'ok 1\nok 2 %sopen\nok 3\n' "$q" > "$tmp/unbal"; rm -f "$tmp/unbal.out"
+  tools/sweep.sh "$tmp/unbal" "$tmp/args.sh" "$tmp/unbal.out" > /dev/null 2> "$tmp/e"; rc=$?
+  [ $rc = 2 ] && grep -q "sweep.sh: $tmp/unbal:2: the $q quote opened at column 6 is not closed on its line" "$tmp/e" && [ ! -e "$tmp/unbal.out" ] \
+    && ok "an unbalanced $q: exit 2, the line named, no job ran" || bad "unbalanced $q" "rc $rc; $(head -1 "$tmp/e"); $(cat "$tmp/unbal.out" 2> /dev/null)"
+done
+if command -v mpirun > /dev/null; then
+  rm -f "$tmp/mpi.out"; printf "m1 'b c' *\nm2 \"d e\" # x\r\n" > "$tmp/mlist"
+  RANKS=2 tools/sweep.sh "$tmp/mlist" "$tmp/args.sh" "$tmp/mpi.out" > /dev/null 2>&1
+  [ "$(sort "$tmp/mpi.out" | tr '\n' '|')" = "[m1][b c][*]|[m2][d e]|" ] && ok "mpi: quoted words and comments likewise" \
+    || bad "mpi: words" "$(cat "$tmp/mpi.out")"
+fi
+
+# ---- a signal stops the running jobs and lists what did not run ----
+cat > "$tmp/slow.sh" << 'JOB'
+#!/usr/bin/env bash
+sleep 60 & echo "$!" >> "$1/pids"; echo "$$" >> "$1/pids"; wait
+JOB
+chmod +x "$tmp/slow.sh"
+printf 'j1\nj2\nj3\nj4\n' > "$tmp/slow"
+modes="TERM INT"; command -v mpirun > /dev/null && modes+=" mpi"
+for sig in $modes; do
+  rm -rf "$tmp/s"; mkdir "$tmp/s"
+  set -m # (a background job of a script ignores SIGINT; with job control it does not, as at a terminal)
+  if [ $sig = mpi ]; then OMPI_MCA_odls_base_sigkill_timeout=3 RANKS=2 tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!
+  else JOBS=2 tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!; fi
+  set +m
+  for _ in $(seq 100); do [ "$(cat "$tmp/s/pids" 2> /dev/null | wc -l)" = 4 ] && break; sleep 0.1; done
+  t0=$(date +%s); kill -${sig/mpi/TERM} $pid; timeout 20 tail --pid=$pid -f /dev/null; wait $pid; rc=$?
+  alive=$(for p in $(cat "$tmp/s/pids"); do s=$(ps -o stat= -p "$p") && [ "${s#Z}" = "$s" ] && echo "$p"; done) # (not a zombie)
+  want=$([ $sig = INT ] && echo 130 || echo 143)
+  said="sweep: received SIG$sig: stopped 2 running job(s), 2 did not run" n=1
+  [ $sig = mpi ] && said="sweep: received SIGTERM (process [01]): stopped 1 running job(s), 1 did not run" n=2 # each process
+  if [ $rc = "$want" ] && [ -z "$alive" ] && [ "$(grep -c "$said" "$tmp/e")" = $n ] \
+     && [ "$(grep -c '^  stopped: j[12]$' "$tmp/e")" = 2 ] && [ "$(grep -c '^  not run: j[34]$' "$tmp/e")" = 2 ]; then
+    ok "SIG${sig/mpi/TERM over RANKS=2}: the running jobs and their children stopped in $(($(date +%s) - t0)) s, listed with those that did not run, exit $rc"
+  else bad "SIG$sig" "rc $rc; alive: $(echo $alive); $(tr '\n' '|' < "$tmp/e")"; fi
+  kill $alive 2> /dev/null
+done
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -6,20 +6,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_default(const ArgDef *d) {
+// x in the fewest digits that read back as x
+static void print_exact(FILE *f, double x) {
+    char b[40];
+    for (int p = 6; p <= 17; p++) {
+        snprintf(b, sizeof b, "%.*g", p, x);
+        if (strtod(b, NULL) == x) break;
+    }
+    fputs(b, f);
+}
+
+// a flag's value as help shows it (%g) or exactly (print_exact, for args_values)
+static void print_value(FILE *f, const ArgDef *d, int exact) {
     switch (d->type) {
-    case ARG_INT: printf("%d", *(int *)d->ptr); break;
-    case ARG_LONG: printf("%ld", *(long *)d->ptr); break;
-    case ARG_FLOAT: printf("%g", *(double *)d->ptr); break;
+    case ARG_INT: fprintf(f, "%d", *(int *)d->ptr); break;
+    case ARG_LONG: fprintf(f, "%ld", *(long *)d->ptr); break;
+    case ARG_FLOAT:
+        if (exact) print_exact(f, *(double *)d->ptr);
+        else fprintf(f, "%g", *(double *)d->ptr);
+        break;
     case ARG_STR:
-        if (!*(const char **)d->ptr) printf("(none)");
+        if (!*(const char **)d->ptr) fprintf(f, "(none)");
         else
             for (const char *c = *(const char **)d->ptr; *c; c++) // control characters escaped: "\n", not a line break
-                if (*c == '\n') printf("\\n");
-                else if ((unsigned char)*c < 0x20) printf("\\x%02x", (unsigned char)*c);
-                else putchar(*c);
+                if (*c == '\n') fprintf(f, "\\n");
+                else if ((unsigned char)*c < 0x20) fprintf(f, "\\x%02x", (unsigned char)*c);
+                else putc(*c, f);
         break;
-    case ARG_FLAG: printf("off"); break;
+    case ARG_FLAG: fprintf(f, *(int *)d->ptr ? "on" : "off"); break;
     }
 }
 
@@ -33,7 +47,7 @@ void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_
         printf("%*s%s", w < 26 ? 26 - w : 1, "", d->help);
         if (!strstr(d->help, "default")) { // a help that states its default already is not followed by a second one
             printf(" (default: ");
-            print_default(d);
+            print_value(stdout, d, 0);
             printf(")");
         }
         printf("\n");
@@ -72,10 +86,35 @@ int args_given(const char *name) {
     return 0;
 }
 
-static int find_hyper(const char *name) {
-    for (int i = 0; i < pos_count(); i++)
-        if (pos_hyper_index(pos_at(i), name) >= 0) return 1;
-    return 0;
+// the first scheme in the registry with a hyperparameter of this name (pos_count(): none)
+static int first_scheme_with(const char *name) {
+    int i = 0;
+    while (i < pos_count() && pos_hyper_index(pos_at(i), name) < 0) i++;
+    return i;
+}
+
+// every flag's value after the last args_parse (given or default), then the scheme flags
+// (with hyp)
+static char *g_values;
+static void record_values(const ArgDef *defs, const HyperArgs *hyp) {
+    size_t n = 0;
+    free(g_values), g_values = NULL;
+    FILE *f = open_memstream(&g_values, &n);
+    if (!f) die("out of memory");
+    for (const ArgDef *d = defs; d->name; d++) {
+        fprintf(f, "--%s = ", d->name);
+        print_value(f, d, 1);
+        putc('\n', f);
+    }
+    for (int i = 0; hyp && i < pos_count(); i++) // in the registry's order, each name once: its last value or default
+        for (int k = 0; k < POS_MAX_HYPER && pos_at(i)->hypers[k].name; k++) {
+            const char *h = pos_at(i)->hypers[k].name;
+            float v = pos_at(i)->hypers[k].def;
+            for (int j = 0; j < hyp->n; j++)
+                if (strlen(h) == strcspn(hyp->name[j], "=") && !strncmp(hyp->name[j], h, strlen(h))) v = hyp->value[j];
+            if (first_scheme_with(h) == i) fprintf(f, "--%s = %.9g\n", h, v);
+        }
+    if (fclose(f) != 0) die("out of memory");
 }
 
 int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *hyp, const char *cmd,
@@ -112,7 +151,7 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
         else if (i + 1 < argc) val = argv[++i];
         else die("%s: --%s needs a value", cmd, name);
         if (!d->name) {
-            if (hyp && find_hyper(name)) {
+            if (hyp && first_scheme_with(name) < pos_count()) {
                 if (hyp->n >= 32) die("%s: too many scheme flags", cmd);
                 hyp->name[hyp->n] = argv[i - (eq ? 0 : 1)] + 2; // points at "name..." in argv; compared by length below
                 hyp->value[hyp->n] = (float)parse_number(name, val, 0);
@@ -141,7 +180,25 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
         case ARG_FLAG: break;
         }
     }
+    record_values(defs, hyp);
     return npos;
+}
+
+const char *args_values(const char *skip) {
+    static char *out;
+    const char *v = g_values ? g_values : "";
+    char words[600], name[132];
+    snprintf(words, sizeof words, " %s ", skip ? skip : "");
+    free(out);
+    char *o = out = xmalloc(strlen(v) + 1);
+    for (const char *l = v; *l; l += strcspn(l, "\n") + 1) { // lines "--name = value\n"
+        snprintf(name, sizeof name, " %.*s ", (int)strcspn(l + 2, " "), l + 2);
+        if (strstr(words, name)) continue;
+        size_t n = strcspn(l, "\n") + 1;
+        memcpy(o, l, n), o += n;
+    }
+    *o = 0;
+    return out;
 }
 
 void args_apply_hypers(const HyperArgs *hyp, const PosScheme *s, float *hp) {

@@ -31,6 +31,12 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
 void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_hypers);
 // 1 if the last args_parse saw --name on the command line (not a scheme hyperparameter)
 int args_given(const char *name);
+// The value of every flag of the last args_parse (given, or its default), one line each,
+// "--name = value" in table order (numbers in the fewest digits that read back exactly), then
+// the scheme hyperparameter flags (given or default, when parsed with them); the flags
+// named in skip (space-separated names, no dashes) left out. A canonical text of the command
+// line: two processes that parsed the same settings have the same text (dist_agree compares them).
+const char *args_values(const char *skip);
 // Apply hyperparameter flags to the scheme's slots; a flag that belongs to another scheme is an error.
 void args_apply_hypers(const HyperArgs *hyp, const PosScheme *s, float *hp);
 #endif

@@ -94,9 +94,7 @@ static void check_train_memory(const Run *r) {
     require_memory(need, what, "lower --batch or --seq-len (or the model's size)");
 }
 
-static void write_config(const char *path, const Run *r) {
-    OutFile o;
-    FILE *f = out_open(&o, path, "configuration");
+static void print_config(FILE *f, const Run *r) {
     const GPT *m = &r->m;
     const GPTConfig *c = &m->cfg;
     const TrainState *ts = &r->ts;
@@ -127,6 +125,10 @@ static void write_config(const char *path, const Run *r) {
     fprintf(f, "keep_every = %d\npos_lr_mult = %g\n", a->keep_every, ts->pos_lr_mult);
     if (a->init_from)
         fprintf(f, "init_from = %s\noptimizer = %s\n", a->init_from, a->keep_optimizer ? "the checkpoint's moments" : "fresh");
+}
+static void write_config(const char *path, const Run *r) {
+    OutFile o;
+    print_config(out_open(&o, path, "configuration"), r);
     out_commit(&o);
 }
 
@@ -682,18 +684,27 @@ static int finish(Run *r, Progress *pr) {
     return sig ? 128 + sig : 0;
 }
 
-// every process of an MPI run starts from the same parameters, moments, trainer state and text
+// every process of an MPI run starts from the same configuration, text, parameters, moments and
+// trainer state (the flags were compared after parsing)
 static void check_same_start(const Run *r) {
     if (dist_size() == 1) return;
     const TrainState *ts = &r->ts;
+    const Corpus *cp = &r->corpus;
     uint32_t c = crc32_update(0, r->m.params, r->m.num_params * sizeof(real));
     if (r->opt.mom) c = crc32_update(c, r->opt.mom, r->opt.n * sizeof(real)), c = crc32_update(c, r->opt.vel, r->opt.n * sizeof(real));
     c = crc32_update(c, &ts->rng, sizeof ts->rng);
-    c = crc32_update(c, &ts->step, sizeof ts->step);
-    c = crc32_update(c, &ts->run.data_crc, sizeof ts->run.data_crc);
-    if (!dist_same(c))
-        die("the %d processes do not start from the same state (parameters, optimizer, step or text differ from rank 0's): "
-            "every process must read the same run directory and data (a shared filesystem)", dist_size());
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f) die("out of memory");
+    print_config(f, r);
+    fprintf(f, "the data = %llu bytes, CRC-32 %08x\nthe held-out text = %llu bytes, CRC-32 %08x\n",
+            (unsigned long long)cp->data_bytes, cp->data_crc, (unsigned long long)cp->val_bytes, cp->val_crc);
+    fprintf(f, "the state = step %ld, CRC-32 %08x (parameters, optimizer, data order)\n", ts->step, c);
+    if (fclose(f) != 0) die("out of memory");
+    dist_agree(text, "do not start from the same state",
+               "every process must read the same run directory and data (a shared filesystem)");
+    free(text);
 }
 
 int cmd_train(int argc, char **argv) {
@@ -703,6 +714,8 @@ int cmd_train(int argc, char **argv) {
     r->lead = dist_rank() == 0;
     on_stop_signals(on_signal); // from the start: a signal during set-up is handled like one during training
     parse_args(argc, argv, &r->a, &r->hyp);
+    dist_agree(args_values("out threads"), "were started with different flags", // (only rank 0 writes; threads are per process)
+               "every process must run the same command");
     if (r->a.resume) open_resumed(r);
     else start_new(r);
     if (r->a.stop_at && r->a.stop_at > r->ts.steps) die("--stop-at %d is beyond the run's last step (%d)", r->a.stop_at, r->ts.steps);

@@ -32,8 +32,11 @@ void dist_allgather(const double *mine, int n, double *all);
 // sum every rank's buf into every rank's buf as described above; scratch holds n floats.
 // Returns the seconds spent (communication plus the additions).
 double dist_tree_sum(real *buf, size_t n, real *scratch);
-// 1 when every rank's value equals rank 0's (a start-up check that all ranks hold one state)
-int dist_same(uint32_t v);
+// Every rank holds the same text, or the run ends (every process) with rank 0 reporting the
+// first line that differs and the lowest rank where it does: "the N processes WHAT: KEY is X on
+// rank 0 but Y on rank k; ADVICE" (lines "KEY = VALUE"). A start-up check: the flags
+// (args_values), the resolved configuration and the identity of the data and state.
+void dist_agree(const char *text, const char *what, const char *advice);
 // a short label for messages from ranks other than 0 ("rank 1: "), "" on rank 0
 const char *dist_tag(void);
 #endif
