@@ -23,5 +23,21 @@ else ok "no help text says (none) or (required) (default ...)"; fi
 n=$(grep -c -- "--threads N .*(default: 0)" "$tmp/help.txt")
 [ "$n" -ge 3 ] && ok "--threads states its default in every help ($n)" || bad "--threads default" "$(grep -- "--threads" "$tmp/help.txt")"
 
+# ---- the lock file: removed at exit, never while another process holds it ----
+$BIN train "${S[@]}" --steps 3 --out "$tmp/lk" > /dev/null 2>&1 && [ -s "$tmp/lk/model.bin" ] && [ ! -e "$tmp/lk/.lock" ] \
+  && ok "no .lock left after a run ends" || bad ".lock after the end" "$(ls -a "$tmp/lk")"
+mkdir -p "$tmp/empty"
+! $BIN train --resume "$tmp/empty" > /dev/null 2>&1 && [ ! -e "$tmp/empty/.lock" ] \
+  && ok "no .lock left after an error exit" || bad ".lock after an error" "$(ls -a "$tmp/empty")"
+$BIN train "${S[@]}" --steps 100000 --eval-every 100000 --out "$tmp/busy" > /dev/null 2>&1 &
+busy=$!
+for i in $(seq 200); do [ -s "$tmp/busy/log.csv" ] && [ "$(wc -l < "$tmp/busy/log.csv")" -ge 2 ] && break; sleep 0.1; done
+$BIN train "${S[@]}" --steps 5 --out "$tmp/busy" --overwrite > /dev/null 2> "$tmp/busy.err"
+grep -q "in use by another posgpt process (PID $busy)" "$tmp/busy.err" && [ -e "$tmp/busy/.lock" ] && kill -0 $busy \
+  && ok "a refused second process leaves the live one's .lock" || bad "live lock" "$(cat "$tmp/busy.err"; ls -a "$tmp/busy")"
+kill -TERM $busy; wait $busy; rc=$?
+[ $rc = 143 ] && [ ! -e "$tmp/busy/.lock" ] && [ -s "$tmp/busy/model.bin" ] \
+  && ok "SIGTERM: the run saves, exits 143 and leaves no .lock" || bad ".lock after SIGTERM" "exit $rc; $(ls -a "$tmp/busy")"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]
