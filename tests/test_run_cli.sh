@@ -39,5 +39,34 @@ kill -TERM $busy; wait $busy; rc=$?
 [ $rc = 143 ] && [ ! -e "$tmp/busy/.lock" ] && [ -s "$tmp/busy/model.bin" ] \
   && ok "SIGTERM: the run saves, exits 143 and leaves no .lock" || bad ".lock after SIGTERM" "exit $rc; $(ls -a "$tmp/busy")"
 
+# ---- summary.json and tokens/s ----
+$BIN train "${S[@]}" --steps 12 --log-every 1 --out "$tmp/sum" > /dev/null 2> "$tmp/sum.err"
+# the progress lines' tokens/s (plain lines: stderr is no terminal) are log.csv's, step by step
+grep '^step [0-9]*/' "$tmp/sum.err" | awk '{ split($2, s, "/"); print s[1] "," $7 }' > "$tmp/sum.prog"
+tail -n +2 "$tmp/sum/log.csv" | awk -F, '{ print $1 "," $6 }' > "$tmp/sum.log"
+[ "$(wc -l < "$tmp/sum.log")" = 12 ] && cmp -s "$tmp/sum.prog" "$tmp/sum.log" \
+  && ok "the progress lines' tokens/s equal log.csv's at each of 12 steps" || bad "tokens/s" "$(paste -d' ' "$tmp/sum.prog" "$tmp/sum.log" | head -4)"
+# summary.json: valid JSON (python3's parser, else a coarse check) whose numbers are log.csv's last row
+last=$(tail -1 "$tmp/sum/log.csv")
+if command -v python3 > /dev/null; then
+  got=$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+print("%d,%.6f,%.6f,%.6g,%.0f,%.2f,%s,%s,%s" % (s["step"], s["train_loss"], s["val_loss"], s["lr"], s["tokens_per_s"], s["elapsed_s"],
+      s["status"], s["scheme"], s["config"]["seq_len"]))' "$tmp/sum/summary.json" 2>&1)
+  want=$(echo "$last" | awk -F, '{ print $1 "," $2 "," $3 "," $4 "," $6 "," $7 ",done,alibi,16" }')
+else
+  got=$(tr -d ' \n' < "$tmp/sum/summary.json" | grep -o '"step":[^,]*,\|"train_loss":[^,]*,\|"val_loss":[^,]*,' | cut -d: -f2 | tr -d '\n')
+  want=$(echo "$last" | awk -F, '{ print $1 "," $2 "," $3 "," }')
+fi
+[ -n "$got" ] && [ "$got" = "$want" ] && ok "summary.json parses and holds log.csv's last row ($got)" || bad "summary.json" "got '$got', want '$want'"
+# a path with a quote, a backslash and a tab is escaped
+q=$tmp/'q"uo\te	d'
+mkdir -p "$q" && cp "$tmp/text.txt" "$q/t.txt"
+$BIN train "${S[@]}" --data "$q/t.txt" --steps 2 --out "$q/run" > /dev/null 2>&1
+if command -v python3 > /dev/null; then
+  python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["config"]["data"] == sys.argv[2]' "$q/run/summary.json" "$q/t.txt" 2>&1 \
+    && ok "summary.json escapes a path's quote, backslash and tab" || bad "summary.json escapes" "$(grep data "$q/run/summary.json")"
+fi
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -29,6 +29,12 @@ static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) { g_stop = sig; }
 static const char *signame(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal"; }
 
+// the last row written to log.csv (step -1: none yet)
+typedef struct {
+    long step;
+    double loss, val, lr, norm, rate, elapsed;
+} LogRow;
+
 // everything one training run holds
 typedef struct {
     TrainArgs a;
@@ -47,6 +53,7 @@ typedef struct {
     int lead;         // 1 on the process that writes (rank 0 of an MPI run; the only one otherwise)
     Shards sh;        // the step's gradient, in shards (one, unless --grad-shards or MPI)
     double tokens;    // tokens trained on by this invocation (a task's: its examples' bytes, no padding)
+    LogRow last;      // log.csv's last row (for summary.json)
 } Run;
 
 static double lr_at(const TrainState *ts, long step) {
@@ -94,9 +101,8 @@ static void check_train_memory(const Run *r) {
     require_memory(need, what, "lower --batch or --seq-len (or the model's size)");
 }
 
-static void write_config(const char *path, const Run *r) {
-    OutFile o;
-    FILE *f = out_open(&o, path, "configuration");
+// the resolved configuration, "key = value" lines (config.txt; summary.json's "config")
+static void print_config(FILE *f, const Run *r) {
     const GPT *m = &r->m;
     const GPTConfig *c = &m->cfg;
     const TrainState *ts = &r->ts;
@@ -126,6 +132,95 @@ static void write_config(const char *path, const Run *r) {
     fprintf(f, "eval_every = %d\nval_tokens = %ld\nckpt_every = %d\n", a->eval_every, a->val_tokens, a->ckpt_every);
     if (a->init_from)
         fprintf(f, "init_from = %s\noptimizer = %s\n", a->init_from, a->keep_optimizer ? "the checkpoint's moments" : "fresh");
+}
+
+static void write_config(const char *path, const Run *r) {
+    OutFile o;
+    FILE *f = out_open(&o, path, "configuration");
+    print_config(f, r);
+    out_commit(&o);
+}
+
+// ---- summary.json ----
+// a JSON string: quotes, backslashes and control characters escaped
+static void json_str(FILE *f, const char *s, size_t n) {
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+// a number as printf's fmt writes it, or null when it is not finite (JSON has no NaN)
+static void json_num(FILE *f, const char *fmt, double x) {
+    if (isfinite(x)) fprintf(f, fmt, x);
+    else fprintf(f, "null");
+}
+
+// a configuration value that is a JSON number as written (%d, %g: digits, '.', 'e', a sign)
+static int is_json_number(const char *v, size_t n) {
+    char buf[64], *end;
+    if (!n || n >= sizeof buf || !(v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))) return 0;
+    if (n > 1 && v[0] == '0' && v[1] != '.' && v[1] != 'e') return 0; // JSON has no leading zeros
+    memcpy(buf, v, n), buf[n] = 0;
+    if (strspn(buf, "0123456789.e+-") != n) return 0;
+    double x = strtod(buf, &end);
+    return *end == 0 && isfinite(x);
+}
+
+// config.txt's "key = value" lines as a JSON object (numbers as numbers, the rest as strings)
+static void json_config(FILE *f, const Run *r) {
+    char *text = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&text, &n);
+    if (!m) die("out of memory writing the run summary");
+    print_config(m, r);
+    fclose(m);
+    const char *sep = "";
+    fprintf(f, "{");
+    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        char *eq = strstr(line, " = ");
+        if (line[0] == '#' || !eq || eq > nl) continue;
+        const char *v = eq + 3;
+        fprintf(f, "%s\n    ", sep), sep = ",";
+        json_str(f, line, (size_t)(eq - line));
+        fprintf(f, ": ");
+        if (is_json_number(v, (size_t)(nl - v))) fwrite(v, 1, (size_t)(nl - v), f);
+        else json_str(f, v, (size_t)(nl - v));
+    }
+    fprintf(f, "\n  }");
+    free(text);
+}
+
+// DIR/summary.json, written atomically: how the run (this invocation) ended, log.csv's last row
+// (the same numbers, as log.csv writes them), the wall time and the configuration
+static void write_summary(const Run *r, const char *status, double wall) {
+    char path[4200], label[64];
+    snprintf(path, sizeof path, "%s/summary.json", r->dir);
+    OutFile o;
+    FILE *f = out_open(&o, path, "run summary");
+    const LogRow *l = &r->last;
+    const char *scheme = run_label(r->m.cfg.scheme, r->ts.rand_max, label, sizeof label);
+    fprintf(f, "{\n  \"posgpt\": ");
+    json_str(f, POSGPT_VERSION, strlen(POSGPT_VERSION));
+    fprintf(f, ",\n  \"status\": \"%s\",\n  \"scheme\": ", status);
+    json_str(f, scheme, strlen(scheme));
+    fprintf(f, ",\n  \"step\": %ld,\n  \"steps\": %d,\n  \"train_loss\": ", r->ts.step, r->ts.steps);
+    json_num(f, "%.6f", l->step >= 0 ? l->loss : NAN);
+    fprintf(f, ",\n  \"val_loss\": ");
+    json_num(f, "%.6f", l->step >= 0 && !isnan(l->val) ? l->val : r->ts.val_loss);
+    fprintf(f, ",\n  \"lr\": ");
+    json_num(f, "%.6g", l->step >= 0 ? l->lr : NAN);
+    fprintf(f, ",\n  \"tokens_per_s\": ");
+    json_num(f, "%.0f", l->step >= 0 ? l->rate : NAN);
+    fprintf(f, ",\n  \"elapsed_s\": ");
+    json_num(f, "%.2f", l->step >= 0 ? l->elapsed : NAN);
+    fprintf(f, ",\n  \"logged_step\": %ld,\n  \"wall_s\": %.2f,\n  \"tokens\": %.0f,\n  \"config\": ", l->step, wall, r->tokens);
+    json_config(f, r);
+    fprintf(f, "\n}\n");
     out_commit(&o);
 }
 
@@ -485,16 +580,15 @@ static double validate(Run *r, Progress *pr) {
     return r->ts.val_loss = res.loss;
 }
 
-// one row of log.csv (tokens/s over the interval since the previous row); 0, or -1 when the
+// one row of log.csv (tokens/s: the progress line's, tokens since the start over the time since
+// the start as of the last progress_count), kept in r->last for summary.json; 0, or -1 when the
 // write failed (r->log_err)
-static int log_row(Run *r, double loss, double val, double lr, double norm, double *log_t, double *log_tok, double t0) {
-    double now = now_seconds(), tokens = r->tokens - *log_tok;
-    *log_tok = r->tokens;
-    double rate = tokens / (now - *log_t > 1e-9 ? now - *log_t : 1e-9);
-    fprintf(r->logf, "%ld,%.6f,", r->ts.step, loss);
-    if (!isnan(val)) fprintf(r->logf, "%.6f", val);
-    fprintf(r->logf, ",%.6g,%.4f,%.0f,%.2f\n", lr, norm, rate, now - t0);
-    *log_t = now;
+static int log_row(Run *r, const Progress *pr, double loss, double val, double lr, double norm) {
+    LogRow *l = &r->last;
+    *l = (LogRow){r->ts.step, loss, val, lr, norm, progress_rate(pr), pr->t_tok - pr->t0};
+    fprintf(r->logf, "%ld,%.6f,", l->step, l->loss);
+    if (!isnan(val)) fprintf(r->logf, "%.6f", l->val);
+    fprintf(r->logf, ",%.6g,%.4f,%.0f,%.2f\n", l->lr, l->norm, l->rate, l->elapsed);
     if (!out_flush_check(r->logf)) return 0;
     r->log_err = errno;
     return -1;
@@ -519,7 +613,7 @@ static void train_loop(Run *r, Progress *pr) {
     shards_init(&r->sh, ts->grad_shards, r->m.num_params);
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int)), *len = xmalloc((size_t)B * sizeof(int));
-    double ema_loss = NAN, log_t = now_seconds(), log_tok = 0;
+    double ema_loss = NAN;
     while (ts->step < ts->steps) { // a signal ends the loop between steps, never inside one
         int sig = dist_max(g_stop);   // on any process: every process stops after the same step
         if (sig) {
@@ -543,7 +637,8 @@ static void train_loop(Run *r, Progress *pr) {
         if (pause && !r->lead) break;
         if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
         double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN;
-        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, loss, val, lr, norm, &log_t, &log_tok, pr->t0))
+        progress_count(pr, r->tokens); // the log and the progress line: one count, one clock
+        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, pr, loss, val, lr, norm))
             break; // (an MPI run ends in finish: the log error stops every process)
         if (ts->step % a->ckpt_every == 0 || last) checkpoint(r, pr);
         progress_step(pr, ts->step, ema_loss, lr, val);
@@ -590,6 +685,7 @@ static int finish(Run *r, Progress *pr) {
     }
     double total = now_seconds() - pr->t0;
     long done = ts->step - pr->first;
+    write_summary(r, sig ? "interrupted" : paused ? "stopped" : "done", total);
     char valtxt[96];
     if (isnan(ts->val_loss)) snprintf(valtxt, sizeof valtxt, "no validation yet");
     else if (r->task) snprintf(valtxt, sizeof valtxt, "last val loss %.4f on the held-out answers", ts->val_loss);
@@ -624,6 +720,7 @@ static void check_same_start(const Run *r) {
 int cmd_train(int argc, char **argv) {
     static Run run;
     Run *r = &run;
+    r->last.step = -1;
     dist_start("train");
     r->lead = dist_rank() == 0;
     on_stop_signals(on_signal); // from the start: a signal during set-up is handled like one during training
@@ -637,14 +734,7 @@ int cmd_train(int argc, char **argv) {
     check_same_start(r);
     open_outputs(r);
     Progress pr;
-    // tokens a step: a task's examples' bytes on average (as log.csv counts them), else batch x T
-    double per_step = (double)r->ts.batch * r->m.cfg.T;
-    if (r->task) {
-        double bytes = 0;
-        for (int i = 0; i < r->tasks.ntrain; i++) bytes += r->tasks.set.ex[i].nprompt + r->tasks.set.ex[i].nanswer;
-        per_step = r->ts.batch * bytes / r->tasks.ntrain;
-    }
-    progress_start(&pr, r->ts.step, r->ts.steps, per_step);
+    progress_start(&pr, r->ts.step, r->ts.steps);
     train_loop(r, &pr);
     int status = finish(r, &pr);
     shards_free(&r->sh);

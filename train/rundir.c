@@ -115,7 +115,7 @@ void rundir_remove_stale_tmp(const char *dir) {
     struct dirent *e;
     while ((e = readdir(d)))
         if (strstr(e->d_name, ".tmp.") && (!strncmp(e->d_name, "model.bin.", 10) || !strncmp(e->d_name, "log.csv.", 8) ||
-                                            !strncmp(e->d_name, "config.txt.", 11))) {
+                                            !strncmp(e->d_name, "config.txt.", 11) || !strncmp(e->d_name, "summary.json.", 13))) {
             char p[4400];
             snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
             unlink(p);
