@@ -123,14 +123,14 @@ expect() { # NAME PATTERN command...: fails with a message matching PATTERN
   elif grep -q -- "$pat" "$tmp/x.err"; then ok "$name: $(grep -m1 -- "$pat" "$tmp/x.err" | cut -c1-110)"
   else bad "$name" "$(grep -m1 error "$tmp/x.err")"; fi
 }
-expect "3 processes" "needs a power of two" "${MPIRUN[@]}" -np 3 "$MPIBIN" train "${A[@]}" --out "$tmp/x3"
-expect "plain build under mpirun" "built without MPI" "${MPIRUN[@]}" -np 2 "$BIN" train "${A[@]}" --out "$tmp/xp"
+expect "3 processes" "needs a power of two" "${MPIRUN[@]}" -np 3 "$MPIBIN" train "${A[@]}" --pos alibi --out "$tmp/x3"
+expect "plain build under mpirun" "built without MPI" "${MPIRUN[@]}" -np 2 "$BIN" train "${A[@]}" --pos alibi --out "$tmp/xp"
 expect "eval under mpirun" "eval runs in one process" "${MPIRUN[@]}" -np 2 "$MPIBIN" eval --ckpt "$tmp/s1/model.bin" --data "$tmp/text.txt"
 phrase_text 12 4000 > "$tmp/text1.txt"
 expect "ranks reading different data" "do not start from the same state" "${MPIRUN[@]}" -np 2 bash -c \
-  "exec $MPIBIN train --data $tmp/text\${OMPI_COMM_WORLD_RANK/0/}.txt --seq-len 32 ${M[*]} --out $tmp/xd"
-expect "--grad-shards 3" "a power of two" $BIN train "${A[@]}" --grad-shards 3 --out "$tmp/x4"
-expect "--grad-shards 16 of a batch of 8" "cannot be cut into 16" $BIN train "${A[@]}" --grad-shards 16 --out "$tmp/x5"
-expect "--grad-shards 2 on 4 processes" "every one of the 4 processes" "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --grad-shards 2 --out "$tmp/x6"
+  "exec $MPIBIN train --data $tmp/text\${OMPI_COMM_WORLD_RANK/0/}.txt --seq-len 32 --pos alibi ${M[*]} --out $tmp/xd"
+expect "--grad-shards 3" "a power of two" $BIN train "${A[@]}" --pos alibi --grad-shards 3 --out "$tmp/x4"
+expect "--grad-shards 16 of a batch of 8" "cannot be cut into 16" $BIN train "${A[@]}" --pos alibi --grad-shards 16 --out "$tmp/x5"
+expect "--grad-shards 2 on 4 processes" "every one of the 4 processes" "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --pos alibi --grad-shards 2 --out "$tmp/x6"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -14,7 +14,7 @@
 #    sampling without (--no-cache) while the context holds every byte.
 . "$(dirname "$0")/lib.sh" outputs
 phrase_text 6 3000 > "$tmp/text.txt"
-S=(--data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 10 --val-tokens 512 --threads 1)
+S=(--data "$tmp/text.txt" --pos alibi --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 10 --val-tokens 512 --threads 1)
 $BIN train "${S[@]}" --steps 10 --out "$tmp/run" > /dev/null 2>&1 || bad "train" "the small run failed"
 CK=$tmp/run/model.bin
 E=(eval --ckpt "$CK" --data "$tmp/text.txt" --max-tokens 512)

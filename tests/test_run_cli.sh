@@ -39,6 +39,31 @@ kill -TERM $busy; wait $busy; rc=$?
 [ $rc = 143 ] && [ ! -e "$tmp/busy/.lock" ] && [ -s "$tmp/busy/model.bin" ] \
   && ok "SIGTERM: the run saves, exits 143 and leaves no .lock" || bad ".lock after SIGTERM" "exit $rc; $(ls -a "$tmp/busy")"
 
+# ---- train: --out defaults to out/<scheme>-<T> (ignored by git), --pos is required ----
+mkdir -p "$tmp/wd"
+(cd "$tmp/wd" && $BIN train "${S[@]}" --steps 2 > /dev/null 2> "$tmp/wd.err")
+[ -s "$tmp/wd/out/alibi-16/model.bin" ] && [ ! -e "$tmp/wd/runs" ] && grep -q "no --out given: the run goes to out/alibi-16" "$tmp/wd.err" \
+  && ok "train without --out writes out/alibi-16 and says so" || bad "default --out" "$(ls "$tmp/wd"; tail -2 "$tmp/wd.err")"
+if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+  git check-ignore -q out/alibi-16/model.bin && ok "out/ is ignored by git" || bad "out/ in .gitignore" "not ignored"
+fi
+NP=(); for x in "${S[@]}"; do [ "$x" = --pos ] || [ "$x" = alibi ] || NP+=("$x"); done # S without --pos alibi
+$BIN train "${NP[@]}" --steps 2 --out "$tmp/nopos" > /dev/null 2> "$tmp/nopos.err"; rc=$?
+[ $rc = 1 ] && grep -q "error: train: --pos SCHEME is required for a new run (one of .*alibi" "$tmp/nopos.err" && [ ! -e "$tmp/nopos" ] \
+  && ok "a new run without --pos is refused, naming the schemes" || bad "--pos required" "exit $rc: $(cat "$tmp/nopos.err")"
+$BIN train "${NP[@]}" --init-from "$tmp/lk/model.bin" --steps 2 --out "$tmp/nopos-ft" > /dev/null 2> "$tmp/nopos.err" \
+  && grep -q "^pos = alibi$" "$tmp/nopos-ft/config.txt" && ok "--init-from without --pos keeps the checkpoint's scheme" \
+  || bad "--init-from without --pos" "$(tail -1 "$tmp/nopos.err")"
+
+# ---- --pos randomized: sinusoidal at random positions, recorded as such ----
+$BIN train "${NP[@]}" --pos randomized --steps 2 --out "$tmp/rnd" > /dev/null 2> "$tmp/rnd.err"
+grep -q "^scheme = randomized-sinusoidal$" "$tmp/rnd/config.txt" && grep -q "^pos = sinusoidal$" "$tmp/rnd/config.txt" \
+  && grep -q "^positions = random$" "$tmp/rnd/config.txt" && grep -q '"scheme": "randomized-sinusoidal"' "$tmp/rnd/summary.json" \
+  && ok "--pos randomized trains sinusoidal at random positions (config.txt, summary.json)" || bad "--pos randomized" "$(tail -1 "$tmp/rnd.err")"
+$BIN train "${NP[@]}" --pos randomized --positions contiguous --steps 2 --out "$tmp/rnd2" > /dev/null 2> "$tmp/rnd2.err"
+grep -q "error: --pos randomized trains at random positions; it contradicts --positions contiguous" "$tmp/rnd2.err" \
+  && ok "--pos randomized --positions contiguous is refused" || bad "--pos randomized contiguous" "$(cat "$tmp/rnd2.err")"
+
 # ---- summary.json and tokens/s ----
 $BIN train "${S[@]}" --steps 12 --log-every 1 --out "$tmp/sum" > /dev/null 2> "$tmp/sum.err"
 # the progress lines' tokens/s (plain lines: stderr is no terminal) are log.csv's, step by step

@@ -226,12 +226,13 @@ static void write_summary(const Run *r, const char *status, double wall) {
 
 // ---- set-up ----
 static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
-    *a = (TrainArgs){.pos = "alibi", .positions = "contiguous", .pos_sharing = "paper", .seq_len = 128, .layers = 4,
+    *a = (TrainArgs){.positions = "contiguous", .pos_sharing = "paper", .seq_len = 128, .layers = 4,
                      .d_model = 128, .heads = 4, .batch = 32, .steps = 2000, .warmup = -1, .eval_every = 200,
                      .ckpt_every = 500, .log_every = 10, .val_tokens = 65536, .lr = 1e-3, .min_lr_frac = 0.1, .wd = 0.1,
                      .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1};
     static char pos_help[600];
-    snprintf(pos_help, sizeof pos_help, "position scheme: %s", pos_names());
+    snprintf(pos_help, sizeof pos_help, "position scheme (required for a new run; --resume and --init-from keep the "
+             "checkpoint's): %s, or randomized (= sinusoidal --positions random)", pos_names());
     ArgDef defs[] = {
         {"data", ARG_STR, &a->data, "training text (any file; tokens are bytes)"},
         {"val", ARG_STR, &a->val, "held-out text (default: the last 10% of --data)"},
@@ -240,7 +241,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into rows of 4 x --seq-len, first fit, each example "
                                      "attending to its own bytes at its own positions: the gradient of one example a row, up to "
                                      "rounding, in fewer positions; the run keeps it"},
-        {"out", ARG_STR, &a->out, "run directory (default: runs/<scheme>-<seq-len>)"},
+        {"out", ARG_STR, &a->out, "run directory (default: out/<scheme>-<seq-len>, under the working directory)"},
         {"resume", ARG_STR, &a->resume, "continue the run in this directory from its model.bin"},
         {"init-from", ARG_STR, &a->init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
         {"keep-optimizer", ARG_FLAG, &a->keep_optimizer, "with --init-from: start from its AdamW moments too (default: fresh)"},
@@ -282,6 +283,11 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {NULL}};
     *hyp = (HyperArgs){0};
     args_parse(argc, argv, 2, defs, hyp, "train", "--data FILE [flags]", NULL, 0);
+    if (a->pos && !strcmp(a->pos, "randomized")) { // randomized positions (Ruoss et al. 2023) over a sinusoidal base
+        if (args_given("positions") && strcmp(a->positions, "random"))
+            die("--pos randomized trains at random positions; it contradicts --positions %s", a->positions);
+        a->pos = "sinusoidal", a->positions = "random", a->randomized = 1;
+    }
     if (strcmp(a->positions, "contiguous") && strcmp(a->positions, "random"))
         die("--positions must be contiguous or random, got '%s'", a->positions);
     if (pos_sharing_parse(a->pos_sharing) < 0) die("--pos-sharing must be paper, shared or layer, got '%s'", a->pos_sharing);
@@ -390,15 +396,15 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
         c->T = args_given("seq-len") ? a->seq_len : src->cfg.T;
         a->seq_len = c->T;
         // positions: the checkpoint's way unless the flags choose
-        if (!args_given("positions")) random = sts.rand_max > 0;
+        if (!args_given("positions") && !a->randomized) random = sts.rand_max > 0;
         *rand_max = !random ? 0 : args_given("rand-max") && a->rand_max ? a->rand_max : sts.rand_max ? sts.rand_max : 16 * c->T;
         if (gpt_max_pos(src) && (*rand_max ? *rand_max : c->T) > c->pos_rows)
             die("--seq-len %d%s: the checkpoint's '%s' table has %d rows (positions 0..%d); train within them, or start from a "
                 "model trained with a larger --max-pos", c->T, *rand_max ? " with random positions" : "", c->scheme, c->pos_rows,
                 c->pos_rows - 1);
     } else {
-        if (!strcmp(a->pos, "randomized"))
-            die("--pos randomized is spelled --pos SCHEME --positions random now (e.g. --pos rope --positions random)");
+        if (!a->pos)
+            die("train: --pos SCHEME is required for a new run (one of %s; randomized = sinusoidal --positions random)", pos_names());
         const PosScheme *s = pos_find(a->pos);
         if (!s) die("unknown position scheme '%s'; choose one of %s", a->pos, pos_names());
         *c = (GPTConfig){.V = 256, .C = a->d_model, .L = a->layers, .NH = a->heads, .T = a->seq_len};
@@ -467,9 +473,10 @@ static void start_new(Run *r) {
         adamw_init(&r->opt, r->m.num_params, ts->beta1, ts->beta2, ts->eps, ts->wd);
     }
     if (a->out) snprintf(r->dir, sizeof r->dir, "%s", a->out);
-    else {
+    else { // out/ (ignored by git), never runs/ beside the committed results
         char label[64];
-        snprintf(r->dir, sizeof r->dir, "runs/%s-%d", run_label(c.scheme, rand_max, label, sizeof label), a->seq_len);
+        snprintf(r->dir, sizeof r->dir, "out/%s-%d", run_label(c.scheme, rand_max, label, sizeof label), a->seq_len);
+        if (r->lead) fprintf(stderr, "no --out given: the run goes to %s\n", r->dir);
     }
     if (r->lead) {
         rundir_create(r->dir);

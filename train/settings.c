@@ -35,6 +35,7 @@ void settings_check_model(const Origin *o, const TrainArgs *a, const HyperArgs *
     same_str(o, "pos", a->pos, c->scheme);
     same_str(o, "pos-sharing", a->pos_sharing, pos_sharing_name(c->scheme_sharing));
     if (!o->init_from) { // positions are a training setting: a new run may choose others
+        if (a->randomized && !ts->rand_max) conflict(o, "pos", "randomized", c->scheme); // (sinusoidal at random positions)
         same_str(o, "positions", a->positions, ts->rand_max ? "random" : "contiguous");
         same_int(o, "rand-max", a->rand_max, ts->rand_max);
     }

@@ -11,6 +11,7 @@ typedef struct {
     const char *data, *val, *task, *out, *pos, *positions, *pos_sharing, *resume, *init_from, *rope_scaling;
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
     int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite, keep_optimizer, grad_shards, pack;
+    int randomized; // --pos randomized (sinusoidal at random positions)
     long val_tokens;
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip, rope_factor;
     long seed;
