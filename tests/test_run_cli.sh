@@ -93,5 +93,66 @@ if command -v python3 > /dev/null; then
     && ok "summary.json escapes a path's quote, backslash and tab" || bad "summary.json escapes" "$(grep data "$q/run/summary.json")"
 fi
 
+# ---- train --resume DIR --steps N: a finished run extended, its cosine re-stretched to N steps ----
+cp "$tmp/sum/log.csv" "$tmp/sum.log12"
+$BIN train --resume "$tmp/sum" --steps 20 --threads 1 > /dev/null 2> "$tmp/ext.err"; rc=$?
+[ $rc = 0 ] && $BIN info "$tmp/sum/model.bin" 2>&1 | grep -q "step 20 of 20" && grep -q "extending the run in .* from 12 to 20 steps" "$tmp/ext.err" \
+  && ok "a finished 12-step run extended to 20 with --resume --steps 20" || bad "extend" "exit $rc: $(grep -v '^step' "$tmp/ext.err" | tail -2)"
+head -13 "$tmp/sum/log.csv" | cmp -s - "$tmp/sum.log12" && ok "the extension keeps log.csv's first 12 rows" || bad "extend log" "rows 1..12 changed"
+# lr at the step before row s: warmup 0 (5% of 12), cosine from 1e-3 to 1e-4 over 20 steps
+want=$(awk 'BEGIN { for (s = 13; s <= 20; s++) printf "%d,%.6g\n", s, 1e-4 + 0.5 * (1 + cos(3.141592653589793 * (s - 1) / 20)) * 9e-4 }')
+got=$(tail -n +14 "$tmp/sum/log.csv" | cut -d, -f1,4)
+[ "$got" = "$want" ] && ok "the extension's lr is the cosine re-stretched to 20 steps" || bad "extension lr" "$(paste -d' ' <(echo "$got") <(echo "$want") | head -3)"
+grep -q '"status": "done"' "$tmp/sum/summary.json" && grep -q '"step": 20,' "$tmp/sum/summary.json" \
+  && grep -q "\"train_loss\": $(tail -1 "$tmp/sum/log.csv" | cut -d, -f2)," "$tmp/sum/summary.json" \
+  && ok "summary.json rewritten at the resumed run's end" || bad "summary after resume" "$(head -8 "$tmp/sum/summary.json")"
+$BIN train --resume "$tmp/sum" --steps 15 > /dev/null 2> "$tmp/ext.err"
+grep -q "error: --steps 15 is fewer than the 20 of the run" "$tmp/ext.err" && ok "--resume --steps fewer than the run's is refused" \
+  || bad "--steps fewer" "$(cat "$tmp/ext.err")"
+$BIN train --resume "$tmp/sum" > /dev/null 2> "$tmp/ext.err"
+grep -q "already finished (20 of 20 steps); extend it with --resume .* --steps N" "$tmp/ext.err" && ok "a finished run's refusal says how to extend it" \
+  || bad "finished refusal" "$(cat "$tmp/ext.err")"
+
+# ---- eval --lengths in multiples of the training length ----
+CK=$tmp/lk/model.bin # T = 16
+$BIN eval --ckpt "$CK" --data "$tmp/text.txt" --max-tokens 256 --lengths 1x,2x,40,4x --csv "$tmp/len.csv" 2> /dev/null
+[ "$(tail -n +2 "$tmp/len.csv" | cut -d, -f3 | tr '\n' ' ')" = "16 32 40 64 " ] && ok "--lengths 1x,2x,40,4x at T=16 is 16,32,40,64" \
+  || bad "--lengths Kx" "$(cut -d, -f3 "$tmp/len.csv" | tr '\n' ' ')"
+for l in 0x -1x 1.5x 2xx x 99999999999x 2000000x; do
+  $BIN eval --ckpt "$CK" --data "$tmp/text.txt" --lengths "1x,$l" > /dev/null 2> "$tmp/len.err"; rc=$?
+  [ $rc = 1 ] && [ "$(grep -c error "$tmp/len.err")" = 1 ] && grep -q "error: --lengths: '$l' " "$tmp/len.err" \
+    && ok "--lengths $l refused: $(grep error "$tmp/len.err" | cut -d: -f3-)" || bad "--lengths $l" "exit $rc: $(cat "$tmp/len.err")"
+done
+
+# ---- eval and task eval default to the run's recorded text, CRC-checked ----
+$BIN eval --ckpt "$CK" --max-tokens 512 --csv "$tmp/d0.csv" 2> "$tmp/d0.err" \
+  && $BIN eval --ckpt "$CK" --data "$tmp/text.txt" --max-tokens 512 --csv "$tmp/d1.csv" 2> /dev/null && cmp -s "$tmp/d0.csv" "$tmp/d1.csv" \
+  && grep -q "scoring $tmp/text.txt, its last 10%" "$tmp/d0.err" && ok "eval without --data scores the run's --data (its last 10%)" \
+  || bad "eval default --data" "$(tail -1 "$tmp/d0.err")"
+phrase_text 4 300 > "$tmp/other.txt"
+$BIN train "${S[@]}" --val "$tmp/other.txt" --steps 2 --out "$tmp/wv" > /dev/null 2>&1
+$BIN eval --ckpt "$tmp/wv/model.bin" --max-tokens 512 --csv "$tmp/v0.csv" 2> /dev/null \
+  && $BIN eval --ckpt "$tmp/wv/model.bin" --val "$tmp/other.txt" --max-tokens 512 --csv "$tmp/v1.csv" 2> /dev/null && cmp -s "$tmp/v0.csv" "$tmp/v1.csv" \
+  && ok "eval without --data scores a run's --val when it had one" || bad "eval default --val" "$(cat "$tmp/v0.csv")"
+cp "$tmp/text.txt" "$tmp/moving.txt"
+$BIN train "${S[@]}" --data "$tmp/moving.txt" --steps 2 --out "$tmp/mv" > /dev/null 2>&1
+crc=$(gzip -c "$tmp/moving.txt" | tail -c 8 | head -c 4 | od -An -tx4 | tr -d ' ')
+echo more >> "$tmp/moving.txt"
+$BIN eval --ckpt "$tmp/mv/model.bin" > /dev/null 2> "$tmp/mv.err"; rc=$?
+[ $rc = 1 ] && grep -q "trained on '$tmp/moving.txt' ([0-9]* bytes, CRC-32 $crc); that file is now .*give --data FILE" "$tmp/mv.err" \
+  && ok "eval: a recorded text that changed is refused, naming its path and CRC ($crc)" || bad "changed text" "exit $rc: $(cat "$tmp/mv.err")"
+rm "$tmp/moving.txt"
+$BIN eval --ckpt "$tmp/mv/model.bin" > /dev/null 2> "$tmp/mv.err"; rc=$?
+[ $rc = 1 ] && grep -q "trained on '$tmp/moving.txt' ([0-9]* bytes, CRC-32 $crc), which cannot be read now" "$tmp/mv.err" \
+  && ok "eval: a recorded text that is gone is refused, naming its path and CRC" || bad "missing text" "exit $rc: $(cat "$tmp/mv.err")"
+$BIN task gen --task copy --max-len 6 --n 200 --seed 1 --out "$tmp/copy" > /dev/null 2>&1
+$BIN train --task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 4 --steps 2 --threads 1 --out "$tmp/tk" > /dev/null 2>&1
+$BIN task eval --ckpt "$tmp/tk/model.bin" --csv "$tmp/t0.csv" 2> "$tmp/t0.err" \
+  && $BIN task eval --ckpt "$tmp/tk/model.bin" --task "$tmp/copy" --csv "$tmp/t1.csv" 2> /dev/null && cmp -s "$tmp/t0.csv" "$tmp/t1.csv" \
+  && ok "task eval without --task scores the run's task" || bad "task eval default" "$(tail -1 "$tmp/t0.err")"
+$BIN task eval --ckpt "$CK" > /dev/null 2> "$tmp/t2.err"
+grep -q "trained on text, not on a task's examples; give --task DIR" "$tmp/t2.err" && ok "task eval of a text run without --task: a clear error" \
+  || bad "task eval text run" "$(cat "$tmp/t2.err")"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -329,6 +329,22 @@ static void choose_shards(Run *r, int stored) {
     r->ts.grad_shards = S;
 }
 
+// --resume DIR --steps N, N more than the run's steps: the run goes on to step N (finished or
+// not), its schedule re-stretched: lr_at with steps = N, i.e. the warmup as it was, then the
+// cosine from the peak at the end of the warmup to the floor at step N. An extended run's lr
+// at step s is the one an uninterrupted N-step run has there; its steps before the extension
+// kept the old schedule's. A resume without --steps changes nothing (bit-identical).
+static void extend_run(Run *r) {
+    TrainState *ts = &r->ts;
+    int old = ts->steps;
+    if (r->a.steps == old) return;
+    ts->steps = r->a.steps;
+    if (r->lead)
+        fprintf(stderr, "extending the run in '%s' from %d to %d steps: from step %ld on, the learning rate follows the cosine "
+                "re-stretched to %d steps (%.3g now, down to %.3g at the last step)\n", r->dir, old, ts->steps, ts->step,
+                ts->steps, lr_at(ts, ts->step), ts->lr * ts->min_lr_frac);
+}
+
 // --resume DIR: the run's model, optimizer and settings; flags may only repeat them
 static void open_resumed(Run *r) {
     TrainArgs *a = &r->a;
@@ -350,7 +366,10 @@ static void open_resumed(Run *r) {
         if (!same) die("--out %s: a resumed run writes into its own directory ('%s'); drop --out", a->out, r->dir);
     }
     TrainState *ts = &r->ts;
-    if (ts->step >= ts->steps) die("the run in '%s' already finished (%ld of %d steps)", r->dir, ts->step, ts->steps);
+    if (args_given("steps")) extend_run(r);
+    if (ts->step >= ts->steps)
+        die("the run in '%s' already finished (%ld of %d steps); extend it with --resume %s --steps N (N > %d)", r->dir, ts->step,
+            ts->steps, r->dir, ts->steps);
     choose_shards(r, ts->grad_shards);
     if (a->stop_at && a->stop_at <= ts->step)
         die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a->stop_at, r->dir, ts->step, ts->steps);

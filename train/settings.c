@@ -60,7 +60,10 @@ void settings_check_resume(const Origin *o, const TrainArgs *a, const HyperArgs 
     same_int(o, "seq-len", a->seq_len, m->cfg.T);
     if (args_given("rope-scaling")) same_str(o, "rope-scaling", a->rope_scaling, m->cfg.ext_method[0] ? m->cfg.ext_method : "none");
     if (args_given("rope-factor") && m->cfg.ext_method[0]) same_num(o, "rope-factor", a->rope_factor, m->cfg.ext_factor);
-    same_int(o, "batch", a->batch, ts->batch), same_int(o, "steps", a->steps, ts->steps);
+    same_int(o, "batch", a->batch, ts->batch);
+    if (args_given("steps") && a->steps < ts->steps) // more steps extend the run (cmd_train.c: extend_run)
+        die("--steps %d is fewer than the %d of the run in '%s'; a resumed run can be extended (a larger --steps), not cut "
+            "short (--stop-at stops it early)", a->steps, ts->steps, o->where);
     same_int(o, "warmup", a->warmup >= 0 ? a->warmup : a->steps / 20, ts->warmup);
     same_num(o, "lr", a->lr, ts->lr), same_num(o, "min-lr-frac", a->min_lr_frac, ts->min_lr_frac);
     same_num(o, "wd", a->wd, ts->wd), same_num(o, "beta1", a->beta1, ts->beta1), same_num(o, "beta2", a->beta2, ts->beta2);
