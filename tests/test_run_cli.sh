@@ -20,6 +20,7 @@ S=(--data "$tmp/text.txt" --pos alibi --layers 1 --d-model 16 --heads 2 --seq-le
 for c in train eval sample info plot export "task gen" "task eval"; do $BIN $c --help; done > "$tmp/help.txt" 2>&1
 if grep -q "(none)\|required) (default" "$tmp/help.txt"; then bad "help defaults" "$(grep "(none)\|required) (default" "$tmp/help.txt" | head -2)"
 else ok "no help text says (none) or (required) (default ...)"; fi
+[ "$(grep -c 'default.*(default:' "$tmp/help.txt")" = 0 ] && ok "no help states a default twice" || bad "help defaults twice" "$(grep 'default.*(default:' "$tmp/help.txt")"
 n=$(grep -c -- "--threads N .*(default: 0)" "$tmp/help.txt")
 [ "$n" -ge 3 ] && ok "--threads states its default in every help ($n)" || bad "--threads default" "$(grep -- "--threads" "$tmp/help.txt")"
 

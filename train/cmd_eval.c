@@ -98,7 +98,7 @@ int cmd_eval(int argc, char **argv) {
         {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
         {"csv", ARG_STR, &csv, "write results here (default: print CSV to stdout)"},
         {"per-position", ARG_STR, &per_pos, "write mean loss by window index to this CSV"},
-        {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
+        {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
         {NULL}};
     args_parse(argc, argv, 2, defs, NULL, "eval", "--ckpt FILE [--data FILE] [flags]", NULL, 0);
     if (!ckpt) die("eval: --ckpt FILE is required (see posgpt eval --help)");

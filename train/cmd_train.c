@@ -273,7 +273,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"val-tokens", ARG_LONG, &a->val_tokens, "validation scores the first N held-out tokens (0 = all)", 0, 1e15},
         {"ckpt-every", ARG_INT, &a->ckpt_every, "checkpoint every N steps (and at the end)", 1, 1 << 30},
         {"log-every", ARG_INT, &a->log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
-        {"threads", ARG_INT, &a->threads, "threads (0 = OpenMP default; per process under MPI)", 0, 4096},
+        {"threads", ARG_INT, &a->threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core; per process under MPI)", 0, 4096},
         {"grad-shards", ARG_INT, &a->grad_shards, "cut each step's batch into N shards whose gradients are summed in one fixed order "
                                                   "(a power of two; 0 = 1, or the process count under MPI): the same N gives the same "
                                                   "bits on any number of processes", 0, SHARDS_MAX},

@@ -59,7 +59,7 @@ int task_eval(int argc, char **argv) {
                      {"positions", ARG_STR, &positions, "contiguous | random (each example at sorted draws from [0, --rand-max), Ruoss et al. 2023)"},
                      {"rand-max", ARG_INT, &rand_max, "random positions: range; 0 = the checkpoint's rand-max", 0, 1 << 24},
                      {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
-                     {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
+                     {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
                      {NULL}};
     args_parse(argc, argv, 3, defs, NULL, "task eval", "--ckpt FILE [--task DIR] [flags]", NULL, 0);
     if (!ckpt) die("task eval: --ckpt FILE is required (see posgpt task eval --help)");
