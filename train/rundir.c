@@ -82,7 +82,9 @@ void rundir_refuse_existing(const char *dir, int overwrite) {
         } else snprintf(what, sizeof what, "a checkpoint");
         if (f) fclose(f);
     }
-    if (finished) die("'%s' already holds %s; choose another --out, or pass --overwrite to replace it", dir, what);
+    if (finished)
+        die("'%s' already holds %s; choose another --out, pass --overwrite to replace it, or extend it with --resume %s --steps N",
+            dir, what, dir);
     die("'%s' already holds %s; continue it with --resume %s, choose another --out, or pass --overwrite to replace it", dir,
         what, dir);
 }
