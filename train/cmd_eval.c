@@ -63,8 +63,8 @@ static void default_text(const char *ckpt, const TrainState *ts, int all, const 
     if (*data || *val) return;
     if (ts->run.task)
         die("eval: '%s' trained on a task's examples; give --data FILE or --val FILE (or score it with posgpt task eval)", ckpt);
-    if (ts->run.val_bytes && !all) *val = recorded_text(ckpt, &ts->run, 1, "eval", "--val");
-    else *data = recorded_text(ckpt, &ts->run, 0, "eval", "--data");
+    if (ts->run.val_bytes && !all) *val = recorded_text(ckpt, &ts->run, 1, "eval", "--val FILE");
+    else *data = recorded_text(ckpt, &ts->run, 0, "eval", "--data FILE");
     fprintf(stderr, "eval: scoring %s%s (the run's own, size and CRC-32 as recorded)\n", *val ? *val : *data,
             *val ? "" : all ? "" : ", its last 10%");
 }

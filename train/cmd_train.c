@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "rundir.h"
 #include "shards.h"
+#include "summary.h"
 #include "task_batch.h"
 #include "train.h"
 
@@ -28,12 +29,6 @@
 static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) { g_stop = sig; }
 static const char *signame(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal"; }
-
-// the last row written to log.csv (step -1: none yet)
-typedef struct {
-    long step;
-    double loss, val, lr, norm, rate, elapsed;
-} LogRow;
 
 // everything one training run holds
 typedef struct {
@@ -141,87 +136,25 @@ static void write_config(const char *path, const Run *r) {
     out_commit(&o);
 }
 
-// ---- summary.json ----
-// a JSON string: quotes, backslashes and control characters escaped
-static void json_str(FILE *f, const char *s, size_t n) {
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-// a number as printf's fmt writes it, or null when it is not finite (JSON has no NaN)
-static void json_num(FILE *f, const char *fmt, double x) {
-    if (isfinite(x)) fprintf(f, fmt, x);
-    else fprintf(f, "null");
-}
-
-// a configuration value that is a JSON number as written (%d, %g: digits, '.', 'e', a sign)
-static int is_json_number(const char *v, size_t n) {
-    char buf[64], *end;
-    if (!n || n >= sizeof buf || !(v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))) return 0;
-    if (n > 1 && v[0] == '0' && v[1] != '.' && v[1] != 'e') return 0; // JSON has no leading zeros
-    memcpy(buf, v, n), buf[n] = 0;
-    if (strspn(buf, "0123456789.e+-") != n) return 0;
-    double x = strtod(buf, &end);
-    return *end == 0 && isfinite(x);
-}
-
-// config.txt's "key = value" lines as a JSON object (numbers as numbers, the rest as strings)
-static void json_config(FILE *f, const Run *r) {
+// config.txt's text, for summary.json (malloc'd)
+static char *config_text(const Run *r) {
     char *text = NULL;
     size_t n = 0;
     FILE *m = open_memstream(&text, &n);
     if (!m) die("out of memory writing the run summary");
     print_config(m, r);
     fclose(m);
-    const char *sep = "";
-    fprintf(f, "{");
-    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
-        char *eq = strstr(line, " = ");
-        if (line[0] == '#' || !eq || eq > nl) continue;
-        const char *v = eq + 3;
-        fprintf(f, "%s\n    ", sep), sep = ",";
-        json_str(f, line, (size_t)(eq - line));
-        fprintf(f, ": ");
-        if (is_json_number(v, (size_t)(nl - v))) fwrite(v, 1, (size_t)(nl - v), f);
-        else json_str(f, v, (size_t)(nl - v));
-    }
-    fprintf(f, "\n  }");
-    free(text);
+    return text;
 }
 
-// DIR/summary.json, written atomically: how the run (this invocation) ended, log.csv's last row
-// (the same numbers, as log.csv writes them), the wall time and the configuration
+// DIR/summary.json (summary.h)
 static void write_summary(const Run *r, const char *status, double wall) {
-    char path[4200], label[64];
-    snprintf(path, sizeof path, "%s/summary.json", r->dir);
-    OutFile o;
-    FILE *f = out_open(&o, path, "run summary");
-    const LogRow *l = &r->last;
-    const char *scheme = run_label(r->m.cfg.scheme, r->ts.rand_max, label, sizeof label);
-    fprintf(f, "{\n  \"posgpt\": ");
-    json_str(f, POSGPT_VERSION, strlen(POSGPT_VERSION));
-    fprintf(f, ",\n  \"status\": \"%s\",\n  \"scheme\": ", status);
-    json_str(f, scheme, strlen(scheme));
-    fprintf(f, ",\n  \"step\": %ld,\n  \"steps\": %d,\n  \"train_loss\": ", r->ts.step, r->ts.steps);
-    json_num(f, "%.6f", l->step >= 0 ? l->loss : NAN);
-    fprintf(f, ",\n  \"val_loss\": ");
-    json_num(f, "%.6f", l->step >= 0 && !isnan(l->val) ? l->val : r->ts.val_loss);
-    fprintf(f, ",\n  \"lr\": ");
-    json_num(f, "%.6g", l->step >= 0 ? l->lr : NAN);
-    fprintf(f, ",\n  \"tokens_per_s\": ");
-    json_num(f, "%.0f", l->step >= 0 ? l->rate : NAN);
-    fprintf(f, ",\n  \"elapsed_s\": ");
-    json_num(f, "%.2f", l->step >= 0 ? l->elapsed : NAN);
-    fprintf(f, ",\n  \"logged_step\": %ld,\n  \"wall_s\": %.2f,\n  \"tokens\": %.0f,\n  \"config\": ", l->step, wall, r->tokens);
-    json_config(f, r);
-    fprintf(f, "\n}\n");
-    out_commit(&o);
+    char label[64], *config = config_text(r);
+    RunSummary s = {.status = status, .scheme = run_label(r->m.cfg.scheme, r->ts.rand_max, label, sizeof label), .config = config,
+                    .step = r->ts.step, .steps = r->ts.steps, .val_loss = r->ts.val_loss, .last = &r->last, .wall = wall,
+                    .tokens = r->tokens};
+    summary_write(r->dir, &s);
+    free(config);
 }
 
 // ---- set-up ----

@@ -7,6 +7,6 @@
 #include "ckpt.h"
 
 // the recorded path of the run's --data (val 0) or --val (val 1), checked; `cmd` and `flag`
-// name the command and the flag that would replace it in errors ("eval", "--data")
+// name the command and the flag that would replace it in errors ("eval", "--data FILE")
 const char *recorded_text(const char *ckpt, const RunRecord *r, int val, const char *cmd, const char *flag);
 #endif

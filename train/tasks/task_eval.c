@@ -38,7 +38,7 @@ static const char *default_task(const char *ckpt, const TrainState *ts) {
     static char dir[CKPT_PATH_BYTES];
     if (ts->run.data_bytes && !ts->run.task)
         die("task eval: '%s' trained on text, not on a task's examples; give --task DIR", ckpt);
-    snprintf(dir, sizeof dir, "%s", recorded_text(ckpt, &ts->run, 0, "task eval", "--task"));
+    snprintf(dir, sizeof dir, "%s", recorded_text(ckpt, &ts->run, 0, "task eval", "--task DIR"));
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0; // DIR/train.txt -> DIR
     fprintf(stderr, "task eval: scoring %s/test.txt (the run's task; its train.txt's size and CRC-32 as recorded)\n", dir);
