@@ -120,7 +120,7 @@ expect_error() { # name, pattern, command...
 }
 : > "$tmp/empty.txt"
 head -c 20 "$tmp/text.txt" > "$tmp/short.txt"
-T=(train --out "$tmp/x" --steps 1)
+T=(train --pos alibi --out "$tmp/x" --steps 1)
 expect_error "missing data file" "cannot read" $BIN "${T[@]}" --data "$tmp/nope.txt"
 expect_error "empty data file" "empty" $BIN "${T[@]}" --data "$tmp/empty.txt"
 expect_error "data shorter than a window" "too short" $BIN "${T[@]}" --data "$tmp/short.txt"
@@ -139,7 +139,7 @@ expect_error "random eval positions beyond rand-max" "exceeds --rand-max" $BIN e
 expect_error "d-model not divisible by heads" "not divisible" $BIN "${T[@]}" --data "$tmp/text.txt" --d-model 30 --heads 4
 expect_error "odd head size for rope" "even head size" $BIN "${T[@]}" --data "$tmp/text.txt" --pos rope --d-model 12 --heads 4
 expect_error "hyperparameter of another scheme" "another position scheme" $BIN "${T[@]}" --data "$tmp/text.txt" --pos alibi --rope-base 500
-expect_error "unwritable output dir" "not writable\|cannot create" $BIN train --data "$tmp/text.txt" --out /proc/posgpt-nope --steps 1
+expect_error "unwritable output dir" "not writable\|cannot create" $BIN train --data "$tmp/text.txt" --pos alibi --out /proc/posgpt-nope --steps 1
 expect_error "unknown command" "unknown command" $BIN fly
 cp "$tmp/run-alibi/model.bin" "$tmp/c.bin"
 # flip every bit of byte 5000 (setting it to a fixed value changes nothing when it holds that value already)
@@ -163,7 +163,7 @@ expect_error "eval length longer than the text" "needs at least" $BIN eval --ckp
 expect_error "xpos decay that cannot train at this length" "xpos-base >= 3" $BIN "${T[@]}" --data "$tmp/text.txt" --pos xpos --xpos-base 1 --seq-len 256 --d-model 16 --heads 2
 expect_error "xpos-base below 1" "xpos-base must be >= 1" $BIN "${T[@]}" --data "$tmp/text.txt" --pos xpos --xpos-base 0.5
 # memory: refused with the estimate before anything is allocated or written
-expect_error "training that cannot fit in memory" "needs about [0-9.]* GiB of memory, but" $BIN train --data "$tmp/text.txt" --out "$tmp/huge" --seq-len 8192 --batch 32 --steps 1
+expect_error "training that cannot fit in memory" "needs about [0-9.]* GiB of memory, but" $BIN train --data "$tmp/text.txt" --pos alibi --out "$tmp/huge" --seq-len 8192 --batch 32 --steps 1
 [ ! -e "$tmp/huge" ] && ok "... and no run directory was made" || bad "memory refusal" "$tmp/huge was created"
 POSGPT_MEMORY_LIMIT=10000000 expect_error "evaluation beyond the memory available (limit set to 10 MB)" "evaluation at length 4096 (2 windows per pass) needs about" \
   $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 4096 --csv "$tmp/mem.csv"
@@ -229,9 +229,9 @@ $BIN train --init-from "$tmp/run-rope/model.bin" "${FT[@]}" --steps 8 --stop-at 
 expect_error "--rope-scaling on resume, another method" "conflicts with the run" $BIN train --resume "$tmp/ft-r" --rope-scaling yarn
 # more threads than the cores the process may use (taskset; mpirun binds each process to a core): a warning
 if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
-  taskset -c 0 $BIN train --data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 2 --threads 2 \
+  taskset -c 0 $BIN train --data "$tmp/text.txt" --pos alibi --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 2 --threads 2 \
     --out "$tmp/aff" > /dev/null 2> "$tmp/aff.err"
-  $BIN train --data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 2 --threads 2 --out "$tmp/aff2" \
+  $BIN train --data "$tmp/text.txt" --pos alibi --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --steps 2 --threads 2 --out "$tmp/aff2" \
     > /dev/null 2> "$tmp/aff2.err"
   grep -q "warning: 2 threads, but this process may run on 1 core only" "$tmp/aff.err" && ! grep -q warning "$tmp/aff2.err" \
     && ok "--threads 2 pinned to one core (taskset): a warning; unpinned: none" || bad "affinity warning" "$(grep warning "$tmp/aff.err" "$tmp/aff2.err")"

@@ -165,12 +165,12 @@ expect() { # NAME PATTERN command...: fails (not by timeout's 124) with a messag
   elif grep -q -- "$pat" "$tmp/x.err"; then ok "$name: $(grep -m1 -- "$pat" "$tmp/x.err" | cut -c1-150)"
   else bad "$name" "rc $rc; $(grep -m1 error "$tmp/x.err")"; fi
 }
-expect "3 processes" "needs a power of two" "${MPIRUN[@]}" -np 3 "$MPIBIN" train "${A[@]}" --out "$tmp/x3"
-expect "plain build under mpirun" "built without MPI" "${MPIRUN[@]}" -np 2 "$BIN" train "${A[@]}" --out "$tmp/xp"
+expect "3 processes" "needs a power of two" "${MPIRUN[@]}" -np 3 "$MPIBIN" train "${A[@]}" --pos alibi --out "$tmp/x3"
+expect "plain build under mpirun" "built without MPI" "${MPIRUN[@]}" -np 2 "$BIN" train "${A[@]}" --pos alibi --out "$tmp/xp"
 expect "eval under mpirun" "eval runs in one process" "${MPIRUN[@]}" -np 2 "$MPIBIN" eval --ckpt "$tmp/s1/model.bin" --data "$tmp/text.txt"
-expect "--grad-shards 3" "a power of two" $BIN train "${A[@]}" --grad-shards 3 --out "$tmp/x4"
-expect "--grad-shards 16 of a batch of 8" "cannot be cut into 16" $BIN train "${A[@]}" --grad-shards 16 --out "$tmp/x5"
-expect "--grad-shards 2 on 4 processes" "every one of the 4 processes" "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --grad-shards 2 --out "$tmp/x6"
+expect "--grad-shards 3" "a power of two" $BIN train "${A[@]}" --pos alibi --grad-shards 3 --out "$tmp/x4"
+expect "--grad-shards 16 of a batch of 8" "cannot be cut into 16" $BIN train "${A[@]}" --pos alibi --grad-shards 16 --out "$tmp/x5"
+expect "--grad-shards 2 on 4 processes" "every one of the 4 processes" "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --pos alibi --grad-shards 2 --out "$tmp/x6"
 
 # ---- the processes agree before the first step; nothing waits forever ----
 on1() { # FLAGS-OF-RANK-1 FLAGS...: mpirun -np 2 train, rank 1 with its own extra flags (last: they win)
@@ -178,30 +178,30 @@ on1() { # FLAGS-OF-RANK-1 FLAGS...: mpirun -np 2 train, rank 1 with its own extr
   timeout 60 "${MPIRUN[@]}" -np 2 bash -c "x=; [ \$OMPI_COMM_WORLD_RANK = 1 ] && x='$r1'; exec $MPIBIN train $* \$x"
 }
 expect "--lr on rank 1 only" "started with different flags: --lr is 0.003 on rank 0 but 0.001 on rank 1; every process must run the same command" \
-  on1 "--lr 1e-3" "${A[*]}" --out "$tmp/xa"
+  on1 "--lr 1e-3" "${A[*]}" --pos alibi --out "$tmp/xa"
 expect "--rope-base on rank 1 only" "different flags: --rope-base is 10000 on rank 0 but 500 on rank 1" \
   on1 "--rope-base 500" "${A[*]}" --pos rope --rope-base 10000 --out "$tmp/xb"
 expect "--stop-at on rank 1 only (it used to hang)" "different flags: --stop-at is 5 on rank 0 but 6 on rank 1" \
-  on1 "--stop-at 6" "${A[*]}" --stop-at 5 --out "$tmp/xc"
+  on1 "--stop-at 6" "${A[*]}" --pos alibi --stop-at 5 --out "$tmp/xc"
 phrase_text 12 4000 > "$tmp/text1.txt"
 expect "--data of another file on rank 1" "different flags: --data is $tmp/text.txt on rank 0 but $tmp/text1.txt on rank 1" \
-  on1 "--data $tmp/text1.txt" "${A[*]}" --out "$tmp/xd"
+  on1 "--data $tmp/text1.txt" "${A[*]}" --pos alibi --out "$tmp/xd"
 mkdir -p "$tmp/cwd0" "$tmp/cwd1"; cp "$tmp/text.txt" "$tmp/cwd0/t.txt"; head -3000 "$tmp/text.txt" > "$tmp/cwd1/t.txt"
 in_cwd() { timeout 60 "${MPIRUN[@]}" -np 2 bash -c "cd $tmp/cwd\$OMPI_COMM_WORLD_RANK && exec $(realpath "$MPIBIN") train $*"; }
 expect "the same --data path, another text on rank 1" \
   "do not start from the same state: the data is $(wc -c < "$tmp/cwd0/t.txt") bytes, CRC-32 [0-9a-f]* on rank 0 but $(wc -c < "$tmp/cwd1/t.txt") bytes" \
-  in_cwd --data t.txt --seq-len 32 "${M[*]}" --out "$tmp/xe"
-on1 "--threads 2" "${A[*]}" --steps 2 --out "$tmp/xf" > /dev/null 2> "$tmp/xf.err" \
+  in_cwd --data t.txt --seq-len 32 --pos alibi "${M[*]}" --out "$tmp/xe"
+on1 "--threads 2" "${A[*]}" --pos alibi --steps 2 --out "$tmp/xf" > /dev/null 2> "$tmp/xf.err" \
   && ok "--threads may differ between processes" || bad "--threads on rank 1 only" "$(grep -m1 error "$tmp/xf.err")"
 rm "$tmp/cwd1/t.txt"
 t0=$(date +%s)
 expect "a data file missing on rank 1 only ends the job" "rank 1: cannot read data file 't.txt'" \
-  timeout 20 "${MPIRUN[@]}" -np 2 bash -c "cd $tmp/cwd\$OMPI_COMM_WORLD_RANK && exec $(realpath "$MPIBIN") train --data t.txt --seq-len 32 ${M[*]} --out $tmp/xg"
+  timeout 20 "${MPIRUN[@]}" -np 2 bash -c "cd $tmp/cwd\$OMPI_COMM_WORLD_RANK && exec $(realpath "$MPIBIN") train --data t.txt --seq-len 32 --pos alibi ${M[*]} --out $tmp/xg"
 echo "# (ended in $(($(date +%s) - t0)) s)"
 expect "rank 1 ends before MPI starts (it used to hang)" "MPI did not start within 3 s: not every process of the launch reached MPI_Init" \
   timeout 40 "${MPIRUN[@]}" -np 2 -x POSGPT_MPI_INIT_TIMEOUT=3 bash -c \
-  "[ \$OMPI_COMM_WORLD_RANK = 1 ] && exit 0; exec $MPIBIN train ${A[*]} --out $tmp/xh"
+  "[ \$OMPI_COMM_WORLD_RANK = 1 ] && exit 0; exec $MPIBIN train ${A[*]} --pos alibi --out $tmp/xh"
 expect "POSGPT_MPI_INIT_TIMEOUT=soon" "POSGPT_MPI_INIT_TIMEOUT must be a number of seconds from 1 to 86400, got 'soon'" \
-  timeout 40 "${MPIRUN[@]}" -np 2 -x POSGPT_MPI_INIT_TIMEOUT=soon "$MPIBIN" train "${A[@]}" --out "$tmp/xi"
+  timeout 40 "${MPIRUN[@]}" -np 2 -x POSGPT_MPI_INIT_TIMEOUT=soon "$MPIBIN" train "${A[@]}" --pos alibi --out "$tmp/xi"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

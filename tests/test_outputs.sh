@@ -14,7 +14,7 @@
 #    sampling without (--no-cache) while the context holds every byte.
 . "$(dirname "$0")/lib.sh" outputs
 phrase_text 6 3000 > "$tmp/text.txt"
-S=(--data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 10 --val-tokens 512 --threads 1)
+S=(--data "$tmp/text.txt" --pos alibi --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 10 --val-tokens 512 --threads 1)
 $BIN train "${S[@]}" --steps 10 --out "$tmp/run" > /dev/null 2>&1 || bad "train" "the small run failed"
 CK=$tmp/run/model.bin
 E=(eval --ckpt "$CK" --data "$tmp/text.txt" --max-tokens 512)
@@ -70,9 +70,9 @@ else echo "# skipped: full-disk tests (cannot mount a tmpfs here)"; fi
 
 # inputs that are not regular files: an error at once, never a hang
 mkfifo "$tmp/fifo"
-for c in "train --data $tmp/fifo --out $tmp/ff --steps 1" "eval --ckpt $tmp/fifo --data $tmp/text.txt" \
+for c in "train --data $tmp/fifo --pos alibi --out $tmp/ff --steps 1" "eval --ckpt $tmp/fifo --data $tmp/text.txt" \
          "plot --out $tmp/f.png $tmp/fifo" "plot --font $tmp/fifo --out $tmp/f.png $tmp/keep.csv" \
-         "train --data /dev/zero --out $tmp/fz --steps 1" "info $tmp/fifo"; do
+         "train --data /dev/zero --pos alibi --out $tmp/fz --steps 1" "info $tmp/fifo"; do
   # shellcheck disable=SC2086
   timeout 20 $BIN $c > /dev/null 2> "$tmp/fifo.err"; echo $? > "$tmp/fifo.rc"
   err_like "not a regular file: posgpt ${c:0:40}..." "FIFO\|character device\|regular file" "$tmp/fifo.rc" "$tmp/fifo.err"

@@ -38,7 +38,7 @@ $BIN train --resume "$tmp/r" --data "$tmp/moved.txt" --stop-at 8 > /dev/null 2>&
   && ok "the same text under another path is accepted (--data moved.txt)" || bad "moved text" "refused"
 mv "$tmp/moved.txt" "$tmp/text.txt"
 rm -rf "$tmp/r"; cp -r "$tmp/r0" "$tmp/r"
-refused "--steps on resume" "has --steps 24" $BIN train --resume "$tmp/r" --steps 50
+refused "--steps fewer than the run's on resume" "--steps 10 is fewer than the 24" $BIN train --resume "$tmp/r" --steps 10
 refused "--lr on resume" "has --lr 0.001" $BIN train --resume "$tmp/r" --lr 2e-3
 refused "--d-model on resume" "has --d-model 16" $BIN train --resume "$tmp/r" --d-model 32
 refused "--pos on resume" "has --pos rope" $BIN train --resume "$tmp/r" --pos alibi

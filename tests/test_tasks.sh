@@ -167,7 +167,7 @@ grep -q "^rand_max = 224$" "$tmp/pack-rnd/config.txt" && grep -q "^pos_rows = 22
   || bad "--pack defaults" "$(grep -E 'rand_max|pos_rows' "$tmp/pack-rnd/config.txt" "$tmp/pack-lrn/config.txt" 2>&1)"
 # the memory check counts the rows a packed run allocates (ceil(256 / 14) of 200 here), on
 # resume too; one example a row (256 of 50) needs more than this limit
-MM=(--task "$tmp/copy" --layers 4 --d-model 16 --heads 4 --batch 256 --seq-len 50 --threads 1)
+MM=(--task "$tmp/copy" --pos alibi --layers 4 --d-model 16 --heads 4 --batch 256 --seq-len 50 --threads 1)
 POSGPT_MEMORY_LIMIT=1.2e8 $BIN train "${MM[@]}" --pack --steps 4 --stop-at 2 --out "$tmp/mem" > /dev/null 2> "$tmp/err" \
   && POSGPT_MEMORY_LIMIT=1.2e8 $BIN train --resume "$tmp/mem" > /dev/null 2>> "$tmp/err" \
   && ! POSGPT_MEMORY_LIMIT=1.2e8 $BIN train "${MM[@]}" --steps 4 --out "$tmp/mem2" > /dev/null 2>> "$tmp/err" \

@@ -33,7 +33,7 @@ if [ -s data/kjv.txt ]; then text=data/kjv.txt; else
   awk 'BEGIN { srand(3); for (i = 0; i < 60000; i++) printf "%s the %s of %s.\n", (rand() < .5 ? "behold" : "and"),
     (rand() < .5 ? "word" : "house"), (rand() < .5 ? "the lord" : "israel") }' > "$text"
 fi
-S=(--data "$text" --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 --steps "$steps" --eval-every 1000000
+S=(--data "$text" --pos alibi --layers 4 --d-model 128 --heads 4 --seq-len 128 --batch 32 --steps "$steps" --eval-every 1000000
    --val-tokens 4096 --log-every 1 --ckpt-every 1000000 --pos alibi --overwrite)
 . tools/bench_lib.sh # get, list, med
 rate() { awk -F, -v last="$steps" 'NR > 6 && $1 < last { print $6 }' "$1/log.csv" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }

@@ -37,5 +37,5 @@ run 1 train --resume "$tmp/r-t5" --data "$tmp/t.txt"   # finished run: a clean e
 run 0 sample --ckpt "$tmp/r-rope/model.bin" --prompt "and" --tokens 8
 run 0 info "$tmp/r-learned/model.bin"
 run 0 plot --kind ppl --out "$tmp/p.png" --width 320 --height 240 "$tmp/e.csv"
-run 1 train --data "$tmp/missing.txt" --out "$tmp/x"        # an error path
+run 1 train --data "$tmp/missing.txt" --pos alibi --out "$tmp/x"        # an error path
 echo "valgrind: no invalid accesses, no uninitialised reads, no definite or indirect leaks"

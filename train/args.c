@@ -26,15 +26,20 @@ static void print_value(FILE *f, const ArgDef *d, int exact) {
         else fprintf(f, "%g", *(double *)d->ptr);
         break;
     case ARG_STR:
-        if (!*(const char **)d->ptr) fprintf(f, "(none)");
-        else
-            for (const char *c = *(const char **)d->ptr; *c; c++) // control characters escaped: "\n", not a line break
-                if (*c == '\n') fprintf(f, "\\n");
-                else if ((unsigned char)*c < 0x20) fprintf(f, "\\x%02x", (unsigned char)*c);
-                else putc(*c, f);
+        for (const char *c = *(const char **)d->ptr; *c; c++) // control characters escaped: "\n", not a line break
+            if (*c == '\n') fprintf(f, "\\n");
+            else if ((unsigned char)*c < 0x20) fprintf(f, "\\x%02x", (unsigned char)*c);
+            else putc(*c, f);
         break;
     case ARG_FLAG: fprintf(f, *(int *)d->ptr ? "on" : "off"); break;
     }
+}
+
+// a help that states its default already ("(default: ...)", "default: ...") is not followed by a
+// second one; nor is a required flag's, or a text flag's with no default value (nothing to print)
+static int help_wants_default(const ArgDef *d) {
+    if (strstr(d->help, "(default") || strstr(d->help, "default:") || strstr(d->help, "(required)")) return 0;
+    return !(d->type == ARG_STR && !*(const char **)d->ptr);
 }
 
 void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_hypers) {
@@ -45,7 +50,7 @@ void args_help(const ArgDef *defs, const char *cmd, const char *usage, int with_
         printf("  --%s%s", d->name, meta);
         int w = (int)(strlen(d->name) + strlen(meta) + 4);
         printf("%*s%s", w < 26 ? 26 - w : 1, "", d->help);
-        if (!strstr(d->help, "default")) { // a help that states its default already is not followed by a second one
+        if (help_wants_default(d)) {
             printf(" (default: ");
             print_value(stdout, d, 0);
             printf(")");

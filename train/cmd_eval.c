@@ -8,6 +8,7 @@
 #include "evaluate.h"
 #include "fileio.h"
 #include "positions.h"
+#include "recorded.h"
 
 #include <errno.h>
 
@@ -79,6 +80,43 @@ static void per_window_rows(FILE *f, const char *label, int T, int L, const char
                 r->win_loss[k] / r->win_tokens[k]);
 }
 
+// --lengths: comma-separated window lengths, each a number of tokens or a whole multiple of
+// the training length T ("2x"); every length in [1, 2^24]
+static int parse_lengths(const char *s, int T, int *out, int max) {
+    int n = 0;
+    for (const char *p = s; *p;) {
+        char *end;
+        int w = (int)strcspn(p, ","); // the element, for messages
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        int mult = end > p && *end == 'x';
+        if (end == p || end + mult != p + w)
+            die("--lengths: '%.*s' is not a length (a comma-separated list of N tokens or Kx: K times the training length %d, "
+                "K a whole number)", w, p, T);
+        if (mult && v < 1) die("--lengths: '%.*s' is not a multiple of the training length: K in Kx must be 1 or more", w, p);
+        double len = mult ? (double)v * T : (double)v;
+        if (errno || len < 1 || len > (1 << 24)) die("--lengths: '%.*s' is out of range: lengths are 1 to %d", w, p, 1 << 24);
+        if (n >= max) die("--lengths: at most %d values", max);
+        out[n++] = (int)len;
+        end += mult;
+        p = *end ? end + 1 : end;
+    }
+    if (!n) die("--lengths is empty");
+    return n;
+}
+
+// no --data or --val: the text the run validated on, from its record, CRC-checked (recorded.h):
+// its --val, or the last 10% of its --data (--all: the whole of its --data)
+static void default_text(const char *ckpt, const TrainState *ts, int all, const char **data, const char **val) {
+    if (*data || *val) return;
+    if (ts->run.task)
+        die("eval: '%s' trained on a task's examples; give --data FILE or --val FILE (or score it with posgpt task eval)", ckpt);
+    if (ts->run.val_bytes && !all) *val = recorded_text(ckpt, &ts->run, 1, "eval", "--val FILE");
+    else *data = recorded_text(ckpt, &ts->run, 0, "eval", "--data FILE");
+    fprintf(stderr, "eval: scoring %s%s (the run's own, size and CRC-32 as recorded)\n", *val ? *val : *data,
+            *val ? "" : all ? "" : ", its last 10%");
+}
+
 int cmd_eval(int argc, char **argv) {
     const char *ckpt = NULL, *data = NULL, *val = NULL, *lengths = NULL, *protocol = "nonoverlapping", *csv = NULL;
     const char *per_pos = NULL, *per_win = NULL, *positions = "contiguous", *offsets = "0", *scaling = "none";
@@ -88,10 +126,12 @@ int cmd_eval(int argc, char **argv) {
     int window = 0;
     ArgDef defs[] = {
         {"ckpt", ARG_STR, &ckpt, "checkpoint (model.bin) to evaluate"},
-        {"data", ARG_STR, &data, "text file; its last 10% is scored (the training split)"},
+        {"data", ARG_STR, &data, "text file; its last 10% is scored (the training split). Without --data and --val: the "
+                                 "text the run validated on, as its checkpoint records it (CRC-checked)"},
         {"val", ARG_STR, &val, "score this file instead (all of it)"},
         {"all", ARG_FLAG, &all, "score the whole --data file, not its last 10%"},
-        {"lengths", ARG_STR, &lengths, "comma-separated window lengths (default: the training length)"},
+        {"lengths", ARG_STR, &lengths, "comma-separated window lengths, in tokens or as Kx = K times the training length, e.g. "
+                                       "64,1x,2x,16x (default: the training length)"},
         {"protocol", ARG_STR, &protocol, "nonoverlapping | sliding | both"},
         {"stride", ARG_INT, &stride, "sliding: tokens scored per window; 0 = length/4", 0, 1 << 24},
         {"max-tokens", ARG_LONG, &max_tokens, "score the first N targets of the text, in consecutive windows from its start "
@@ -111,15 +151,12 @@ int cmd_eval(int argc, char **argv) {
                               "loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high"},
         {"ci-resamples", ARG_INT, &resamples, "--ci: bootstrap resamples", 1, 1 << 24},
         {"per-window", ARG_STR, &per_win, "write each window's mean loss to this CSV (compare two checkpoints: tools/paired.sh)"},
-        {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
+        {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
         {NULL}};
-    args_parse(argc, argv, 2, defs, NULL, "eval", "--ckpt FILE --data FILE [flags]", NULL, 0);
+    args_parse(argc, argv, 2, defs, NULL, "eval", "--ckpt FILE [--data FILE] [flags]", NULL, 0);
     if (!ckpt) die("eval: --ckpt FILE is required (see posgpt eval --help)");
-    if (!data && !val) die("eval: give --data FILE (its last 10%% is scored) or --val FILE");
-    refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--per-position", per_pos}, {"--per-window", per_win}}, 3,
-                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"--data", data}, {"--val", val}}, 3);
     if (data && val) die("eval: --val FILE is scored instead of --data's held-out part: give one of them");
-    if (all && !data) die("eval: --all scores the whole --data file; --val is scored whole already (drop --all)");
+    if (all && val) die("eval: --all scores the whole --data file; --val is scored whole already (drop --all)");
     int nonov = !strcmp(protocol, "nonoverlapping") || !strcmp(protocol, "both");
     int slide = !strcmp(protocol, "sliding") || !strcmp(protocol, "both");
     if (!nonov && !slide) die("--protocol must be nonoverlapping, sliding or both, got '%s'", protocol);
@@ -148,6 +185,9 @@ int cmd_eval(int argc, char **argv) {
     TrainState ts;
     ckpt_load(ckpt, &m, &ts, NULL);
     check_inherited(ckpt, &m, &ts, extend, rand_pos, rand_max);
+    default_text(ckpt, &ts, all, &data, &val);
+    refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--per-position", per_pos}, {"--per-window", per_win}}, 3,
+                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"--data", data}, {"--val", val}}, 3);
     m.clamp_pos = clamp;
     runtime_setup(threads);
     const GPTConfig *c = &m.cfg;
@@ -162,7 +202,7 @@ int cmd_eval(int argc, char **argv) {
     if (!given && c->ext_method[0]) scaling = c->ext_method, extend = 1;
     if (rand_pos) rand_max = positions_eval_range("", rand_max, ts.rand_max);
     int lens[64];
-    int nlen = lengths ? parse_list("lengths", lengths, lens, 64, 1, 1 << 24) : (lens[0] = c->T, 1);
+    int nlen = lengths ? parse_lengths(lengths, c->T, lens, 64) : (lens[0] = c->T, 1);
 
     // the text to score: by default the training run's held-out split
     const uint8_t *text;

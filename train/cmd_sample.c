@@ -30,7 +30,7 @@ int cmd_sample(int argc, char **argv) {
                      {"top-k", ARG_INT, &top_k, "sample among the k most likely bytes (0 = all)", 0, 256},
                      {"context", ARG_INT, &context, "most bytes the model sees, at positions from 0 (0 = training length); a full cache keeps its newest half", 0, 1 << 20},
                      {"seed", ARG_LONG, &seed, "sampling seed", 0, 9e18},
-                     {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
+                     {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
                      {"no-cache", ARG_FLAG, &no_cache, "recompute the last --context bytes for every byte (no key/value cache)"},
                      {NULL}};
     args_parse(argc, argv, 2, defs, NULL, "sample", "--ckpt FILE [--prompt TEXT] [flags]", NULL, 0);

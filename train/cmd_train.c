@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "rundir.h"
 #include "shards.h"
+#include "summary.h"
 #include "task_batch.h"
 #include "train.h"
 
@@ -47,6 +48,7 @@ typedef struct {
     int lead;         // 1 on the process that writes (rank 0 of an MPI run; the only one otherwise)
     Shards sh;        // the step's gradient, in shards (one, unless --grad-shards or MPI)
     double tokens;    // tokens trained on by this invocation (a task's: its examples' bytes, no padding)
+    LogRow last;      // log.csv's last row (for summary.json)
 } Run;
 
 static double lr_at(const TrainState *ts, long step) {
@@ -94,6 +96,7 @@ static void check_train_memory(const Run *r) {
     require_memory(need, what, "lower --batch or --seq-len (or the model's size)");
 }
 
+// the resolved configuration, "key = value" lines (config.txt; summary.json's "config")
 static void print_config(FILE *f, const Run *r) {
     const GPT *m = &r->m;
     const GPTConfig *c = &m->cfg;
@@ -126,10 +129,33 @@ static void print_config(FILE *f, const Run *r) {
     if (a->init_from)
         fprintf(f, "init_from = %s\noptimizer = %s\n", a->init_from, a->keep_optimizer ? "the checkpoint's moments" : "fresh");
 }
+
 static void write_config(const char *path, const Run *r) {
     OutFile o;
-    print_config(out_open(&o, path, "configuration"), r);
+    FILE *f = out_open(&o, path, "configuration");
+    print_config(f, r);
     out_commit(&o);
+}
+
+// config.txt's text, for summary.json (malloc'd)
+static char *config_text(const Run *r) {
+    char *text = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&text, &n);
+    if (!m) die("out of memory writing the run summary");
+    print_config(m, r);
+    fclose(m);
+    return text;
+}
+
+// DIR/summary.json (summary.h)
+static void write_summary(const Run *r, const char *status, double wall) {
+    char label[64], *config = config_text(r);
+    RunSummary s = {.status = status, .scheme = run_label(r->m.cfg.scheme, r->ts.rand_max, label, sizeof label), .config = config,
+                    .step = r->ts.step, .steps = r->ts.steps, .val_loss = r->ts.val_loss, .last = &r->last, .wall = wall,
+                    .tokens = r->tokens};
+    summary_write(r->dir, &s);
+    free(config);
 }
 
 // ---- set-up ----
@@ -169,12 +195,13 @@ static int save_checkpoints(Run *r, char *err, size_t n) {
 }
 
 static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
-    *a = (TrainArgs){.pos = "alibi", .positions = "contiguous", .pos_sharing = "paper", .seq_len = 128, .layers = 4,
+    *a = (TrainArgs){.positions = "contiguous", .pos_sharing = "paper", .seq_len = 128, .layers = 4,
                      .d_model = 128, .heads = 4, .batch = 32, .steps = 2000, .warmup = -1, .eval_every = 200,
                      .ckpt_every = 500, .log_every = 10, .val_tokens = 65536, .lr = 1e-3, .min_lr_frac = 0.1, .wd = 0.1,
                      .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1, .pos_lr_mult = 1};
     static char pos_help[600];
-    snprintf(pos_help, sizeof pos_help, "position scheme: %s", pos_names());
+    snprintf(pos_help, sizeof pos_help, "position scheme (required for a new run; --resume and --init-from keep the "
+             "checkpoint's): %s, or randomized (= sinusoidal --positions random)", pos_names());
     ArgDef defs[] = {
         {"data", ARG_STR, &a->data, "training text (any file; tokens are bytes)"},
         {"val", ARG_STR, &a->val, "held-out text (default: the last 10% of --data)"},
@@ -183,7 +210,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into rows of 4 x --seq-len, first fit, each example "
                                      "attending to its own bytes at its own positions: the gradient of one example a row, up to "
                                      "rounding, in fewer positions; the run keeps it"},
-        {"out", ARG_STR, &a->out, "run directory (default: runs/<scheme>-<seq-len>)"},
+        {"out", ARG_STR, &a->out, "run directory (default: out/<scheme>-<seq-len>, under the working directory)"},
         {"resume", ARG_STR, &a->resume, "continue the run in this directory from its model.bin"},
         {"init-from", ARG_STR, &a->init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
         {"keep-optimizer", ARG_FLAG, &a->keep_optimizer, "with --init-from: start from its AdamW moments too (default: fresh)"},
@@ -219,7 +246,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"keep-every", ARG_INT, &a->keep_every, "also keep a copy of the checkpoint every N steps as model-STEP.bin (a multiple "
                                                 "of --ckpt-every; default: none)", -(1 << 30), 1 << 30},
         {"log-every", ARG_INT, &a->log_every, "CSV log / plain progress line every N steps", 1, 1 << 30},
-        {"threads", ARG_INT, &a->threads, "threads (0 = OpenMP default; per process under MPI)", 0, 4096},
+        {"threads", ARG_INT, &a->threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core; per process under MPI)", 0, 4096},
         {"grad-shards", ARG_INT, &a->grad_shards, "cut each step's batch into N shards whose gradients are summed in one fixed order "
                                                   "(a power of two; 0 = 1, or the process count under MPI): the same N gives the same "
                                                   "bits on any number of processes", 0, SHARDS_MAX},
@@ -229,6 +256,11 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {NULL}};
     *hyp = (HyperArgs){0};
     args_parse(argc, argv, 2, defs, hyp, "train", "--data FILE [flags]", NULL, 0);
+    if (a->pos && !strcmp(a->pos, "randomized")) { // randomized positions (Ruoss et al. 2023) over a sinusoidal base
+        if (args_given("positions") && strcmp(a->positions, "random"))
+            die("--pos randomized trains at random positions; it contradicts --positions %s", a->positions);
+        a->pos = "sinusoidal", a->positions = "random", a->randomized = 1;
+    }
     if (strcmp(a->positions, "contiguous") && strcmp(a->positions, "random"))
         die("--positions must be contiguous or random, got '%s'", a->positions);
     if (pos_sharing_parse(a->pos_sharing) < 0) die("--pos-sharing must be paper, shared or layer, got '%s'", a->pos_sharing);
@@ -289,6 +321,22 @@ static void refuse_run_overlap(const Run *r) {
                                            {"the checkpoint --init-from", a->init_from}}, 3);
 }
 
+// --resume DIR --steps N, N more than the run's steps: the run goes on to step N (finished or
+// not), its schedule re-stretched: lr_at with steps = N, i.e. the warmup as it was, then the
+// cosine from the peak at the end of the warmup to the floor at step N. An extended run's lr
+// at step s is the one an uninterrupted N-step run has there; its steps before the extension
+// kept the old schedule's. A resume without --steps changes nothing (bit-identical).
+static void extend_run(Run *r) {
+    TrainState *ts = &r->ts;
+    int old = ts->steps;
+    if (r->a.steps == old) return;
+    ts->steps = r->a.steps;
+    if (r->lead)
+        fprintf(stderr, "extending the run in '%s' from %d to %d steps: from step %ld on, the learning rate follows the cosine "
+                "re-stretched to %d steps (%.3g now, down to %.3g at the last step)\n", r->dir, old, ts->steps, ts->step,
+                ts->steps, lr_at(ts, ts->step), ts->lr * ts->min_lr_frac);
+}
+
 // --resume DIR: the run's model, optimizer and settings; flags may only repeat them
 static void open_resumed(Run *r) {
     TrainArgs *a = &r->a;
@@ -310,7 +358,10 @@ static void open_resumed(Run *r) {
         if (!same) die("--out %s: a resumed run writes into its own directory ('%s'); drop --out", a->out, r->dir);
     }
     TrainState *ts = &r->ts;
-    if (ts->step >= ts->steps) die("the run in '%s' already finished (%ld of %d steps)", r->dir, ts->step, ts->steps);
+    if (args_given("steps")) extend_run(r);
+    if (ts->step >= ts->steps)
+        die("the run in '%s' already finished (%ld of %d steps); extend it with --resume %s --steps N (N > %d)", r->dir, ts->step,
+            ts->steps, r->dir, ts->steps);
     r->opt.pos_lr_mult = a->pos_lr_mult = ts->pos_lr_mult;
     choose_shards(r, ts->grad_shards);
     if (a->stop_at && a->stop_at <= ts->step)
@@ -359,7 +410,7 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
         c->T = args_given("seq-len") ? a->seq_len : src->cfg.T;
         a->seq_len = c->T;
         // positions: the checkpoint's way unless the flags choose
-        if (!args_given("positions")) random = sts.rand_max > 0;
+        if (!args_given("positions") && !a->randomized) random = sts.rand_max > 0;
         if (args_given("rand-max") && !random)
             die("--rand-max applies only with --positions random (the checkpoint '%s' trained at contiguous positions, which a "
                 "run started from it keeps unless --positions random is given)", a->init_from);
@@ -369,8 +420,8 @@ static void new_model_config(Run *r, GPTConfig *c, GPT *src, AdamW *src_opt, int
                 "model trained with a larger --max-pos", c->T, *rand_max ? " with random positions" : "", c->scheme, c->pos_rows,
                 c->pos_rows - 1);
     } else {
-        if (!strcmp(a->pos, "randomized"))
-            die("--pos randomized is spelled --pos SCHEME --positions random now (e.g. --pos rope --positions random)");
+        if (!a->pos)
+            die("train: --pos SCHEME is required for a new run (one of %s; randomized = sinusoidal --positions random)", pos_names());
         const PosScheme *s = pos_find(a->pos);
         if (!s) die("unknown position scheme '%s'; choose one of %s", a->pos, pos_names());
         *c = (GPTConfig){.V = 256, .C = a->d_model, .L = a->layers, .NH = a->heads, .T = a->seq_len};
@@ -448,9 +499,10 @@ static void start_new(Run *r) {
     }
     r->opt.pos_lr_mult = ts->pos_lr_mult;
     if (a->out) snprintf(r->dir, sizeof r->dir, "%s", a->out);
-    else {
+    else { // out/ (ignored by git), never runs/ beside the committed results
         char label[64];
-        snprintf(r->dir, sizeof r->dir, "runs/%s-%d", run_label(c.scheme, rand_max, label, sizeof label), a->seq_len);
+        snprintf(r->dir, sizeof r->dir, "out/%s-%d", run_label(c.scheme, rand_max, label, sizeof label), a->seq_len);
+        if (r->lead) fprintf(stderr, "no --out given: the run goes to %s\n", r->dir);
     }
     refuse_run_overlap(r);
     if (r->lead) {
@@ -562,16 +614,15 @@ static double validate(Run *r, Progress *pr) {
     return r->ts.val_loss = res.loss;
 }
 
-// one row of log.csv (tokens/s over the interval since the previous row); 0, or -1 when the
+// one row of log.csv (tokens/s: the progress line's, tokens since the start over the time since
+// the start as of the last progress_count), kept in r->last for summary.json; 0, or -1 when the
 // write failed (r->log_err)
-static int log_row(Run *r, double loss, double val, double lr, double norm, double *log_t, double *log_tok, double t0) {
-    double now = now_seconds(), tokens = r->tokens - *log_tok;
-    *log_tok = r->tokens;
-    double rate = tokens / (now - *log_t > 1e-9 ? now - *log_t : 1e-9);
-    fprintf(r->logf, "%ld,%.6f,", r->ts.step, loss);
-    if (!isnan(val)) fprintf(r->logf, "%.6f", val);
-    fprintf(r->logf, ",%.6g,%.4f,%.0f,%.2f\n", lr, norm, rate, now - t0);
-    *log_t = now;
+static int log_row(Run *r, const Progress *pr, double loss, double val, double lr, double norm) {
+    LogRow *l = &r->last;
+    *l = (LogRow){r->ts.step, loss, val, lr, norm, progress_rate(pr), pr->t_tok - pr->t0};
+    fprintf(r->logf, "%ld,%.6f,", l->step, l->loss);
+    if (!isnan(val)) fprintf(r->logf, "%.6f", l->val);
+    fprintf(r->logf, ",%.6g,%.4f,%.0f,%.2f\n", l->lr, l->norm, l->rate, l->elapsed);
     if (!out_flush_check(r->logf)) return 0;
     r->log_err = errno;
     return -1;
@@ -596,7 +647,7 @@ static void train_loop(Run *r, Progress *pr) {
     shards_init(&r->sh, ts->grad_shards, r->m.num_params);
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int)), *len = xmalloc((size_t)B * sizeof(int));
-    double ema_loss = NAN, log_t = now_seconds(), log_tok = 0;
+    double ema_loss = NAN;
     while (ts->step < ts->steps) { // a signal ends the loop between steps, never inside one
         int sig = dist_max(g_stop);   // on any process: every process stops after the same step
         if (sig) {
@@ -620,7 +671,8 @@ static void train_loop(Run *r, Progress *pr) {
         if (pause && !r->lead) break;
         if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
         double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN;
-        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, loss, val, lr, norm, &log_t, &log_tok, pr->t0))
+        progress_count(pr, r->tokens); // the log and the progress line: one count, one clock
+        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, pr, loss, val, lr, norm))
             break; // (an MPI run ends in finish: the log error stops every process)
         if (ts->step % a->ckpt_every == 0 || last) checkpoint(r, pr);
         progress_step(pr, ts->step, ema_loss, lr, val);
@@ -667,6 +719,7 @@ static int finish(Run *r, Progress *pr) {
     }
     double total = now_seconds() - pr->t0;
     long done = ts->step - pr->first;
+    write_summary(r, sig ? "interrupted" : paused ? "stopped" : "done", total);
     char valtxt[96];
     if (isnan(ts->val_loss)) snprintf(valtxt, sizeof valtxt, "no validation yet");
     else if (r->task) snprintf(valtxt, sizeof valtxt, "last val loss %.4f on the held-out answers", ts->val_loss);
@@ -710,6 +763,7 @@ static void check_same_start(const Run *r) {
 int cmd_train(int argc, char **argv) {
     static Run run;
     Run *r = &run;
+    r->last.step = -1;
     dist_start("train");
     r->lead = dist_rank() == 0;
     on_stop_signals(on_signal); // from the start: a signal during set-up is handled like one during training
@@ -725,14 +779,7 @@ int cmd_train(int argc, char **argv) {
     check_same_start(r);
     open_outputs(r);
     Progress pr;
-    // tokens a step: a task's examples' bytes on average (as log.csv counts them), else batch x T
-    double per_step = (double)r->ts.batch * r->m.cfg.T;
-    if (r->task) {
-        double bytes = 0;
-        for (int i = 0; i < r->tasks.ntrain; i++) bytes += r->tasks.set.ex[i].nprompt + r->tasks.set.ex[i].nanswer;
-        per_step = r->ts.batch * bytes / r->tasks.ntrain;
-    }
-    progress_start(&pr, r->ts.step, r->ts.steps, per_step);
+    progress_start(&pr, r->ts.step, r->ts.steps);
     train_loop(r, &pr);
     int status = finish(r, &pr);
     shards_free(&r->sh);

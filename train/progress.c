@@ -8,16 +8,18 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-void progress_start(Progress *p, long first, long total, double tok_per_step) {
+void progress_start(Progress *p, long first, long total) {
     memset(p, 0, sizeof *p);
-    p->t0 = now_seconds();
-    p->first = p->step = first, p->total = total, p->tok_per_step = tok_per_step;
+    p->t0 = p->t_tok = now_seconds();
+    p->first = p->step = first, p->total = total;
     p->tty = isatty(2);
 }
 
-double progress_rate(const Progress *p, long step) {
-    double el = now_seconds() - p->t0;
-    return step > p->first && el > 0 ? (step - p->first) * p->tok_per_step / el : 0.0;
+void progress_count(Progress *p, double tokens) { p->tokens = tokens, p->t_tok = now_seconds(); }
+
+double progress_rate(const Progress *p) {
+    double el = p->t_tok - p->t0;
+    return el > 0 ? p->tokens / el : 0.0;
 }
 
 double progress_eta(const Progress *p, long step) {
@@ -42,7 +44,7 @@ static int term_cols(void) {
 static void draw(Progress *p, long step, double loss, double lr, const char *note) {
     char eta[32], rate[32], tail[160], line[256];
     fmt_time(progress_eta(p, step), eta, sizeof eta);
-    double r = progress_rate(p, step);
+    double r = progress_rate(p);
     if (r >= 1e4) snprintf(rate, sizeof rate, "%.1fk", r / 1e3);
     else snprintf(rate, sizeof rate, "%.0f", r);
     int cols = term_cols() - 1;
@@ -81,7 +83,7 @@ void progress_step(Progress *p, long step, double loss, double lr, double val) {
 void progress_line(Progress *p, long step, double loss, double lr, double val) {
     char eta[32];
     fmt_time(progress_eta(p, step), eta, sizeof eta);
-    fprintf(stderr, "step %ld/%ld loss %.4f lr %.2e %.0f tok/s ETA %s", step, p->total, loss, lr, progress_rate(p, step), eta);
+    fprintf(stderr, "step %ld/%ld loss %.4f lr %.2e %.0f tok/s ETA %s", step, p->total, loss, lr, progress_rate(p), eta);
     if (!isnan(val)) fprintf(stderr, " val %.4f", val);
     fprintf(stderr, "\n");
 }

@@ -12,26 +12,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+// the lock this process holds (its path; the descriptor stays open until exit)
+static char g_lock_path[4200];
+static int g_lock_fd = -1;
+
+// at exit: the lock file is removed while still locked, so a process that holds it is never
+// robbed of it (one that opened the old file before the unlink finds, once it has locked it,
+// that the path names another file, and locks again: see rundir_lock)
+static void remove_lock(void) {
+    if (g_lock_fd < 0) return;
+    unlink(g_lock_path);
+    close(g_lock_fd);
+    g_lock_fd = -1;
+}
+
 // An exclusive lock on the run directory for as long as this process may write it: a second
 // posgpt on the same directory gets an error naming this one's PID. flock is released when
-// the process ends, however it ends, so a killed run leaves no stale lock.
+// the process ends, however it ends, so a killed run leaves no lock in force; the file itself
+// is removed at exit (normal end, error, or a stop signal, which ends through exit too).
 void rundir_lock(const char *dir) {
-    char p[4200];
-    snprintf(p, sizeof p, "%s/.lock", dir);
-    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) die("cannot create the lock file '%s': %s", p, strerror(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK) die("cannot lock the run directory '%s': %s", dir, strerror(errno));
-        char buf[32] = {0};
-        long pid = pread(fd, buf, sizeof buf - 1, 0) > 0 ? atol(buf) : 0;
-        char who[64] = "another posgpt process";
-        if (pid > 0) snprintf(who, sizeof who, "another posgpt process (PID %ld)", pid);
-        die("the run directory '%s' is in use by %s; wait for it to finish, stop it, or choose another --out", dir, who);
+    char *p = g_lock_path;
+    snprintf(p, sizeof g_lock_path, "%s/.lock", dir);
+    int fd;
+    for (;;) { // until the file locked is the one the path names (another process may have just removed it)
+        fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) die("cannot create the lock file '%s': %s", p, strerror(errno));
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK) die("cannot lock the run directory '%s': %s", dir, strerror(errno));
+            char buf[32] = {0};
+            long pid = pread(fd, buf, sizeof buf - 1, 0) > 0 ? atol(buf) : 0;
+            char who[64] = "another posgpt process";
+            if (pid > 0) snprintf(who, sizeof who, "another posgpt process (PID %ld)", pid);
+            die("the run directory '%s' is in use by %s; wait for it to finish, stop it, or choose another --out", dir, who);
+        }
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(p, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) break;
+        close(fd);
     }
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
     if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n) die("cannot write the lock file '%s': %s", p, strerror(errno));
-    // fd stays open: the lock lasts until exit
+    if (g_lock_fd < 0) atexit(remove_lock);
+    g_lock_fd = fd; // stays open: the lock lasts until exit
 }
 
 // a new run must not silently replace one that can be resumed
@@ -60,7 +82,9 @@ void rundir_refuse_existing(const char *dir, int overwrite) {
         } else snprintf(what, sizeof what, "a checkpoint");
         if (f) fclose(f);
     }
-    if (finished) die("'%s' already holds %s; choose another --out, or pass --overwrite to replace it", dir, what);
+    if (finished)
+        die("'%s' already holds %s; choose another --out, pass --overwrite to replace it, or extend it with --resume %s --steps N",
+            dir, what, dir);
     die("'%s' already holds %s; continue it with --resume %s, choose another --out, or pass --overwrite to replace it", dir,
         what, dir);
 }
@@ -93,7 +117,7 @@ void rundir_remove_stale_tmp(const char *dir) {
     struct dirent *e;
     while ((e = readdir(d)))
         if (strstr(e->d_name, ".tmp.") && (!strncmp(e->d_name, "model.bin.", 10) || !strncmp(e->d_name, "log.csv.", 8) ||
-                                            !strncmp(e->d_name, "config.txt.", 11))) {
+                                            !strncmp(e->d_name, "config.txt.", 11) || !strncmp(e->d_name, "summary.json.", 13))) {
             char p[4400];
             snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
             unlink(p);

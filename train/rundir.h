@@ -6,7 +6,8 @@
 // mkdir -p, then check the directory is writable (now, not after hours of training)
 void rundir_create(const char *dir);
 // an exclusive lock (flock on DIR/.lock) for the rest of the process: a second posgpt on the
-// same directory gets an error naming this one's PID; released however the process ends
+// same directory gets an error naming this one's PID; released however the process ends, and
+// the file removed at exit (never while another process holds it)
 void rundir_lock(const char *dir);
 // a new run must not silently replace one that can be resumed: dies naming what DIR holds,
 // unless overwrite (then the old checkpoint is removed first)

@@ -35,6 +35,7 @@ void settings_check_model(const Origin *o, const TrainArgs *a, const HyperArgs *
     same_str(o, "pos", a->pos, c->scheme);
     same_str(o, "pos-sharing", a->pos_sharing, pos_sharing_name(c->scheme_sharing));
     if (!o->init_from) { // positions are a training setting: a new run may choose others
+        if (a->randomized && !ts->rand_max) conflict(o, "pos", "randomized", c->scheme); // (sinusoidal at random positions)
         same_str(o, "positions", a->positions, ts->rand_max ? "random" : "contiguous");
         same_int(o, "rand-max", a->rand_max, ts->rand_max);
     }
@@ -62,7 +63,10 @@ void settings_check_resume(const Origin *o, const TrainArgs *a, const HyperArgs 
     if (args_given("rope-factor") && !m->cfg.ext_method[0])
         die("--rope-factor %g: the run in '%s' trains without a context extension (no --rope-scaling), and a resumed run keeps "
             "its settings (drop the flag)", a->rope_factor, o->where);
-    same_int(o, "batch", a->batch, ts->batch), same_int(o, "steps", a->steps, ts->steps);
+    same_int(o, "batch", a->batch, ts->batch);
+    if (args_given("steps") && a->steps < ts->steps) // more steps extend the run (cmd_train.c: extend_run)
+        die("--steps %d is fewer than the %d of the run in '%s'; a resumed run can be extended (a larger --steps), not cut "
+            "short (--stop-at stops it early)", a->steps, ts->steps, o->where);
     same_int(o, "warmup", a->warmup >= 0 ? a->warmup : a->steps / 20, ts->warmup);
     same_num(o, "lr", a->lr, ts->lr), same_num(o, "min-lr-frac", a->min_lr_frac, ts->min_lr_frac);
     same_num(o, "wd", a->wd, ts->wd), same_num(o, "beta1", a->beta1, ts->beta1), same_num(o, "beta2", a->beta2, ts->beta2);

@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "positions.h"
 #include "task_batch.h"
+#include "recorded.h"
 #include "tasks.h"
 
 #include <stdlib.h>
@@ -71,12 +72,25 @@ static void refuse_ignored(int rand_pos, int clamp, int lim, const char *scheme)
         die("task eval: --clamp-pos applies to a learned position table; the '%s' checkpoint has none (it serves any position)", scheme);
 }
 
+// no --task: the task directory the run trained on (its train.txt as recorded, CRC-checked)
+static const char *default_task(const char *ckpt, const TrainState *ts) {
+    static char dir[CKPT_PATH_BYTES];
+    if (ts->run.data_bytes && !ts->run.task)
+        die("task eval: '%s' trained on text, not on a task's examples; give --task DIR", ckpt);
+    snprintf(dir, sizeof dir, "%s", recorded_text(ckpt, &ts->run, 0, "task eval", "--task DIR"));
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0; // DIR/train.txt -> DIR
+    fprintf(stderr, "task eval: scoring %s/test.txt (the run's task; its train.txt's size and CRC-32 as recorded)\n", dir);
+    return dir;
+}
+
 int task_eval(int argc, char **argv) {
     const char *ckpt = NULL, *dir = NULL, *csv = NULL, *outputs = NULL, *positions = "contiguous";
     int batch = 64, threads = 0, clamp = 0, rand_max = 0;
     long seed = 1;
     ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "checkpoint (required)"},
-                     {"task", ARG_STR, &dir, "task directory (posgpt task gen): its test.txt is scored (required)"},
+                     {"task", ARG_STR, &dir, "task directory (posgpt task gen): its test.txt is scored (default: the run's own, as its "
+                                                            "checkpoint records it, CRC-checked)"},
                      {"csv", ARG_STR, &csv, "write the accuracies here (default: standard output)"},
                      {"outputs", ARG_STR, &outputs, "write every example with the answer the model gave (test.txt's format)"},
                      {"batch", ARG_INT, &batch, "examples decoded together", 1, 4096},
@@ -84,11 +98,15 @@ int task_eval(int argc, char **argv) {
                      {"positions", ARG_STR, &positions, "contiguous | random (each example at sorted draws from [0, --rand-max), Ruoss et al. 2023)"},
                      {"rand-max", ARG_INT, &rand_max, "random positions: range; 0 = the checkpoint's rand-max", 0, 1 << 24},
                      {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
-                     {"threads", ARG_INT, &threads, "threads (0 = OpenMP default)", 0, 4096},
+                     {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
                      {NULL}};
-    args_parse(argc, argv, 3, defs, NULL, "task eval", "--ckpt FILE --task DIR [flags]", NULL, 0);
-    if (!ckpt || !dir) die("task eval: --ckpt FILE and --task DIR are required (see posgpt task eval --help)");
+    args_parse(argc, argv, 3, defs, NULL, "task eval", "--ckpt FILE [--task DIR] [flags]", NULL, 0);
+    if (!ckpt) die("task eval: --ckpt FILE is required (see posgpt task eval --help)");
     int rand_pos = positions_parse("task eval: ", positions);
+    GPT m;
+    TrainState ts;
+    ckpt_load(ckpt, &m, &ts, NULL);
+    if (!dir) dir = default_task(ckpt, &ts);
     char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
     char test_txt[4200], task_txt[4200];
     snprintf(test_txt, sizeof test_txt, "%s/test.txt", dir), snprintf(task_txt, sizeof task_txt, "%s/task.txt", dir);
@@ -103,9 +121,6 @@ int task_eval(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/test.txt", dir);
     TaskSet set;
     taskset_read(&set, path);
-    GPT m;
-    TrainState ts;
-    ckpt_load(ckpt, &m, &ts, NULL);
     m.clamp_pos = clamp;
     int lim = gpt_max_pos(&m);
     refuse_ignored(rand_pos, clamp, lim, m.cfg.scheme);
