@@ -9,7 +9,7 @@
 #    positions, its extension) name the checkpoint and the command that works.
 . "$(dirname "$0")/lib.sh" hostile
 phrase_text 7 3000 > "$tmp/text.txt"
-S=(--data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 5 --val-tokens 256 --threads 1)
+S=(--data "$tmp/text.txt" --pos alibi --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 --eval-every 5 --val-tokens 256 --threads 1)
 $BIN train "${S[@]}" --steps 5 --out "$tmp/run" > /dev/null 2>&1 || bad "train" "the small run failed"
 $BIN train "${S[@]}" --steps 5 --stop-at 3 --positions random --rand-max 64 --out "$tmp/rnd" > /dev/null 2>&1 || bad "train" "random run failed"
 $BIN train "${S[@]}" --steps 5 --pos learned --out "$tmp/lrn" > /dev/null 2>&1 || bad "train" "learned run failed"
@@ -63,7 +63,7 @@ refused "train --val onto DIR/config.txt (symlink)" "$same" $BIN train "${S[@]}"
 
 # task eval: two outputs of one path, and an output onto the task's files
 $BIN task gen --task copy --max-len 4 --n 200 --test-per-len 2 --test-mult 1 --out "$tmp/copy" > /dev/null 2>&1
-$BIN train --task "$tmp/copy" --layers 1 --d-model 16 --heads 2 --batch 4 --steps 2 --threads 1 --out "$tmp/trun" > /dev/null 2>&1
+$BIN train --task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 4 --steps 2 --threads 1 --out "$tmp/trun" > /dev/null 2>&1
 cp "$tmp/copy/test.txt" "$tmp/test.orig"
 TE=(task eval --ckpt "$tmp/trun/model.bin" --task "$tmp/copy")
 refused "task eval --csv X --outputs X" "same file\|is also" $BIN "${TE[@]}" --csv "$tmp/te.csv" --outputs "$tmp/te.csv"
@@ -84,7 +84,7 @@ flag() { # name pattern command...
   else bad "$name" "rc=$rc: $(head -2 "$tmp/e")"; fi
 }
 flag "train --resume --rope-factor (run has no extension)" "without a context extension" $BIN train --resume "$tmp/rope" --rope-factor 2
-flag "train --task --val-tokens" "val-tokens applies to text runs" $BIN train --task "$tmp/copy" --val-tokens 100 --steps 2 --out "$tmp/tv"
+flag "train --task --val-tokens" "val-tokens applies to text runs" $BIN train --task "$tmp/copy" --pos alibi --val-tokens 100 --steps 2 --out "$tmp/tv"
 flag "train --rope-scaling none --rope-factor 2" "not none" $BIN train "${S[@]}" --pos rope --rope-scaling none --rope-factor 2 --steps 2 --out "$tmp/rn"
 flag "train --pos alibi --max-pos 64" "has none" $BIN train "${S[@]}" --max-pos 64 --steps 2 --out "$tmp/mp"
 flag "train --pos alibi --t5-buckets 8" "another position scheme" $BIN train "${S[@]}" --t5-buckets 8 --steps 2 --out "$tmp/t5"

@@ -35,9 +35,9 @@ $BIN train "${R[@]}" --pos t5 --out "$tmp/keep4" --keep-every 4 > /dev/null 2>&1
 [ "$(cd "$tmp/keepr" && ls model*.bin | tr '\n' ' ')" = "model-4.bin model.bin " ] && cmp -s "$tmp/keepr/model-4.bin" "$tmp/keep4/model-4.bin" \
   && ok "--resume keeps the run's --keep-every (model-4.bin as uninterrupted)" || bad "keep resume" "$(ls "$tmp/keepr")"
 grep -q "^keep_every = 4$" "$tmp/keepr/config.txt" && ok "config.txt records keep_every" || bad "config keep_every" "$(grep keep "$tmp/keepr/config.txt")"
-refused "--keep-every 0" "keep-every must be a positive number of steps" $BIN train "${R[@]}" --out "$tmp/x" --keep-every 0
-refused "--keep-every -2" "keep-every must be a positive number of steps" $BIN train "${R[@]}" --out "$tmp/x" --keep-every -2
-refused "--keep-every 3 with --ckpt-every 2" "not a multiple of --ckpt-every 2" $BIN train "${R[@]}" --out "$tmp/x" --keep-every 3
+refused "--keep-every 0" "keep-every must be a positive number of steps" $BIN train "${R[@]}" --pos t5 --out "$tmp/x" --keep-every 0
+refused "--keep-every -2" "keep-every must be a positive number of steps" $BIN train "${R[@]}" --pos t5 --out "$tmp/x" --keep-every -2
+refused "--keep-every 3 with --ckpt-every 2" "not a multiple of --ckpt-every 2" $BIN train "${R[@]}" --pos t5 --out "$tmp/x" --keep-every 3
 $BIN train "${R[@]}" --pos t5 --out "$tmp/kr2" --keep-every 2 --stop-at 2 > /dev/null 2>&1
 refused "--resume with another --keep-every" "keep-every 4 conflicts with the run.*--keep-every 2" $BIN train --resume "$tmp/kr2" --keep-every 4
 

@@ -119,7 +119,7 @@ a cut line|2\t0\tab>ab;\n2\t0\tab>a|2: the answer 'a' does not end with ';'
 a NUL byte|2\t0\tab>ab;\n2\t0\ta\0b>ab;\n|2: holds a NUL byte
 EOF
 mkdir -p "$tmp/bad/tr" && printf '2\t0\tab>ab;\r\n2\t0\tab>ab;\r\n' > "$tmp/bad/tr/train.txt"
-$BIN train --task "$tmp/bad/tr" --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
+$BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 1: ends with a carriage return" "$tmp/err" \
   && ok "train --task with CRLF lines: refused naming train.txt and the line" || bad "train --task CRLF" "rc $rc: $(cat "$tmp/err")"
 
@@ -174,7 +174,7 @@ POSGPT_MEMORY_LIMIT=1.2e8 $BIN train "${MM[@]}" --pack --steps 4 --stop-at 2 --o
   && grep -q "needs about 0.1. GiB" "$tmp/err" \
   && ok "train --pack: under a memory limit that one example a row exceeds, a packed run starts and resumes" || bad "--pack memory" "$(cat "$tmp/err")"
 phrase_text 3 3000 > "$tmp/text.txt"
-$BIN train --data "$tmp/text.txt" --pack --steps 2 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
+$BIN train --data "$tmp/text.txt" --pos alibi --pack --steps 2 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "only with --task" "$tmp/err" && ok "train --pack without --task: a one-line error" || bad "--pack without --task" "rc $rc: $(cat "$tmp/err")"
 
 # task eval: exact match against the model's own greedy answers (a model trained long enough
