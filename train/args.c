@@ -25,7 +25,8 @@ static void print_value(FILE *f, const ArgDef *d, int exact) {
         if (exact) print_exact(f, *(double *)d->ptr);
         else fprintf(f, "%g", *(double *)d->ptr);
         break;
-    case ARG_STR:
+    case ARG_STR: // an unset text flag prints nothing here (help gives it no default; the start check's record: "")
+        if (!*(const char **)d->ptr) break;
         for (const char *c = *(const char **)d->ptr; *c; c++) // control characters escaped: "\n", not a line break
             if (*c == '\n') fprintf(f, "\\n");
             else if ((unsigned char)*c < 0x20) fprintf(f, "\\x%02x", (unsigned char)*c);
