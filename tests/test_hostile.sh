@@ -116,7 +116,7 @@ $BIN train "${S[@]}" --pos rope --init-from "$tmp/rope/model.bin" --seq-len 32 -
 flag "eval --rope-factor on a pi-trained ckpt without --rope-scaling" "extension it was trained with (pi, factor 2).*--rope-scaling pi --rope-factor" \
   $BIN eval --ckpt "$tmp/pi/model.bin" --data "$tmp/text.txt" --rope-factor 3
 flag "train --init-from a pi-trained ckpt --rope-factor without --rope-scaling" "brings its extension (pi, factor 2).*--rope-scaling pi --rope-factor 4" \
-  $BIN train "${S[@]}" --init-from "$tmp/pi/model.bin" --seq-len 32 --rope-factor 4 --steps 2 --out "$tmp/pi2"
+  $BIN train "${S[@]}" --pos rope --init-from "$tmp/pi/model.bin" --seq-len 32 --rope-factor 4 --steps 2 --out "$tmp/pi2"
 # resumed random positions: --rand-max repeats the run's own (used), another is a conflict naming the run
 flag "train --resume (random run) --rand-max 100" "the run in '$tmp/rnd', which has --rand-max 64" $BIN train --resume "$tmp/rnd" --rand-max 100
 $BIN train --resume "$tmp/rnd" --rand-max 64 > /dev/null 2> "$tmp/e" && $BIN info "$tmp/rnd/model.bin" | grep -q "step 5 of 5" \
