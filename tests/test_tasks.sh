@@ -97,11 +97,13 @@ kill -TERM $p; wait $p; rc=$?
   || bad "task gen SIGTERM" "rc $rc: $(ls -A "$tmp/g")"
 
 # task files are read defensively: every malformed line is refused with the file, the line
-# and what is wrong (task eval reads test.txt before the checkpoint, so any checkpoint does)
+# and what is wrong (a one-step checkpoint does: the file is refused before any scoring)
+$BIN train --task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 4 --steps 1 --threads 1 --out "$tmp/ck0" > /dev/null 2>&1 \
+  || bad "train" "the one-step task run failed"
 while IFS='|' read -r name body want; do
   mkdir -p "$tmp/bad/$name" && cp "$tmp/copy/task.txt" "$tmp/bad/$name/"
   printf -- "$body" > "$tmp/bad/$name/test.txt"
-  $BIN task eval --ckpt /nonexistent.bin --task "$tmp/bad/$name" > /dev/null 2> "$tmp/err"; rc=$?
+  $BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/bad/$name" > /dev/null 2> "$tmp/err"; rc=$?
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -qF "task file '$tmp/bad/$name/test.txt' line $want" "$tmp/err" \
     && ok "task file with $name: refused naming file, line and problem" || bad "task file $name" "rc $rc: $(cat "$tmp/err")"
 done << 'EOF'
