@@ -22,6 +22,9 @@ void require_memory(double need, const char *what, const char *advice);
 // A run's label in CSVs, plots and default directory names: the scheme name, or
 // "randomized-<scheme>" when it trained at random positions (rand_max > 0)
 const char *run_label(const char *scheme, int rand_max, char *buf, size_t n);
+// appends a context extension to a label, "+METHOD" (rope+yarn: a series of its own in plots);
+// nothing when METHOD is empty or NULL
+void run_label_extension(char *buf, size_t n, const char *method);
 // the scheme a label names (its registry index), and whether it trained at random positions;
 // -1 if the label names no scheme
 int run_label_scheme(const char *label, int *randomized);

@@ -233,10 +233,7 @@ int cmd_eval(int argc, char **argv) {
     FILE *pw = per_window_open(&ow, per_win);
     char label[64];
     run_label(c->scheme, ts.rand_max, label, sizeof label);
-    if (extend) { // e.g. rope+yarn: a series of its own in plots
-        size_t o = strlen(label);
-        snprintf(label + o, sizeof label - o, "+%s", scaling);
-    }
+    if (extend) run_label_extension(label, sizeof label, scaling);
     fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale%s\n",
             ci ? ",loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high" : "");
     if (pp) fprintf(pp, "scheme,train_len,eval_len,protocol,stride,position,loss,count\n");

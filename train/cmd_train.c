@@ -137,14 +137,19 @@ static void write_config(const char *path, const Run *r) {
     out_commit(&o);
 }
 
-// config.txt's text, for summary.json (malloc'd)
-static char *config_text(const Run *r) {
-    char *text = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&text, &n);
-    if (!m) die("out of memory writing the run summary");
+// config.txt's text in memory (summary.json's "config"; the MPI start check's first lines):
+// *text is malloc'd and complete once the stream is closed
+static FILE *config_stream(const Run *r, char **text, size_t *n) {
+    *text = NULL;
+    FILE *m = open_memstream(text, n);
+    if (!m) die("out of memory");
     print_config(m, r);
-    fclose(m);
+    return m;
+}
+static char *config_text(const Run *r) {
+    char *text;
+    size_t n;
+    if (fclose(config_stream(r, &text, &n)) != 0) die("out of memory");
     return text;
 }
 
@@ -746,11 +751,9 @@ static void check_same_start(const Run *r) {
     uint32_t c = crc32_update(0, r->m.params, r->m.num_params * sizeof(real));
     if (r->opt.mom) c = crc32_update(c, r->opt.mom, r->opt.n * sizeof(real)), c = crc32_update(c, r->opt.vel, r->opt.n * sizeof(real));
     c = crc32_update(c, &ts->rng, sizeof ts->rng);
-    char *text = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&text, &n);
-    if (!f) die("out of memory");
-    print_config(f, r);
+    char *text;
+    size_t n;
+    FILE *f = config_stream(r, &text, &n);
     fprintf(f, "the data = %llu bytes, CRC-32 %08x\nthe held-out text = %llu bytes, CRC-32 %08x\n",
             (unsigned long long)cp->data_bytes, cp->data_crc, (unsigned long long)cp->val_bytes, cp->val_crc);
     fprintf(f, "the state = step %ld, CRC-32 %08x (parameters, optimizer, data order)\n", ts->step, c);

@@ -133,6 +133,11 @@ const char *run_label(const char *scheme, int rand_max, char *buf, size_t n) {
     return buf;
 }
 
+void run_label_extension(char *buf, size_t n, const char *method) {
+    size_t o = strlen(buf);
+    if (method && method[0] && o < n) snprintf(buf + o, n - o, "+%s", method);
+}
+
 int run_label_scheme(const char *label, int *randomized) {
     *randomized = !strncmp(label, RANDOMIZED, strlen(RANDOMIZED));
     const char *name = label + (*randomized ? strlen(RANDOMIZED) : 0);

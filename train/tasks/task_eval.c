@@ -162,7 +162,7 @@ int task_eval(int argc, char **argv) {
     // the run's label (+ the context extension it was trained with, as eval's rows: rope+pi); a
     // model trained at random positions evaluated at contiguous ones says so
     run_label(m.cfg.scheme, ts.rand_max, label, sizeof label);
-    if (m.cfg.ext_method[0]) snprintf(label + strlen(label), sizeof label - strlen(label), "+%s", m.cfg.ext_method);
+    run_label_extension(label, sizeof label, m.cfg.ext_method);
     if (ts.rand_max && !rand_pos) snprintf(label + strlen(label), sizeof label - strlen(label), " (contiguous eval)");
     double t0 = now_seconds();
     for (int i = 0; i < set.n;) {
