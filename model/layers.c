@@ -25,63 +25,143 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 #endif
 }
 
-// Large products are cut into bands of C: bands of rows, or of columns when C has fewer
-// rows than columns (each band then packs all of A, the smaller factor, and only its part of
-// B, e.g. the fc-projection weight gradient (C, 4C)). Each band is one single-threaded BLAS
-// call, and the OpenMP threads share the bands out.
-// Determinism: the cut depends only on the shape (M, N, K), never on the thread count, and
-// every BLAS call is single-threaded (inside a parallel region OpenBLAS does not thread), so
-// each element of C comes from the same call with the same arguments whether 1, 2 or 64
-// threads run, or whether the caller is itself inside a parallel region: the floats do not
-// depend on the thread count. They do depend on the kernel OpenBLAS runs (Haswell, SkylakeX,
-// ...): a kernel may sum an element's K products in a different order, and some kernels
-// (Haswell's) even order them differently for different M within one call, so a band's
-// floats may differ from the same rows of one whole-matrix call; tests/test_core.c checks the
-// product against a double-precision loop within the rounding bound instead.
-// Why bands: faster than OpenBLAS's own threading at this model's sizes (no hand-off between
-// threads inside the product, and the zeroing for beta = 0 runs in each band). The band
-// count is a power of two (so 2, 4, 8 threads divide it), at most GEMM_MAX_BANDS, and a band
-// has at least GEMM_MIN_BAND rows or columns: each band re-packs the other factor, which
-// costs the weight gradients (few rows, K = tokens) a few percent per band.
-#define GEMM_TILE 16       // band edges are multiples of this (the kernels' register tile)
+// Large products are cut into work units: bands of C, and for a long sum (K) chunks of K.
+// Bands are of rows, or of columns when C has fewer rows than columns (each band then packs
+// all of A, the smaller factor, and only its part of B, e.g. the fc-projection weight
+// gradient (C, 4C)). The weight gradients (dW += dout^T inp: few rows, K = the step's tokens)
+// have few bands, so their K is cut into chunks as well: chunk k's partial product goes into
+// a scratch matrix, and the chunks are then added into C in chunk order, element by element:
+// c = beta c (0 when beta is 0), then c += chunk 0, c += chunk 1, ... Each unit is one
+// single-threaded BLAS call, and the OpenMP threads share the units out.
+// Determinism: the cut depends only on the shape (M, N, K), never on the thread count, every
+// BLAS call is single-threaded (OpenBLAS does not thread inside an active parallel region),
+// and the chunk sums run in a fixed order, so each element of C comes from the same calls and
+// the same additions whether 1, 2 or 64 threads run, or whether the caller is itself inside a
+// parallel region: the floats do not depend on the thread count. They do depend on the kernel
+// OpenBLAS runs (Haswell, SkylakeX, ...): a kernel may sum an element's K products in a
+// different order, and some kernels (Haswell's) even order them differently for different M
+// within one call, so a band's floats may differ from the same rows of one whole-matrix call;
+// tests/test_core.c checks the product against a double-precision loop within the rounding
+// bound instead (a K-split product is still a sum of the same terms, in another order).
+// Why units: faster than OpenBLAS's own threading at this model's sizes (no hand-off between
+// threads inside the product, and the zeroing for beta = 0 runs in each band), and enough of
+// them for many threads: GEMM_UNITS per product where the shape allows (docs/performance.md).
+// The band count is a power of two (so 2, 4, 8 threads divide it) and a band has at least
+// GEMM_MIN_BAND rows or columns, a K chunk at least GEMM_MIN_KCHUNK: each band re-packs the
+// other factor, and each chunk costs a pass over its scratch matrix.
+// One flat team: a product called outside a parallel region opens one (no nested teams, so
+// thread binding (OMP_PROC_BIND, OMP_PLACES) places its threads as it places every other
+// op's); called inside one (attention over (b, h)) it runs its units in order on the calling
+// thread.
+#define GEMM_TILE 16       // band and chunk edges are multiples of this (the kernels' register tile)
 #define GEMM_MIN_BAND 64   // rows (or columns) per band, at least
-#define GEMM_MAX_BANDS 16  // bands per product, at most
+#define GEMM_MIN_KCHUNK 256 // products summed per chunk of K, at least
+#define GEMM_UNITS 64      // bands x chunks per product, at most
 #define GEMM_SPLIT_FLOPS (1 << 22) // smaller products are one call
 
-// the cut of a product: which dimension (cols), its length D and the number of bands
-typedef struct { int cols, D, bands; } GemmPlan;
+// the cut of a product: which dimension (cols), its length D, the number of bands, and the
+// number of chunks of K
+typedef struct { int cols, D, bands, kchunks; } GemmPlan;
 static GemmPlan gemm_plan(int M, int N, int K) {
-    GemmPlan p = {N > M, N > M ? N : M, 1};
+    GemmPlan p = {N > M, N > M ? N : M, 1, 1};
     if (2.0 * M * N * K < GEMM_SPLIT_FLOPS) return p;
-    while (p.bands * 2 <= GEMM_MAX_BANDS && p.D / (p.bands * 2) >= GEMM_MIN_BAND) p.bands *= 2;
+    while (p.bands * 2 <= GEMM_UNITS && p.D / (p.bands * 2) >= GEMM_MIN_BAND) p.bands *= 2;
+    while (p.bands * p.kchunks * 2 <= GEMM_UNITS && K / (p.kchunks * 2) >= GEMM_MIN_KCHUNK) p.kchunks *= 2;
     return p;
 }
-// edges of band i of the plan: whole tiles, the last band takes the remainder
-static void gemm_band(const GemmPlan *p, int i, int *d0, int *d1) {
-    int tiles = p->D / GEMM_TILE;
-    *d0 = (int)((long)tiles * i / p->bands) * GEMM_TILE;
-    *d1 = i == p->bands - 1 ? p->D : (int)((long)tiles * (i + 1) / p->bands) * GEMM_TILE;
+int gemm_units(int M, int N, int K) {
+    GemmPlan p = gemm_plan(M, N, K);
+    return p.bands * p.kchunks;
+}
+// edges [*d0, *d1) of part i of n parts of a length D: whole tiles, the last takes the remainder
+static void gemm_part(int D, int n, int i, int *d0, int *d1) {
+    int tiles = D / GEMM_TILE;
+    *d0 = (int)((long)tiles * i / n) * GEMM_TILE;
+    *d1 = i == n - 1 ? D : (int)((long)tiles * (i + 1) / n) * GEMM_TILE;
+}
+
+// Scratch for the chunks: one (M, N) matrix per chunk for a product run by a team (grown,
+// never shrunk; a team's product is only ever started by the one thread outside parallel
+// regions), and one matrix per thread for a product run in order inside a parallel region
+// (a chunk at a time).
+static real *gemm_scratch;
+static size_t gemm_scratch_n;
+static _Thread_local real *gemm_tscratch;
+static _Thread_local size_t gemm_tscratch_n;
+static real *grow(real **buf, size_t *cap, size_t n) {
+    if (n > *cap) *buf = xrealloc(*buf, n * sizeof(real)), *cap = n;
+    return *buf;
+}
+
+// unit u of plan p: band u / kchunks, chunk u % kchunks; alpha op(A) op(B) of the band's part
+// of C and the chunk's part of K into Cu (ldc), with beta (the chunks: 0)
+static void gemm_unit(const GemmPlan *p, int u, int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+                      const real *B, int ldb, real beta, real *Cu, int ldc) {
+    int d0, d1, k0, k1;
+    gemm_part(p->D, p->bands, u / p->kchunks, &d0, &d1);
+    gemm_part(K, p->kchunks, u % p->kchunks, &k0, &k1);
+    if (d1 <= d0 || k1 <= k0) return;
+    A += ta ? (size_t)k0 * lda : (size_t)k0;
+    B += tb ? (size_t)k0 : (size_t)k0 * ldb;
+    if (p->cols)
+        blas_gemm(ta, tb, M, d1 - d0, k1 - k0, alpha, A, lda, tb ? B + (size_t)d0 * ldb : B + d0, ldb, beta, Cu + d0, ldc);
+    else
+        blas_gemm(ta, tb, d1 - d0, N, k1 - k0, alpha, ta ? A + d0 : A + (size_t)d0 * lda, lda, B, ldb, beta,
+                  Cu + (size_t)d0 * ldc, ldc);
+}
+// row i of C, columns [j0, j1): add chunk S (row stride lds); the first chunk starts from beta C
+static inline void gemm_add_chunk(real *c, const real *s, int n, int first, real beta) {
+    if (!first) for (int j = 0; j < n; j++) c[j] += s[j];
+    else if (beta == 0) for (int j = 0; j < n; j++) c[j] = 0 + s[j];
+    else for (int j = 0; j < n; j++) c[j] = beta * c[j] + s[j];
+}
+// the units of p in order on this thread (chunks through this thread's scratch)
+static void gemm_serial(const GemmPlan *p, int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+                        const real *B, int ldb, real beta, real *C, int ldc) {
+    if (p->kchunks == 1) {
+        for (int u = 0; u < p->bands; u++) gemm_unit(p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    real *S = grow(&gemm_tscratch, &gemm_tscratch_n, (size_t)M * N);
+    for (int u = 0; u < p->bands * p->kchunks; u++) {
+        gemm_unit(p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, 0, S, N);
+        int d0, d1;
+        gemm_part(p->D, p->bands, u / p->kchunks, &d0, &d1);
+        int i0 = p->cols ? 0 : d0, i1 = p->cols ? M : d1, j0 = p->cols ? d0 : 0, j1 = p->cols ? d1 : N;
+        for (int i = i0; i < i1; i++)
+            gemm_add_chunk(C + (size_t)i * ldc + j0, S + (size_t)i * N + j0, j1 - j0, u % p->kchunks == 0, beta);
+    }
 }
 
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc) {
+    PROF_BEGIN();
     GemmPlan p = gemm_plan(M, N, K);
-    int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
-    // one thread: the bands in order here (OpenBLAS, seeing one OpenMP thread, does not thread).
-    // Several: a team of at most one thread per band, and of two for a single band, so that
-    // OpenBLAS always runs inside an active parallel region and never threads a call itself.
-    int team = nt < p.bands ? nt : p.bands < 2 ? 2 : p.bands;
-#pragma omp parallel for schedule(static) num_threads(team) if (nt > 1)
-    for (int i = 0; i < p.bands; i++) {
-        int d0, d1;
-        gemm_band(&p, i, &d0, &d1);
-        if (d1 <= d0) continue;
-        if (p.cols)
-            blas_gemm(ta, tb, M, d1 - d0, K, alpha, A, lda, tb ? B + (size_t)d0 * ldb : B + d0, ldb, beta, C + d0, ldc);
-        else
-            blas_gemm(ta, tb, d1 - d0, N, K, alpha, ta ? A + d0 : A + (size_t)d0 * lda, lda, B, ldb, beta,
-                      C + (size_t)d0 * ldc, ldc);
+    int units = p.bands * p.kchunks, nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    if (nt == 1) {
+        // in order here (OpenBLAS, inside a parallel region or seeing one OpenMP thread, does not thread)
+        gemm_serial(&p, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        PROF_END("gemm", M, N, K, units);
+        return;
     }
+    // a team of at most one thread per unit, and of two for a single unit, so that OpenBLAS
+    // always runs inside an active parallel region and never threads a call itself
+    int team = nt < units ? nt : units < 2 ? 2 : units;
+    real *S = p.kchunks > 1 ? grow(&gemm_scratch, &gemm_scratch_n, (size_t)p.kchunks * M * N) : NULL;
+#pragma omp parallel num_threads(team)
+    {
+#pragma omp for schedule(static)
+        for (int u = 0; u < units; u++)
+            if (S) gemm_unit(&p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, 0, S + (size_t)(u % p.kchunks) * M * N, N);
+            else gemm_unit(&p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        if (S) {
+#pragma omp for schedule(static)
+            for (int i = 0; i < M; i++)
+                for (int k = 0; k < p.kchunks; k++)
+                    gemm_add_chunk(C + (size_t)i * ldc, S + ((size_t)k * M + i) * N, N, k == 0, beta);
+        }
+    }
+    PROF_END("gemm", M, N, K, units);
 }
 
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
