@@ -24,7 +24,7 @@ void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, 
                 const real *B, int ldb, real beta, real *C, int ldc);
 
 void encoder_forward(real *out, const int *tok, const real *wte, int N, int C);
-void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C);
+void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C, int V); // wte (V,C)
 
 void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *w, const real *b, int N, int C);
 void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w,
