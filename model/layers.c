@@ -328,8 +328,10 @@ static void colsum_unit(real *restrict sw, real *restrict sb, const real *restri
     memcpy(sb + c0, b, (size_t)nc * sizeof(real));
     if (x) memcpy(sw + c0, w, (size_t)nc * sizeof(real));
 }
-static void colsums(real *dw, real *db, const real *dy, const real *x, const real *mean, const real *rstd, int N, int C) {
+static void colsums(const char *op, real *dw, real *db, const real *dy, const real *x, const real *mean, const real *rstd,
+                    int N, int C) {
     int nk = colsum_chunks(N), nb = (C + COLBLK - 1) / COLBLK;
+    PROF_BEGIN();
     real *S = grow(&colsum_scratch, &colsum_scratch_n, (size_t)nk * 2 * C); // chunk k: sw, then sb
 #pragma omp parallel
     {
@@ -346,6 +348,7 @@ static void colsums(real *dw, real *db, const real *dy, const real *x, const rea
                 db[c] += S[((size_t)k * 2 + 1) * C + c];
             }
     }
+    PROF_END(op, N, C, 0, (long)nk * nb);
 }
 
 void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w,
@@ -375,11 +378,7 @@ void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const 
         for (c = 0; c < C; c++) dx[c] += s * (dy[c] * w[c] - ma - ((x[c] - m) * s) * mb);
     }
     PROF_END("layernorm_backward", N, C, 0, N);
-    { // dw += sum_n dout * norm, db += sum_n dout
-        PROF_BEGIN();
-        colsums(dw, db, dout, inp, mean, rstd, N, C);
-        PROF_END("layernorm param gradient", N, C, 0, (long)colsum_chunks(N) * ((C + COLBLK - 1) / COLBLK));
-    }
+    colsums("layernorm param gradient", dw, db, dout, inp, mean, rstd, N, C); // dw += sum_n dout * norm, db += sum_n dout
 }
 
 void linear_forward(real *out, const real *inp, const real *w, const real *b, int N, int C, int OC) {
@@ -400,11 +399,7 @@ void linear_backward(real *dinp, real *dw, real *db, const real *dout, const rea
     // db (OC) += sum_n dout
     gemm(0, 0, N, C, OC, 1, dout, OC, w, C, 0, dinp, C);
     gemm(1, 0, OC, C, N, 1, dout, OC, inp, C, 1, dw, C);
-    if (db) {
-        PROF_BEGIN();
-        colsums(NULL, db, dout, NULL, NULL, NULL, N, OC);
-        PROF_END("bias gradient", N, OC, 0, (long)colsum_chunks(N) * ((OC + COLBLK - 1) / COLBLK));
-    }
+    if (db) colsums("bias gradient", NULL, db, dout, NULL, NULL, NULL, N, OC);
 }
 
 // ---------------------------------------------------------------------------------------
