@@ -179,9 +179,14 @@ fuzz: deps
 	build/san/tests/test_fuzz_font 100000 1
 	build/san/tests/test_fuzz_tasks 100000 1
 
-# the benchmark: training and long-context evaluation tokens/s, peak RSS, GFLOP/s (tools/bench.sh)
-$(B)/bench: tools/bench.c $(MODEL_OBJ) $(APP_OBJ) $(HDRS)
-	$(call say,LD,$@)$(CC) $(ALLCFLAGS) -o $@ $< $(APP_OBJ) $(MODEL_OBJ) $(LDLIBS)
+# the benchmark: training and long-context evaluation tokens/s, peak RSS, GFLOP/s (tools/bench.sh);
+# its model is built with the per-op timing hooks (POSGPT_PROFILE: bench scaling), off unless asked for
+MODEL_PROF := $(MODEL_SRC:%.c=$(B)/p/%.o)
+$(B)/p/%.o: %.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(ALLCFLAGS) -DPOSGPT_PROFILE -c -o $@ $<
+$(B)/bench: tools/bench.c $(MODEL_PROF) $(APP_OBJ) $(HDRS)
+	$(call say,LD,$@)$(CC) $(ALLCFLAGS) -DPOSGPT_PROFILE -o $@ $< $(APP_OBJ) $(MODEL_PROF) $(LDLIBS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(B)/bench

@@ -64,4 +64,19 @@ uint64_t rng_below(Rng *r, uint64_t n); // [0, n), unbiased
 double rng_normal(Rng *r);              // N(0, 1), Box-Muller
 
 double now_seconds(void); // monotonic clock
+
+// ---- per-op timing for the bench's scaling model (tools/bench.c, docs/performance.md) ----
+// Compiled in only with -DPOSGPT_PROFILE (the bench's own build of the model, which defines
+// prof_enter and prof_leave); in every other build the macros are empty. An op opens with
+// PROF_BEGIN() and closes with PROF_END(name, M, N, K, units): its shape (0 where unused) and
+// the work units its parallel loop shares out over the threads.
+#ifdef POSGPT_PROFILE
+double prof_enter(void);
+void prof_leave(double t0, const char *op, int M, int N, int K, long units);
+#define PROF_BEGIN() double prof_t0_ = prof_enter()
+#define PROF_END(op, M, N, K, units) prof_leave(prof_t0_, op, M, N, K, units)
+#else
+#define PROF_BEGIN() ((void)0)
+#define PROF_END(op, M, N, K, units) ((void)0)
+#endif
 #endif

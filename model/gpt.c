@@ -458,7 +458,7 @@ void gpt_backward(GPT *m) {
         gpt_scheme_views(m, m->grads, 0, dscheme);
         s->input_backward(gpt_scheme(m, 0), dscheme, m->dres, m->pos, N);
     }
-    encoder_backward(GRAD(m, P_WTE), m->dres, m->tok, N, C);
+    encoder_backward(GRAD(m, P_WTE), m->dres, m->tok, N, C, V);
 }
 
 // sum of squares in fixed chunks, added in chunk order: the same double whatever the thread
@@ -467,6 +467,7 @@ void gpt_backward(GPT *m) {
 double gpt_grad_norm(const GPT *m) {
     size_t nc = (m->num_params + NORM_CHUNK - 1) / NORM_CHUNK;
     double *part = xmalloc((nc ? nc : 1) * sizeof(double));
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (size_t c = 0; c < nc; c++) {
         size_t i0 = c * NORM_CHUNK, i1 = i0 + NORM_CHUNK < m->num_params ? i0 + NORM_CHUNK : m->num_params;
@@ -477,6 +478,7 @@ double gpt_grad_norm(const GPT *m) {
     double s = 0.0;
     for (size_t c = 0; c < nc; c++) s += part[c];
     free(part);
+    PROF_END("gpt_grad_norm", (int)nc, NORM_CHUNK, 0, (long)nc);
     return sqrt(s);
 }
 

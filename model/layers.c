@@ -25,63 +25,143 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 #endif
 }
 
-// Large products are cut into bands of C: bands of rows, or of columns when C has fewer
-// rows than columns (each band then packs all of A, the smaller factor, and only its part of
-// B, e.g. the fc-projection weight gradient (C, 4C)). Each band is one single-threaded BLAS
-// call, and the OpenMP threads share the bands out.
-// Determinism: the cut depends only on the shape (M, N, K), never on the thread count, and
-// every BLAS call is single-threaded (inside a parallel region OpenBLAS does not thread), so
-// each element of C comes from the same call with the same arguments whether 1, 2 or 64
-// threads run, or whether the caller is itself inside a parallel region: the floats do not
-// depend on the thread count. They do depend on the kernel OpenBLAS runs (Haswell, SkylakeX,
-// ...): a kernel may sum an element's K products in a different order, and some kernels
-// (Haswell's) even order them differently for different M within one call, so a band's
-// floats may differ from the same rows of one whole-matrix call; tests/test_core.c checks the
-// product against a double-precision loop within the rounding bound instead.
-// Why bands: faster than OpenBLAS's own threading at this model's sizes (no hand-off between
-// threads inside the product, and the zeroing for beta = 0 runs in each band). The band
-// count is a power of two (so 2, 4, 8 threads divide it), at most GEMM_MAX_BANDS, and a band
-// has at least GEMM_MIN_BAND rows or columns: each band re-packs the other factor, which
-// costs the weight gradients (few rows, K = tokens) a few percent per band.
-#define GEMM_TILE 16       // band edges are multiples of this (the kernels' register tile)
+// Large products are cut into work units: bands of C, and for a long sum (K) chunks of K.
+// Bands are of rows, or of columns when C has fewer rows than columns (each band then packs
+// all of A, the smaller factor, and only its part of B, e.g. the fc-projection weight
+// gradient (C, 4C)). The weight gradients (dW += dout^T inp: few rows, K = the step's tokens)
+// have few bands, so their K is cut into chunks as well: chunk k's partial product goes into
+// a scratch matrix, and the chunks are then added into C in chunk order, element by element:
+// c = beta c (0 when beta is 0), then c += chunk 0, c += chunk 1, ... Each unit is one
+// single-threaded BLAS call, and the OpenMP threads share the units out.
+// Determinism: the cut depends only on the shape (M, N, K), never on the thread count, every
+// BLAS call is single-threaded (OpenBLAS does not thread inside an active parallel region),
+// and the chunk sums run in a fixed order, so each element of C comes from the same calls and
+// the same additions whether 1, 2 or 64 threads run, or whether the caller is itself inside a
+// parallel region: the floats do not depend on the thread count. They do depend on the kernel
+// OpenBLAS runs (Haswell, SkylakeX, ...): a kernel may sum an element's K products in a
+// different order, and some kernels (Haswell's) even order them differently for different M
+// within one call, so a band's floats may differ from the same rows of one whole-matrix call;
+// tests/test_core.c checks the product against a double-precision loop within the rounding
+// bound instead (a K-split product is still a sum of the same terms, in another order).
+// Why units: faster than OpenBLAS's own threading at this model's sizes (no hand-off between
+// threads inside the product, and the zeroing for beta = 0 runs in each band), and enough of
+// them for many threads: GEMM_UNITS per product where the shape allows (docs/performance.md).
+// The band count is a power of two (so 2, 4, 8 threads divide it) and a band has at least
+// GEMM_MIN_BAND rows or columns, a K chunk at least GEMM_MIN_KCHUNK: each band re-packs the
+// other factor, and each chunk costs a pass over its scratch matrix.
+// One flat team: a product called outside a parallel region opens one (no nested teams, so
+// thread binding (OMP_PROC_BIND, OMP_PLACES) places its threads as it places every other
+// op's); called inside one (attention over (b, h)) it runs its units in order on the calling
+// thread.
+#define GEMM_TILE 16       // band and chunk edges are multiples of this (the kernels' register tile)
 #define GEMM_MIN_BAND 64   // rows (or columns) per band, at least
-#define GEMM_MAX_BANDS 16  // bands per product, at most
+#define GEMM_MIN_KCHUNK 256 // products summed per chunk of K, at least
+#define GEMM_UNITS 64      // bands x chunks per product, at most
 #define GEMM_SPLIT_FLOPS (1 << 22) // smaller products are one call
 
-// the cut of a product: which dimension (cols), its length D and the number of bands
-typedef struct { int cols, D, bands; } GemmPlan;
+// the cut of a product: which dimension (cols), its length D, the number of bands, and the
+// number of chunks of K
+typedef struct { int cols, D, bands, kchunks; } GemmPlan;
 static GemmPlan gemm_plan(int M, int N, int K) {
-    GemmPlan p = {N > M, N > M ? N : M, 1};
+    GemmPlan p = {N > M, N > M ? N : M, 1, 1};
     if (2.0 * M * N * K < GEMM_SPLIT_FLOPS) return p;
-    while (p.bands * 2 <= GEMM_MAX_BANDS && p.D / (p.bands * 2) >= GEMM_MIN_BAND) p.bands *= 2;
+    while (p.bands * 2 <= GEMM_UNITS && p.D / (p.bands * 2) >= GEMM_MIN_BAND) p.bands *= 2;
+    while (p.bands * p.kchunks * 2 <= GEMM_UNITS && K / (p.kchunks * 2) >= GEMM_MIN_KCHUNK) p.kchunks *= 2;
     return p;
 }
-// edges of band i of the plan: whole tiles, the last band takes the remainder
-static void gemm_band(const GemmPlan *p, int i, int *d0, int *d1) {
-    int tiles = p->D / GEMM_TILE;
-    *d0 = (int)((long)tiles * i / p->bands) * GEMM_TILE;
-    *d1 = i == p->bands - 1 ? p->D : (int)((long)tiles * (i + 1) / p->bands) * GEMM_TILE;
+int gemm_units(int M, int N, int K) {
+    GemmPlan p = gemm_plan(M, N, K);
+    return p.bands * p.kchunks;
+}
+// edges [*d0, *d1) of part i of n parts of a length D: whole tiles, the last takes the remainder
+static void gemm_part(int D, int n, int i, int *d0, int *d1) {
+    int tiles = D / GEMM_TILE;
+    *d0 = (int)((long)tiles * i / n) * GEMM_TILE;
+    *d1 = i == n - 1 ? D : (int)((long)tiles * (i + 1) / n) * GEMM_TILE;
+}
+
+// Scratch for the chunks: one (M, N) matrix per chunk for a product run by a team (grown,
+// never shrunk; a team's product is only ever started by the one thread outside parallel
+// regions), and one matrix per thread for a product run in order inside a parallel region
+// (a chunk at a time).
+static real *gemm_scratch;
+static size_t gemm_scratch_n;
+static _Thread_local real *gemm_tscratch;
+static _Thread_local size_t gemm_tscratch_n;
+static real *grow(real **buf, size_t *cap, size_t n) {
+    if (n > *cap) *buf = xrealloc(*buf, n * sizeof(real)), *cap = n;
+    return *buf;
+}
+
+// unit u of plan p: band u / kchunks, chunk u % kchunks; alpha op(A) op(B) of the band's part
+// of C and the chunk's part of K into Cu (ldc), with beta (the chunks: 0)
+static void gemm_unit(const GemmPlan *p, int u, int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+                      const real *B, int ldb, real beta, real *Cu, int ldc) {
+    int d0, d1, k0, k1;
+    gemm_part(p->D, p->bands, u / p->kchunks, &d0, &d1);
+    gemm_part(K, p->kchunks, u % p->kchunks, &k0, &k1);
+    if (d1 <= d0 || k1 <= k0) return;
+    A += ta ? (size_t)k0 * lda : (size_t)k0;
+    B += tb ? (size_t)k0 : (size_t)k0 * ldb;
+    if (p->cols)
+        blas_gemm(ta, tb, M, d1 - d0, k1 - k0, alpha, A, lda, tb ? B + (size_t)d0 * ldb : B + d0, ldb, beta, Cu + d0, ldc);
+    else
+        blas_gemm(ta, tb, d1 - d0, N, k1 - k0, alpha, ta ? A + d0 : A + (size_t)d0 * lda, lda, B, ldb, beta,
+                  Cu + (size_t)d0 * ldc, ldc);
+}
+// row i of C, columns [j0, j1): add chunk S (row stride lds); the first chunk starts from beta C
+static inline void gemm_add_chunk(real *c, const real *s, int n, int first, real beta) {
+    if (!first) for (int j = 0; j < n; j++) c[j] += s[j];
+    else if (beta == 0) for (int j = 0; j < n; j++) c[j] = 0 + s[j];
+    else for (int j = 0; j < n; j++) c[j] = beta * c[j] + s[j];
+}
+// the units of p in order on this thread (chunks through this thread's scratch)
+static void gemm_serial(const GemmPlan *p, int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
+                        const real *B, int ldb, real beta, real *C, int ldc) {
+    if (p->kchunks == 1) {
+        for (int u = 0; u < p->bands; u++) gemm_unit(p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    real *S = grow(&gemm_tscratch, &gemm_tscratch_n, (size_t)M * N);
+    for (int u = 0; u < p->bands * p->kchunks; u++) {
+        gemm_unit(p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, 0, S, N);
+        int d0, d1;
+        gemm_part(p->D, p->bands, u / p->kchunks, &d0, &d1);
+        int i0 = p->cols ? 0 : d0, i1 = p->cols ? M : d1, j0 = p->cols ? d0 : 0, j1 = p->cols ? d1 : N;
+        for (int i = i0; i < i1; i++)
+            gemm_add_chunk(C + (size_t)i * ldc + j0, S + (size_t)i * N + j0, j1 - j0, u % p->kchunks == 0, beta);
+    }
 }
 
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc) {
+    PROF_BEGIN();
     GemmPlan p = gemm_plan(M, N, K);
-    int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
-    // one thread: the bands in order here (OpenBLAS, seeing one OpenMP thread, does not thread).
-    // Several: a team of at most one thread per band, and of two for a single band, so that
-    // OpenBLAS always runs inside an active parallel region and never threads a call itself.
-    int team = nt < p.bands ? nt : p.bands < 2 ? 2 : p.bands;
-#pragma omp parallel for schedule(static) num_threads(team) if (nt > 1)
-    for (int i = 0; i < p.bands; i++) {
-        int d0, d1;
-        gemm_band(&p, i, &d0, &d1);
-        if (d1 <= d0) continue;
-        if (p.cols)
-            blas_gemm(ta, tb, M, d1 - d0, K, alpha, A, lda, tb ? B + (size_t)d0 * ldb : B + d0, ldb, beta, C + d0, ldc);
-        else
-            blas_gemm(ta, tb, d1 - d0, N, K, alpha, ta ? A + d0 : A + (size_t)d0 * lda, lda, B, ldb, beta,
-                      C + (size_t)d0 * ldc, ldc);
+    int units = p.bands * p.kchunks, nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    if (nt == 1) {
+        // in order here (OpenBLAS, inside a parallel region or seeing one OpenMP thread, does not thread)
+        gemm_serial(&p, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        PROF_END("gemm", M, N, K, units);
+        return;
     }
+    // a team of at most one thread per unit, and of two for a single unit, so that OpenBLAS
+    // always runs inside an active parallel region and never threads a call itself
+    int team = nt < units ? nt : units < 2 ? 2 : units;
+    real *S = p.kchunks > 1 ? grow(&gemm_scratch, &gemm_scratch_n, (size_t)p.kchunks * M * N) : NULL;
+#pragma omp parallel num_threads(team)
+    {
+#pragma omp for schedule(static)
+        for (int u = 0; u < units; u++)
+            if (S) gemm_unit(&p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, 0, S + (size_t)(u % p.kchunks) * M * N, N);
+            else gemm_unit(&p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        if (S) {
+#pragma omp for schedule(static)
+            for (int i = 0; i < M; i++)
+                for (int k = 0; k < p.kchunks; k++)
+                    gemm_add_chunk(C + (size_t)i * ldc, S + ((size_t)k * M + i) * N, N, k == 0, beta);
+        }
+    }
+    PROF_END("gemm", M, N, K, units);
 }
 
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
@@ -102,22 +182,32 @@ void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, 
 // ---------------------------------------------------------------------------------------
 void encoder_forward(real *out, const int *tok, const real *wte, int N, int C) {
     // out (N,C) = wte[tok[n]], wte (V,C)
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) memcpy(out + (size_t)n * C, wte + (size_t)tok[n] * C, (size_t)C * sizeof(real));
+    PROF_END("encoder_forward", N, C, 0, N);
 }
 
-void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C) {
-    // forward: out[n] = wte[tok[n]]  =>  dwte[tok[n]] += dout[n]; rows repeat, so parallel
-    // over blocks of 16 channels (a cache line of dout per row), each added in row order
+// token-id ranges of the embedding gradient: ENC_RANGES of them, each of whole rows of dwte
+#define ENC_RANGES 8
+void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C, int V) {
+    // forward: out[n] = wte[tok[n]]  =>  dwte[tok[n]] += dout[n]; rows repeat, so parallel over
+    // units of (16 channels: a cache line of dout per row) x (a range of token ids): each unit
+    // scans all rows and adds those of its ids, in row order (the floats of one serial loop)
+    int nc16 = (C + 15) / 16, units = nc16 * ENC_RANGES;
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
-    for (int c0 = 0; c0 < C; c0 += 16) {
-        int nc = C - c0 < 16 ? C - c0 : 16;
+    for (int u = 0; u < units; u++) {
+        int c0 = u % nc16 * 16, nc = C - c0 < 16 ? C - c0 : 16, r = u / nc16;
+        int v0 = (int)((long)V * r / ENC_RANGES), v1 = (int)((long)V * (r + 1) / ENC_RANGES);
         for (int n = 0; n < N; n++) {
+            if (tok[n] < v0 || tok[n] >= v1) continue;
             real *d = dwte + (size_t)tok[n] * C + c0;
             const real *g = dout + (size_t)n * C + c0;
             for (int c = 0; c < nc; c++) d[c] += g[c];
         }
     }
+    PROF_END("encoder_backward", N, C, V, units);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -186,27 +276,86 @@ static inline void layernorm_row(real *o, real *mean, real *rstd, const real *x,
 
 void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *w, const real *b, int N, int C) {
     // inp, out (N,C); mean, rstd (N); w, b (C)
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++)
         layernorm_row(out + (size_t)n * C, mean + n, rstd + n, inp + (size_t)n * C, w, b, C);
+    PROF_END("layernorm_forward", N, C, 0, N);
 }
 
 void residual_layernorm_forward(real *out, real *ln, real *mean, real *rstd, const real *a, const real *x,
                                 const real *bias, const real *w, const real *b, int N, int C) {
     // out (N,C) = a + (x + bias), then ln (N,C) = LayerNorm(out) w + b: each row normalized
     // while it is in cache (the operations of a bias add, residual_forward, then layernorm_forward)
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         size_t o = (size_t)n * C;
         for (int c = 0; c < C; c++) out[o + c] = a[o + c] + (x[o + c] + bias[c]);
         layernorm_row(ln + o, mean + n, rstd + n, out + o, w, b, C);
     }
+    PROF_END("residual_layernorm_forward", N, C, 0, N);
+}
+
+// Column sums over the rows (the bias and LayerNorm parameter gradients): db (C) += sum_n dy,
+// and (x not NULL) dw (C) += sum_n dy * norm, norm = (x - mean) rstd. Work units: blocks of
+// COLBLK columns x chunks of rows, the chunk count from N alone (colsum_chunks); a unit sums its
+// rows in order, in registers, into its own slot of a scratch buffer, and the slots are then
+// added into dw, db in chunk order: the floats do not depend on the thread count.
+#define COLSUM_MIN_ROWS 128 // rows per chunk, at least
+#define COLSUM_MAX_CHUNKS 32
+static int colsum_chunks(int N) {
+    int k = 1;
+    while (k * 2 <= COLSUM_MAX_CHUNKS && N / (k * 2) >= COLSUM_MIN_ROWS) k *= 2;
+    return k;
+}
+// (grown, never shrunk; only called outside parallel regions)
+static real *colsum_scratch;
+static size_t colsum_scratch_n;
+// rows [n0, n1), columns [c0, c0 + nc) into sw, sb
+static void colsum_unit(real *restrict sw, real *restrict sb, const real *restrict dy, const real *restrict x,
+                        const real *mean, const real *rstd, int n0, int n1, int c0, int nc, int C) {
+    real w[COLBLK] = {0}, b[COLBLK] = {0};
+    for (int n = n0; n < n1; n++) {
+        const real *g = dy + (size_t)n * C + c0;
+        for (int c = 0; c < nc; c++) b[c] += g[c];
+    }
+    for (int n = n0; x && n < n1; n++) {
+        const real *xr = x + (size_t)n * C + c0, *g = dy + (size_t)n * C + c0;
+        real m = mean[n], r = rstd[n];
+        for (int c = 0; c < nc; c++) w[c] += g[c] * ((xr[c] - m) * r);
+    }
+    memcpy(sb + c0, b, (size_t)nc * sizeof(real));
+    if (x) memcpy(sw + c0, w, (size_t)nc * sizeof(real));
+}
+static void colsums(const char *op, real *dw, real *db, const real *dy, const real *x, const real *mean, const real *rstd,
+                    int N, int C) {
+    int nk = colsum_chunks(N), nb = (C + COLBLK - 1) / COLBLK;
+    PROF_BEGIN();
+    real *S = grow(&colsum_scratch, &colsum_scratch_n, (size_t)nk * 2 * C); // chunk k: sw, then sb
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (int u = 0; u < nb * nk; u++) {
+            int k = u / nb, c0 = u % nb * COLBLK;
+            colsum_unit(S + (size_t)k * 2 * C, S + ((size_t)k * 2 + 1) * C, dy, x, mean, rstd, (int)((long)N * k / nk),
+                        (int)((long)N * (k + 1) / nk), c0, C - c0 < COLBLK ? C - c0 : COLBLK, C);
+        }
+#pragma omp for schedule(static)
+        for (int c = 0; c < C; c++)
+            for (int k = 0; k < nk; k++) {
+                if (x) dw[c] += S[(size_t)k * 2 * C + c];
+                db[c] += S[((size_t)k * 2 + 1) * C + c];
+            }
+    }
+    PROF_END(op, N, C, 0, (long)nk * nb);
 }
 
 void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w,
                         const real *mean, const real *rstd, int N, int C) {
     // forward: out = norm * w + b, norm = (x - mean) * rstd
     // dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm)), dnorm = dout * w
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
@@ -228,51 +377,19 @@ void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const 
         real *dx = dinp + (size_t)n * C;
         for (c = 0; c < C; c++) dx[c] += s * (dy[c] * w[c] - ma - ((x[c] - m) * s) * mb);
     }
-    // dw += sum_n dout * norm, db += sum_n dout: parallel over channel blocks (disjoint writes),
-    // each block summed in registers
-#pragma omp parallel for schedule(static)
-    for (int c0 = 0; c0 < C; c0 += COLBLK) {
-        int nc = C - c0 < COLBLK ? C - c0 : COLBLK;
-        real sw[COLBLK] = {0}, sb[COLBLK] = {0};
-        for (int n = 0; n < N; n++) {
-            const real *x = inp + (size_t)n * C + c0, *dy = dout + (size_t)n * C + c0;
-            real m = mean[n], r = rstd[n];
-            for (int c = 0; c < nc; c++) {
-                sw[c] += dy[c] * ((x[c] - m) * r);
-                sb[c] += dy[c];
-            }
-        }
-        for (int c = 0; c < nc; c++) {
-            dw[c0 + c] += sw[c];
-            db[c0 + c] += sb[c];
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// acc (C) += column sums of x (N,C): blocks of COLBLK columns over threads, each summed over
-// all rows in registers (one pass over x per block, no shared writes; the order of the
-// additions does not depend on the thread count)
-static void colsum_add(real *restrict acc, const real *restrict x, int N, int C) {
-#pragma omp parallel for schedule(static)
-    for (int c0 = 0; c0 < C; c0 += COLBLK) {
-        int nc = C - c0 < COLBLK ? C - c0 : COLBLK;
-        real s[COLBLK] = {0};
-        for (int n = 0; n < N; n++) {
-            const real *row = x + (size_t)n * C + c0;
-            for (int c = 0; c < nc; c++) s[c] += row[c];
-        }
-        for (int c = 0; c < nc; c++) acc[c0 + c] += s[c];
-    }
+    PROF_END("layernorm_backward", N, C, 0, N);
+    colsums("layernorm param gradient", dw, db, dout, inp, mean, rstd, N, C); // dw += sum_n dout * norm, db += sum_n dout
 }
 
 void linear_forward(real *out, const real *inp, const real *w, const real *b, int N, int C, int OC) {
     // inp (N,C), w (OC,C), b (OC), out (N,OC) = inp w^T + b
     gemm(0, 1, N, OC, C, 1, inp, C, w, C, 0, out, OC);
     if (b) {
+        PROF_BEGIN();
 #pragma omp parallel for schedule(static)
         for (int n = 0; n < N; n++)
             for (int o = 0; o < OC; o++) out[(size_t)n * OC + o] += b[o];
+        PROF_END("bias add", N, OC, 0, N);
     }
 }
 
@@ -282,7 +399,7 @@ void linear_backward(real *dinp, real *dw, real *db, const real *dout, const rea
     // db (OC) += sum_n dout
     gemm(0, 0, N, C, OC, 1, dout, OC, w, C, 0, dinp, C);
     gemm(1, 0, OC, C, N, 1, dout, OC, inp, C, 1, dw, C);
-    if (db) colsum_add(db, dout, N, OC);
+    if (db) colsums("bias gradient", NULL, db, dout, NULL, NULL, NULL, N, OC);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -344,16 +461,19 @@ void gelu_forward(real *out, const real *inp, size_t n) {
 }
 
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
+    PROF_BEGIN();
 // simd: dinp may be dout (element i is read, then written), which defeats the compiler's own
 // overlap check and would leave the loop scalar
 #pragma omp parallel for simd schedule(static)
     for (size_t i = 0; i < n; i++) dinp[i] = gelu_grad(inp[i]) * dout[i];
+    PROF_END("gelu_backward", (int)n, 0, 0, (long)n);
 }
 
 void bias_gelu_forward(real *y, real *dg, const real *x, const real *bias, int N, int C) {
     // v = x + bias; y = gelu(v); dg = gelu'(v) from the same tanh: the same floats as a bias
     // add, gelu_forward and gelu_backward's factor, and the backward no longer evaluates tanh
     // (it was the costliest element-wise pass of a step)
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         const real *xr = x + (size_t)n * C;
@@ -368,11 +488,14 @@ void bias_gelu_forward(real *y, real *dg, const real *x, const real *bias, int N
         } else
             for (int c = 0; c < C; c++) yr[c] = gelu(xr[c] + bias[c]);
     }
+    PROF_END("bias_gelu_forward", N, C, 0, N);
 }
 
 void bias_gelu_backward(real *dinp, const real *dout, const real *dg, size_t n) {
+    PROF_BEGIN();
 #pragma omp parallel for simd schedule(static) // dinp may be dout: see gelu_backward
     for (size_t i = 0; i < n; i++) dinp[i] = dg[i] * dout[i];
+    PROF_END("bias_gelu_backward", (int)n, 0, 0, (long)n);
 }
 
 void residual_forward(real *out, const real *a, const real *b, size_t n) {
@@ -437,17 +560,22 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
     int HS = C / NH, C3 = 3 * C, QB = att_block(qblock, T);
     real scale = (real)(1.0 / sqrt((double)HS));
     void (*value)(const PosState *, int, int, const int *, int, const real *, real *) = ps ? ps->scheme->value_forward : NULL;
+    int nblk = (T + QB - 1) / QB;
+    PROF_BEGIN();
     pos_tables(ps, pos, B, T, T);
+    // work units: (sequence, head, query block), each independent of the others
 #pragma omp parallel
     {
         real *scratch = hook_scratch(ps, T);
-#pragma omp for schedule(static) collapse(2)
+#pragma omp for schedule(dynamic) collapse(3)
         for (int b = 0; b < B; b++)
-            for (int h = 0; h < NH; h++) {
-                const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
-                const int *pos_b = pos + (size_t)b * T, *seg_b = seg ? seg + (size_t)b * T : NULL;
-                real *A = att + ((size_t)b * NH + h) * T * T, *O = out + (size_t)b * T * C + (size_t)h * HS;
-                for (int q0 = 0; q0 < T; q0 += QB) {
+            for (int h = 0; h < NH; h++)
+                for (int blk = 0; blk < nblk; blk++) {
+                    // later blocks have more keys: reverse order balances the dynamic schedule
+                    int q0 = (nblk - 1 - blk) * QB;
+                    const real *Q = qkv + (size_t)b * T * C3 + (size_t)h * HS, *K = Q + C, *V = Q + 2 * C;
+                    const int *pos_b = pos + (size_t)b * T, *seg_b = seg ? seg + (size_t)b * T : NULL;
+                    real *A = att + ((size_t)b * NH + h) * T * T, *O = out + (size_t)b * T * C + (size_t)h * HS;
                     // keys kl..nk: packed examples (seg) start no earlier than the block's first query's
                     int nq = block_len(q0, QB, T), nk = q0 + nq, kl = seg_b ? seg_b[q0] : 0;
                     real *Ab = A + (size_t)q0 * T;
@@ -466,9 +594,9 @@ void attention_forward(real *out, real *att, const real *qkv, const int *pos, co
                         value(ps, h, pos_b[i], pos_b + k0, i + 1 - k0, A + (size_t)i * T + k0, O + (size_t)i * C);
                     }
                 }
-            }
         free(scratch);
     }
+    PROF_END("attention_forward", B * NH, T, C, (long)B * NH * nblk);
 }
 
 void attention_backward(real *dqkv, real *const *dscheme, const real *dout, const real *att, const real *qkv,
@@ -502,6 +630,7 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
     for (int k = 0; dscheme && (want_bias || want_term || want_value) && k < ps->ntensors; k++) np += ps->size[k];
     np += np ? ntab : 0;
     real *acc = np ? xcalloc((size_t)B * NH * np, sizeof(real)) : NULL;
+    PROF_BEGIN();
 #pragma omp parallel
     {
         real *dS = xmalloc((size_t)T * T * sizeof(real)), *scratch = hook_scratch(ps, T);
@@ -568,6 +697,7 @@ void attention_backward(real *dqkv, real *const *dscheme, const real *dout, cons
         sch->untabulate(ps, ndist, dtab, dscheme);
     }
     free(acc);
+    PROF_END("attention_backward", B * NH, T, C, (long)B * NH);
 }
 
 // q/k decay (pos.h, qk_decay) centred on the block of queries [q0, q0 + nq): the block's queries
@@ -656,6 +786,7 @@ void attention_forward_rows(real *out, const real *qkv, const int *pos, const Po
 
 // ---------------------------------------------------------------------------------------
 void crossentropy_forward(real *losses, real *probs, const real *logits, const int *targets, int N, int V) {
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         const real *z = logits + (size_t)n * V;
@@ -670,14 +801,17 @@ void crossentropy_forward(real *losses, real *probs, const real *logits, const i
         // -log p[target] = log(sum) + max - z[target]: exact even when p[target] underflows
         if (targets) losses[n] = scored ? (real)(log(sum) + (double)mx - (double)zt) : 0;
     }
+    PROF_END("crossentropy_forward", N, V, 0, N);
 }
 
 void crossentropy_backward(real *dlogits, const real *probs, const int *targets, const real *dloss, int N, int V) {
     // forward: loss_n = -log softmax(z_n)[t_n]  =>  dz_n = (p_n - onehot(t_n)) * dloss_n
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         const real *p = probs + (size_t)n * V;
         real *dz = dlogits + (size_t)n * V;
         for (int v = 0; v < V; v++) dz[v] = (p[v] - (v == targets[n] ? (real)1 : (real)0)) * dloss[n];
     }
+    PROF_END("crossentropy_backward", N, V, 0, N);
 }

@@ -11,17 +11,20 @@
 
 // Row-major C (M,N) = alpha * op(A) (M,K) * op(B) (K,N) + beta * C; ta/tb transpose A/B.
 // Calls cblas_sgemm (cblas_dgemm in the double test build); a large product is cut into
-// bands of rows of C (of columns if C has fewer rows than columns) by its shape alone, one
-// single-threaded call each, shared out over the OpenMP threads (run in order by the caller's
+// work units by its shape alone: bands of rows of C (of columns if C has fewer rows than
+// columns) and, for a long K, chunks of K summed in chunk order; one single-threaded call
+// each, shared out over the OpenMP threads in one flat team (run in order by the caller's
 // thread inside a parallel region, e.g. attention over (b,h)): the floats do not depend on
 // the thread count.
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc);
+// the number of work units gemm cuts an (M,N) x K product into
+int gemm_units(int M, int N, int K);
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
                 const real *B, int ldb, real beta, real *C, int ldc);
 
 void encoder_forward(real *out, const int *tok, const real *wte, int N, int C);
-void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C);
+void encoder_backward(real *dwte, const real *dout, const int *tok, int N, int C, int V); // wte (V,C)
 
 void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *w, const real *b, int N, int C);
 void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const real *inp, const real *w,

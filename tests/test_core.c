@@ -383,8 +383,15 @@ static void test_attention_blocks(void) {
 // rounding bound of a float product against a double-precision loop, |c - ref| <= (K + 2) u
 // (|alpha| sum_k |a_ik b_kj| + |beta c_ij|), u = 2^-24 (Higham's bound for a sum of K
 // products in any order, plus the scaling and the beta term).
+// A product whose K is cut into chunks (the weight gradients) is still a sum of the same K
+// products and the beta term, in another order, with alpha applied once per chunk: the same
+// bound holds: each product meets one rounding of its own, one of the alpha scaling (exact
+// here: alpha = 0.5) and at most K additions (a tree of additions over the K + 1 terms, K
+// products and beta c, is at most K deep), within the K + 2 of the bound.
 // Shapes: cut by rows (M >= N) and by columns (M < N), rows left over after whole tiles, one
-// band above the size where products are cut; all four transposes; beta 0 and 1.
+// band above the size where products are cut, K cut into chunks (128x96x2048: 2 bands x 8
+// chunks; 48x40x3000: 1 band x 8 chunks, the last with the remainder; 100x90x1000: 2 chunks);
+// all four transposes; beta 0 and 1.
 static void gemm_bound(int ta, int tb, int M, int N, int K, double alpha, const real *A, int lda, const real *B,
                        int ldb, double beta, const real *C0, double *ref, double *bound) {
     for (int i = 0; i < M; i++)
@@ -401,7 +408,8 @@ static void gemm_bound(int ta, int tb, int M, int N, int K, double alpha, const 
         }
 }
 static void test_gemm_bands(void) {
-    int shapes[][3] = {{1031, 67, 300}, {4096, 128, 128}, {67, 1031, 300}, {128, 512, 1024}, {161, 390, 513}, {100, 90, 1000}};
+    int shapes[][3] = {{1031, 67, 300}, {4096, 128, 128}, {67, 1031, 300}, {128, 512, 1024}, {161, 390, 513}, {100, 90, 1000},
+                       {128, 96, 2048}, {48, 40, 3000}};
     int nshape = sizeof shapes / sizeof *shapes;
     int saved = omp_get_max_threads();
     for (int si = 0; si < nshape; si++)
@@ -424,7 +432,7 @@ static void test_gemm_bands(void) {
                     C[t] = malloc(nc * sizeof(real));
                     memcpy(C[t], C0, nc * sizeof(real));
                     if (t < 3) {
-                        omp_set_num_threads(t + 1);
+                        omp_set_num_threads(t == 2 ? 5 : t + 1);
                         gemm(ta, tb, M, N, K, 0.5f, A, lda, Bm, ldb, (real)beta, C[t], N);
                     } else { // from inside a parallel region of 2 threads
                         omp_set_num_threads(2);
@@ -443,7 +451,7 @@ static void test_gemm_bands(void) {
             }
             omp_set_num_threads(saved);
             char name[160];
-            snprintf(name, sizeof name, "gemm on 2 and 3 threads and inside a parallel region == 1 thread, bit for bit [%dx%dx%d ta=%d tb=%d]",
+            snprintf(name, sizeof name, "gemm on 2 and 5 threads and inside a parallel region == 1 thread, bit for bit [%dx%dx%d ta=%d tb=%d]",
                      M, N, K, ta, tb);
             check(same, name, "the floats depend on the thread count");
             snprintf(name, sizeof name, "gemm within the rounding bound of a double-precision loop [%dx%dx%d ta=%d tb=%d]", M, N, K,
@@ -451,6 +459,21 @@ static void test_gemm_bands(void) {
             check(worst <= 1, name, "an element is %.3g times the bound away", worst);
             free(A), free(Bm), free(C0), free(ref), free(bound);
         }
+}
+
+// Enough parallel work (docs/performance.md): every product of a config S training step (4096
+// tokens, d_model 128, vocabulary 256), the weight gradients included (few rows, K = the
+// tokens), is cut into at least 32 units, whatever the thread count.
+static void test_gemm_units(void) {
+    int C = 128, N = 4096, V = 256;
+    int shapes[][3] = {{N, 3 * C, C}, {N, C, C}, {N, 4 * C, C}, {N, C, 4 * C}, {N, V, C},   // forward, input gradients
+                       {3 * C, C, N}, {C, C, N}, {4 * C, C, N}, {C, 4 * C, N}, {V, C, N}}; // weight gradients
+    for (int i = 0; i < (int)(sizeof shapes / sizeof *shapes); i++) {
+        int u = gemm_units(shapes[i][0], shapes[i][1], shapes[i][2]);
+        char name[96];
+        snprintf(name, sizeof name, "gemm cuts config S's %dx%dx%d product into >= 32 units", shapes[i][0], shapes[i][1], shapes[i][2]);
+        check(u >= 32, name, "%d units", u);
+    }
 }
 
 // The fused passes do the same float operations as the unfused pairs they replace
@@ -882,6 +905,7 @@ int main(void) {
     test_xl_table_stride();
     test_fused_exact();
     test_gemm_bands();
+    test_gemm_units();
     test_attention_blocks();
     test_alibi_slopes();
     test_t5_buckets();

@@ -143,7 +143,7 @@ static void test_encoder(void) {
     EncCtx c = {6, 5, tok};
     c.wte = randv(25, 1), c.out = randv(30, 0), c.R = randv(30, 1);
     double *d = calloc(25, 8), *ng = malloc(25 * 8);
-    encoder_backward(d, c.R, tok, 6, 5);
+    encoder_backward(d, c.R, tok, 6, 5, 5);
     numgrad(ng, c.wte, 25, enc_loss, &c);
     check_close("encoder d(wte) with repeated tokens", d, ng, 25, ATOL, RTOL);
 }

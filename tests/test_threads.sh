@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # test_threads.sh - the determinism contract (docs/architecture.md, "Determinism"): on one OpenBLAS kernel,
-# training and evaluation give the same floats whatever the thread count.
+# training and evaluation give the same floats whatever the thread count and thread binding.
 #  - training with --threads 1, 2 and 3 writes byte-identical checkpoints and the same losses
 #    and gradient norms in log.csv, for a bias scheme with parameters (t5), a content-term
 #    scheme (cope), a rotary one (rope) and an MLP bias (fire); the model is large enough that
-#    the big products are cut into several bands (model/layers.c, gemm);
+#    the big products are cut into several bands and the weight gradients' K into chunks
+#    (model/layers.c, gemm), the column sums into row chunks and the training attention into
+#    two query blocks;
+#  - t5 and cope on 5, 8 and 16 threads (more threads than this machine may have: they take
+#    turns, the floats must not change), and on 2 and 5 threads bound to places
+#    (OMP_PROC_BIND=close OMP_PLACES=cores, and spread over threads), write the same checkpoints;
 #  - a run stopped on 2 threads and resumed on 1 (or 3) ends with the same checkpoint as the
 #    uninterrupted run;
 #  - eval on 1 and 3 threads prints the same loss.
@@ -15,9 +20,10 @@ awk 'BEGIN { srand(5); split("the a every no", d); split("cat dog ship bird tree
   d[int(rand()*4)+1], n[int(rand()*6)+1] }' > "$tmp/text.txt"
 kernel=$($BIN --version | sed -n 's/^OpenBLAS \(.*\) kernels$/\1/p')
 echo "# kernel: ${kernel:-unknown}"
-# 1024 tokens a step, width 64: the token-row products (e.g. 1024 x 256 x 64) are cut into 16
-# bands, the weight gradients (e.g. 192 x 64 x 1024) into 2
-A=(--data "$tmp/text.txt" --layers 2 --d-model 64 --heads 4 --seq-len 64 --batch 16 --steps 12 --lr 3e-3
+# 1152 tokens a step, width 64: the token-row products (e.g. 1152 x 256 x 64) are cut into
+# 16 bands, the weight gradients (e.g. 192 x 64 x 1152) into 2 bands x 4 chunks of K; length 96:
+# the training attention in query blocks of 64 and 32
+A=(--data "$tmp/text.txt" --layers 2 --d-model 64 --heads 4 --seq-len 96 --batch 12 --steps 12 --lr 3e-3
    --eval-every 6 --val-tokens 4096 --ckpt-every 6 --log-every 1 --seed 3)
 losses() { cut -d, -f1-5 "$1/log.csv"; } # step, train loss, val loss, lr, grad norm
 for s in t5 cope rope fire; do
@@ -29,6 +35,20 @@ for s in t5 cope rope fire; do
      && [ "$(losses "$tmp/$s-t1")" = "$(losses "$tmp/$s-t2")" ] && [ "$(losses "$tmp/$s-t1")" = "$(losses "$tmp/$s-t3")" ]; then
     ok "$s: training on 1, 2 and 3 threads gives byte-identical checkpoints and identical losses"
   else bad "$s: training on 1, 2, 3 threads" "$(cmp "$tmp/$s-t1/model.bin" "$tmp/$s-t3/model.bin" 2>&1 | head -1); $(diff <(losses "$tmp/$s-t1") <(losses "$tmp/$s-t3") | head -3 | tr '\n' ' ')"; fi
+done
+# more threads, and threads bound to places: the same checkpoint as on 1 thread
+same_ckpt() { # NAME DIR: DIR's checkpoint and losses are those of NAME's run on 1 thread
+  cmp -s "$tmp/$1-t1/model.bin" "$2/model.bin" && [ "$(losses "$tmp/$1-t1")" = "$(losses "$2")" ]
+}
+for s in t5 cope; do
+  for run in "5" "8" "16" "2 close cores" "5 close cores" "2 spread threads"; do
+    set -- $run
+    d=$tmp/$s-x$1${2:-}${3:-}
+    env ${2:+OMP_PROC_BIND=$2 OMP_PLACES=$3} $BIN train "${A[@]}" --pos $s --threads $1 --out "$d" > /dev/null 2> "$d.err" \
+      || bad "train $s --threads $1" "$(tail -1 "$d.err")"
+    if same_ckpt $s "$d"; then ok "$s: training on $1 threads${2:+ (OMP_PROC_BIND=$2 OMP_PLACES=$3)} == 1 thread, byte for byte"
+    else bad "$s: training on $1 threads${2:+ bound $2/$3}" "$(cmp "$tmp/$s-t1/model.bin" "$d/model.bin" 2>&1 | head -1)"; fi
+  done
 done
 # resume across thread counts: stop at step 6 on 2 threads, continue on 1 and on 3
 for t in 1 3; do

@@ -8,6 +8,9 @@
 //   build/bench decode CONFIG SCHEME CTX [tokens]      greedy decoding tokens/s at a CTX-token context, batch 1,
 //                                                       with the key/value cache and recomputing the window
 //   build/bench sgemm                                   sgemm GFLOP/s at 2048^3 and at the step's shapes
+//   build/bench scaling CONFIG [steps]                 per-op work units and one-thread times of a training
+//                                                       step (sinusoidal), and the step time they predict on
+//                                                       4 to 64 threads (docs/performance.md, "Scaling model")
 // CONFIG: S (4 layers, d 128, 4 heads, T 128, batch 32) or M (6, 256, 8, T 256, batch 16).
 // Output lines start with RESULT and are key=value pairs.
 #include "cli.h"
@@ -69,37 +72,110 @@ static void build(GPT *m, Cfg c, const char *scheme, int T_eval, int *rand_max) 
 // FLOPs per token (torch_ref's convention): 6 N + 12 L T C, N = parameters in matmuls
 static double flops_per_token(const GPT *m, int T) { return 6.0 * gpt_flop_params(m) + 12.0 * m->cfg.L * T * m->cfg.C; }
 
+// ---- per-op timing: the model's PROF_BEGIN/PROF_END hooks (model/common.h), on for bench scaling ----
+typedef struct { const char *op; int M, N, K; long units, calls; double s; } ProfRec;
+#define PROF_MAX 256
+static ProfRec prof_rec[PROF_MAX];
+static int prof_n, prof_on, prof_depth;
+// an op's start time, or -1: not counted (profiling off, or inside a parallel region), -2:
+// inside another op (its time is that op's)
+double prof_enter(void) {
+    if (!prof_on || omp_in_parallel()) return -1;
+    return prof_depth++ ? -2 : now_seconds();
+}
+void prof_leave(double t0, const char *op, int M, int N, int K, long units) {
+    if (t0 == -1 || --prof_depth || t0 < 0) return;
+    double dt = now_seconds() - t0;
+    int i = 0;
+    while (i < prof_n && !(!strcmp(prof_rec[i].op, op) && prof_rec[i].M == M && prof_rec[i].N == N && prof_rec[i].K == K))
+        i++;
+    if (i == PROF_MAX) die("bench scaling: more than %d distinct ops", PROF_MAX);
+    if (i == prof_n) prof_rec[prof_n++] = (ProfRec){op, M, N, K, units, 0, 0};
+    prof_rec[i].calls++, prof_rec[i].s += dt;
+}
+
+// one training step (forward, backward, gradient norm, AdamW) on fresh random tokens and
+// positions (drawn before the timer starts); its seconds
+typedef struct { GPT m; AdamW opt; int *tok, *tgt, *pos, rand_max; Rng rng; double loss; } Trainer;
+static void trainer_init(Trainer *tr, Cfg c, const char *scheme) {
+    build(&tr->m, c, scheme, 0, &tr->rand_max);
+    int N = c.B * c.T;
+    gpt_alloc(&tr->m, c.B, c.T, 1);
+    adamw_init(&tr->opt, tr->m.num_params, 0.9, 0.95, 1e-8, 0.0);
+    tr->tok = xmalloc(N * sizeof(int)), tr->tgt = xmalloc(N * sizeof(int)), tr->pos = xmalloc(N * sizeof(int));
+    rng_seed(&tr->rng, 42);
+}
+static double train_step(Trainer *tr, Cfg c, int it) {
+    int N = c.B * c.T;
+    for (int i = 0; i < N; i++) tr->tok[i] = (int)rng_below(&tr->rng, 256), tr->tgt[i] = (int)rng_below(&tr->rng, 256);
+    positions_draw(tr->pos, c.B, c.T, 0, tr->rand_max, &tr->rng);
+    double t0 = now_seconds();
+    tr->loss = gpt_forward(&tr->m, tr->tok, tr->tgt, tr->pos);
+    gpt_zero_grad(&tr->m);
+    gpt_backward(&tr->m);
+    double norm = gpt_grad_norm(&tr->m);
+    double p0 = prof_enter(); // AdamW: element-wise over every parameter
+    adamw_step(&tr->opt, &tr->m, 3e-4, it + 1, norm > 1 ? 1 / norm : 1);
+    prof_leave(p0, "adamw_step", (int)tr->m.num_params, 0, 0, (long)tr->m.num_params);
+    return now_seconds() - t0;
+}
+static void trainer_free(Trainer *tr) {
+    adamw_free(&tr->opt);
+    free(tr->tok), free(tr->tgt), free(tr->pos);
+    gpt_free(&tr->m);
+}
+
 static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
-    GPT m;
-    int rand_max;
-    build(&m, c, scheme, 0, &rand_max);
-    int B = c.B, T = c.T, N = B * T;
-    gpt_alloc(&m, B, T, 1);
-    AdamW opt;
-    adamw_init(&opt, m.num_params, 0.9, 0.95, 1e-8, 0.0);
-    int *tok = xmalloc(N * sizeof(int)), *tgt = xmalloc(N * sizeof(int)), *pos = xmalloc(N * sizeof(int));
-    Rng rng;
-    rng_seed(&rng, 42);
-    double *dt = xmalloc(steps * sizeof(double)), loss = 0;
+    Trainer tr;
+    trainer_init(&tr, c, scheme);
+    int T = c.T, B = c.B, N = B * T;
+    double *dt = xmalloc(steps * sizeof(double));
     for (int it = 0; it < warmup + steps; it++) {
-        for (int i = 0; i < N; i++) tok[i] = (int)rng_below(&rng, 256), tgt[i] = (int)rng_below(&rng, 256);
-        positions_draw(pos, B, T, 0, rand_max, &rng); // data and positions outside the timer
-        double t0 = now_seconds();
-        loss = gpt_forward(&m, tok, tgt, pos);
-        gpt_zero_grad(&m);
-        gpt_backward(&m);
-        double norm = gpt_grad_norm(&m);
-        adamw_step(&opt, &m, 3e-4, it + 1, norm > 1 ? 1 / norm : 1);
-        if (it >= warmup) dt[it - warmup] = now_seconds() - t0;
+        double s = train_step(&tr, c, it);
+        if (it >= warmup) dt[it - warmup] = s;
     }
-    double med = median(dt, steps), tps = N / med, fpt = flops_per_token(&m, T);
+    double med = median(dt, steps), tps = N / med, fpt = flops_per_token(&tr.m, T), loss = tr.loss;
     printf("RESULT kind=train scheme=%s L=%d d=%d H=%d T=%d B=%d threads=%d tokens_per_s=%.1f step_s=%.4f min_s=%.4f max_s=%.4f "
            "gflops=%.2f flops_per_token=%.0f loss=%.4f peak_rss_mib=%.0f\n",
            scheme, c.L, c.C, c.NH, T, B, omp_get_max_threads(), tps, med, dt[0], dt[steps - 1], tps * fpt / 1e9, fpt, loss,
            peak_rss_mib());
-    adamw_free(&opt);
-    free(tok), free(tgt), free(pos), free(dt);
-    gpt_free(&m);
+    free(dt);
+    trainer_free(&tr);
+}
+
+// The scaling model (docs/performance.md): on one thread, each op of a training step is timed
+// with its work units; an op of u units taking t seconds is taken as u equal units of t / u,
+// run by p threads in ceil(u / p) rounds, so the step takes sum over ops of ceil(u / p) t / u,
+// plus the step's time outside the timed ops (run serially). A lower bound on the critical
+// path: it leaves out unequal units, memory bandwidth shared by the cores, and the fork/join of
+// each op's team.
+static void bench_scaling(Cfg c, int steps) {
+    omp_set_num_threads(1);
+    Trainer tr;
+    trainer_init(&tr, c, "sinusoidal");
+    train_step(&tr, c, 0); // warm-up
+    prof_on = 1;
+    double step = 0;
+    for (int it = 1; it <= steps; it++) step += train_step(&tr, c, it);
+    prof_on = 0;
+    step /= steps;
+    double ops = 0;
+    for (int i = 0; i < prof_n; i++) {
+        ProfRec *r = &prof_rec[i];
+        ops += r->s / steps;
+        printf("OP config=%s op=%s shape=%dx%dx%d calls=%ld units=%ld ms=%.3f\n", c.L == 4 ? "S" : "M", r->op, r->M, r->N, r->K,
+               r->calls / steps, r->units, 1e3 * r->s / steps);
+    }
+    printf("RESULT kind=scaling L=%d d=%d H=%d T=%d B=%d step_ms=%.2f untimed_ms=%.2f", c.L, c.C, c.NH, c.T, c.B, 1e3 * step,
+           1e3 * (step - ops));
+    for (int p = 4; p <= 64; p *= 2) {
+        double t = step - ops;
+        for (int i = 0; i < prof_n; i++)
+            t += (double)((prof_rec[i].units + p - 1) / p) * (prof_rec[i].s / steps / prof_rec[i].units);
+        printf(" pred_ms_%d=%.2f speedup_%d=%.1f", p, 1e3 * t, p, step / t);
+    }
+    printf("\n");
+    trainer_free(&tr);
 }
 
 static void bench_eval(Cfg c, const char *scheme, int T, int reps) {
@@ -198,9 +274,10 @@ int main(int argc, char **argv) {
     else if (argc >= 5 && !strcmp(argv[1], "eval")) bench_eval(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 3);
     else if (argc >= 5 && !strcmp(argv[1], "decode")) bench_decode(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 64);
     else if (argc >= 2 && !strcmp(argv[1], "sgemm")) bench_sgemm();
+    else if (argc >= 3 && !strcmp(argv[1], "scaling")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2);
     else {
         fprintf(stderr, "usage: bench train S|M SCHEME [warmup] [steps] | bench eval S|M SCHEME T [reps] | "
-                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm\n");
+                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm | bench scaling S|M [steps]\n");
         return 2;
     }
     return 0;

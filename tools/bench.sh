@@ -10,10 +10,15 @@
 #   training on task examples one a row and packed (train --task --pack), the algorithmic
 #     tasks study's model and batch, one thread: seconds per run of PACK_STEPS steps (100), the
 #     median of ROUNDS alternating rounds (default 3), and the ratio;
+#   scaling: per op of a training step at configs S and M, its work units and one-thread time,
+#     and the step time and speedup they predict on 4 to 64 threads (build/bench scaling; cheap:
+#     three steps on one thread; the model: docs/performance.md, "Scaling model");
+#   bind: a config S training step on 2 threads unbound and bound (OMP_PROC_BIND=close
+#     OMP_PLACES=cores), and the ratio bound / unbound (the target: at most 1.10);
 #   with TORCH=1, the project's own PyTorch reference model (tools/torch_ref.py, written from
 #     docs/model.md and docs/schemes.md; needs /usr/bin/python3 with Debian's python3-torch) at
 #     the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: PARTS (which of "train eval decode plot pack mpi" to run; default all), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
+# Environment: PARTS (which of "train eval decode plot pack mpi scaling bind" to run; default all), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
 #   ROUNDS (training runs per scheme and side, alternating posgpt and PyTorch; default 3 with TORCH=1, else 1).
 # Training figures are medians: of the timed steps within a run, then of the rounds; the
 # ratio is the median of the rounds' ratios, each taken between runs made one after the
@@ -39,8 +44,8 @@ if [ "${TORCH:-0}" = 1 ]; then
   export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
 fi
 . tools/bench_lib.sh # get, list, med
-parts=" ${PARTS:-train eval decode plot pack mpi} "
-for p in $parts; do case $p in train|eval|decode|plot|pack|mpi) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi; got '$p'" >&2; exit 2 ;; esac; done
+parts=" ${PARTS:-train eval decode plot pack mpi scaling bind} "
+for p in $parts; do case $p in train|eval|decode|plot|pack|mpi|scaling|bind) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi, scaling, bind; got '$p'" >&2; exit 2 ;; esac; done
 want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
@@ -175,4 +180,37 @@ fi
 if want mpi && command -v mpirun > /dev/null && command -v mpicc > /dev/null; then
   echo
   tools/bench_mpi.sh
+fi
+
+# the scaling model: work units and one-thread times per op, the step they predict on p threads
+if want scaling; then
+  for cfg in S M; do
+    echo
+    r=$($B scaling $cfg 2)
+    echo "scaling model, config $cfg: one-thread ms per step by op (calls per step, work units each), and the predicted step"
+    printf "%-28s %16s %6s %8s %10s\n" op shape calls units "1-thr ms"
+    echo "$r" | grep '^OP ' | while read -r line; do
+      printf "%-28s %16s %6d %8d %10.2f\n" "$(echo "$line" | sed 's/.* op=\(.*\) shape=.*/\1/')" "$(echo "$line" | get shape)" \
+        "$(echo "$line" | get calls)" "$(echo "$line" | get units)" "$(echo "$line" | get ms)"
+    done
+    res=$(echo "$r" | grep '^RESULT')
+    printf "step on 1 thread: %.1f ms (%.1f ms outside the timed ops, counted as serial)\n" "$(echo "$res" | get step_ms)" "$(echo "$res" | get untimed_ms)"
+    for p in 4 8 16 32 64; do
+      printf "  %2d threads: %8.1f ms predicted, speedup %5.1f\n" $p "$(echo "$res" | get pred_ms_$p)" "$(echo "$res" | get speedup_$p)"
+    done
+  done
+fi
+
+# thread binding must not slow a step: 2 threads, config S, unbound and bound to cores
+if want bind; then
+  echo
+  u=() b=() q=()
+  for round in 1 2 3; do # alternating, so a slow spell of a shared machine hits both
+    tu=$(OMP_NUM_THREADS=2 $B train S sinusoidal 2 8 | get step_s)
+    tb=$(OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores $B train S sinusoidal 2 8 | get step_s)
+    u+=("$tu") b+=("$tb") q+=("$(awk -v a="$tb" -v b="$tu" 'BEGIN { print a / b }')")
+  done
+  ratio=$(med "${q[@]}")
+  printf "binding, config S, 2 threads: step %.4f s unbound, %.4f s with OMP_PROC_BIND=close OMP_PLACES=cores; ratio %.3f (%s)\n" \
+    "$(med "${u[@]}")" "$(med "${b[@]}")" "$ratio" "$(awk -v r="$ratio" 'BEGIN { print r <= 1.10 ? "within the 1.10 target" : "ABOVE the 1.10 target" }')"
 fi
