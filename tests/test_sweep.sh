@@ -56,7 +56,7 @@ tools/sweep.sh --help | grep -q "'a b' and \"a b\" are one word" && ok "--help d
 # ---- the list, read as a user writes it ----
 cat > "$tmp/args.sh" << 'JOB'
 #!/usr/bin/env bash
-out=$1; shift; printf '[%s]' "$@" >> "$out"; echo >> "$out"
+out=$1; shift; line=$(printf '[%s]' "$@"); echo "$line" >> "$out" # (one write: two ranks append at once)
 JOB
 chmod +x "$tmp/args.sh"
 { printf '\357\273\277'; printf '%s\n' "sq 'b c'  'd'" 'dq "b c" "x\"y" "a\\b"' "cm 1 # not 2" "# a comment line" "   # an indented one" "" "   " \
