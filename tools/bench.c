@@ -148,9 +148,10 @@ static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
 // run by p threads in ceil(u / p) rounds, so the step takes sum over ops of ceil(u / p) t / u,
 // plus the step's time outside the timed ops (run serially). A lower bound on the critical
 // path: it leaves out unequal units, memory bandwidth shared by the cores, and the fork/join of
-// each op's team.
-static void bench_scaling(Cfg c, int steps) {
-    omp_set_num_threads(1);
+// each op's team. With `profile` (bench profile), the same per-op times at the current thread
+// count, no prediction: set beside the one-thread times, each op's own speedup.
+static void bench_scaling(Cfg c, int steps, int profile) {
+    if (!profile) omp_set_num_threads(1);
     Trainer tr;
     trainer_init(&tr, c, "sinusoidal");
     train_step(&tr, c, 0); // warm-up
@@ -163,8 +164,14 @@ static void bench_scaling(Cfg c, int steps) {
     for (int i = 0; i < prof_n; i++) {
         ProfRec *r = &prof_rec[i];
         ops += r->s / steps;
-        printf("OP config=%s op=%s shape=%dx%dx%d calls=%ld units=%ld ms=%.3f\n", c.L == 4 ? "S" : "M", r->op, r->M, r->N, r->K,
-               r->calls / steps, r->units, 1e3 * r->s / steps);
+        printf("OP config=%s threads=%d op=%s shape=%dx%dx%d calls=%ld units=%ld ms=%.3f\n", c.L == 4 ? "S" : "M",
+               omp_get_max_threads(), r->op, r->M, r->N, r->K, r->calls / steps, r->units, 1e3 * r->s / steps);
+    }
+    if (profile) {
+        printf("RESULT kind=profile L=%d d=%d H=%d T=%d B=%d threads=%d step_ms=%.2f untimed_ms=%.2f\n", c.L, c.C, c.NH, c.T,
+               c.B, omp_get_max_threads(), 1e3 * step, 1e3 * (step - ops));
+        trainer_free(&tr);
+        return;
     }
     printf("RESULT kind=scaling L=%d d=%d H=%d T=%d B=%d step_ms=%.2f untimed_ms=%.2f", c.L, c.C, c.NH, c.T, c.B, 1e3 * step,
            1e3 * (step - ops));
@@ -274,10 +281,11 @@ int main(int argc, char **argv) {
     else if (argc >= 5 && !strcmp(argv[1], "eval")) bench_eval(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 3);
     else if (argc >= 5 && !strcmp(argv[1], "decode")) bench_decode(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 64);
     else if (argc >= 2 && !strcmp(argv[1], "sgemm")) bench_sgemm();
-    else if (argc >= 3 && !strcmp(argv[1], "scaling")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2);
+    else if (argc >= 3 && !strcmp(argv[1], "scaling")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2, 0);
+    else if (argc >= 3 && !strcmp(argv[1], "profile")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2, 1);
     else {
         fprintf(stderr, "usage: bench train S|M SCHEME [warmup] [steps] | bench eval S|M SCHEME T [reps] | "
-                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm | bench scaling S|M [steps]\n");
+                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm | bench scaling S|M [steps] | bench profile S|M [steps]\n");
         return 2;
     }
     return 0;
