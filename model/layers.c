@@ -6,6 +6,11 @@
 #include <omp.h>
 
 #include <cblas.h>
+#ifdef POSGPT_ONEDNN
+#include <dnnl.h>
+#include <dnnl_debug.h>
+#endif
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,13 +18,58 @@
 // columns, one block per thread at a time, summed over all rows in a local array
 #define COLBLK 64
 
-// one BLAS call, as is (OpenBLAS threads it itself outside a parallel region)
+// The library the float products call: OpenBLAS, or in a BLAS=onednn build oneDNN's
+// dnnl_sgemm (the default there; POSGPT_BLAS=openblas picks OpenBLAS, gemm_select_lib). The
+// double build (the gradient checks) always calls OpenBLAS: oneDNN has no dgemm.
+#ifdef POSGPT_ONEDNN
+static GemmLib gemm_lib = GEMM_ONEDNN;
+#else
+static GemmLib gemm_lib = GEMM_OPENBLAS;
+#endif
+int gemm_set_lib(GemmLib lib) {
+#ifndef POSGPT_ONEDNN
+    if (lib == GEMM_ONEDNN) return 0;
+#endif
+    gemm_lib = lib;
+    return 1;
+}
+GemmLib gemm_get_lib(void) { return gemm_lib; }
+void gemm_select_lib(const char *name) {
+    if (!name || !*name) return;
+    if (!strcmp(name, "openblas")) gemm_set_lib(GEMM_OPENBLAS);
+    else if (strcmp(name, "onednn")) die("POSGPT_BLAS=%s: unknown library; give openblas or onednn", name);
+    else if (!gemm_set_lib(GEMM_ONEDNN))
+        die("POSGPT_BLAS=onednn: this posgpt was built without oneDNN; build it with make BLAS=onednn (docs/install.md)");
+}
+const char *gemm_lib_name(void) {
+    static char buf[96];
+#ifdef POSGPT_ONEDNN
+    if (gemm_lib == GEMM_ONEDNN) {
+        const dnnl_version_t *v = dnnl_version();
+        const char *isa = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());
+        if (!strncmp(isa, "cpu_isa_", 8)) isa += 8;
+        snprintf(buf, sizeof buf, "oneDNN %d.%d.%d sgemm, %s", v->major, v->minor, v->patch, isa);
+        return buf;
+    }
+#endif
+    snprintf(buf, sizeof buf, "OpenBLAS %s kernels", openblas_get_corename());
+    return buf;
+}
+
+// one BLAS call, as is (OpenBLAS threads it itself outside a parallel region; so does oneDNN)
 static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
                       const real *B, int ldb, real beta, real *C, int ldc) {
 #ifdef POSGPT_DOUBLE
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else
+#ifdef POSGPT_ONEDNN
+    if (gemm_lib == GEMM_ONEDNN) {
+        dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        if (st != dnnl_success) die("dnnl_sgemm failed (status %d) on a %dx%dx%d product", (int)st, M, N, K);
+        return;
+    }
+#endif
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
@@ -34,11 +84,12 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 // c = beta c (0 when beta is 0), then c += chunk 0, c += chunk 1, ... Each unit is one
 // single-threaded BLAS call, and the OpenMP threads share the units out.
 // Determinism: the cut depends only on the shape (M, N, K), never on the thread count, every
-// BLAS call is single-threaded (OpenBLAS does not thread inside an active parallel region),
+// BLAS call is single-threaded (neither OpenBLAS nor oneDNN threads inside an active parallel
+// region: oneDNN counts one thread there, and uses the same OpenMP runtime, GNU's),
 // and the chunk sums run in a fixed order, so each element of C comes from the same calls and
 // the same additions whether 1, 2 or 64 threads run, or whether the caller is itself inside a
-// parallel region: the floats do not depend on the thread count. They do depend on the kernel
-// OpenBLAS runs (Haswell, SkylakeX, ...): a kernel may sum an element's K products in a
+// parallel region: the floats do not depend on the thread count. They do depend on the library
+// and its kernel (OpenBLAS's Haswell, SkylakeX, ...; oneDNN's ISA, DNNL_MAX_CPU_ISA): a kernel may sum an element's K products in a
 // different order, and some kernels (Haswell's) even order them differently for different M
 // within one call, so a band's floats may differ from the same rows of one whole-matrix call;
 // tests/test_core.c checks the product against a double-precision loop within the rounding
@@ -139,12 +190,12 @@ void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int ld
     GemmPlan p = gemm_plan(M, N, K);
     int units = p.bands * p.kchunks, nt = omp_in_parallel() ? 1 : omp_get_max_threads();
     if (nt == 1) {
-        // in order here (OpenBLAS, inside a parallel region or seeing one OpenMP thread, does not thread)
+        // in order here (the library, inside a parallel region or seeing one OpenMP thread, does not thread)
         gemm_serial(&p, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         PROF_END("gemm", M, N, K, units);
         return;
     }
-    // a team of at most one thread per unit, and of two for a single unit, so that OpenBLAS
+    // a team of at most one thread per unit, and of two for a single unit, so that the library
     // always runs inside an active parallel region and never threads a call itself
     int team = nt < units ? nt : units < 2 ? 2 : units;
     real *S = p.kchunks > 1 ? grow(&gemm_scratch, &gemm_scratch_n, (size_t)p.kchunks * M * N) : NULL;

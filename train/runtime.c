@@ -1,5 +1,6 @@
-// runtime.c - set-up shared by the subcommands: the OpenBLAS kernel check, threads, the
-// start-up banner; labels.
+// runtime.c - set-up shared by the subcommands: the matrix library (POSGPT_BLAS, in a
+// BLAS=onednn build) and the OpenBLAS kernel check, threads, the start-up banner (which names
+// the library and its kernel); labels.
 //
 // Debian's OpenBLAS (DYNAMIC_ARCH) may not recognise a new CPU and fall back to old SSE3
 // kernels ("Prescott"), several times slower than the AVX2/AVX-512 ones the CPU can run.
@@ -10,6 +11,7 @@
 #define _GNU_SOURCE // sched_getaffinity
 #include "cli.h"
 #include "dist.h"
+#include "layers.h"
 
 #ifdef __linux__
 #include <sched.h>
@@ -85,6 +87,7 @@ static void reexec(char **argv) {
 }
 
 void ensure_fast_blas(char **argv) {
+    gemm_select_lib(getenv("POSGPT_BLAS"));
     if (getenv("POSGPT_NO_REEXEC")) return;
     // POSGPT_TEST_REEXEC=1 (tests only): re-execute once even with the right kernel, so that the
     // path runs on any machine (tests/test_threads.sh: bound threads keep their cores)
@@ -133,11 +136,10 @@ void runtime_setup(int threads) {
     }
     if (dist_rank() > 0) return; // one banner for an MPI run
     if (dist_size() > 1)
-        fprintf(stderr, "posgpt %s | OpenBLAS %s kernels | %d processes x %d threads\n", POSGPT_VERSION, openblas_get_corename(),
-                dist_size(), omp_get_max_threads());
-    else
-        fprintf(stderr, "posgpt %s | OpenBLAS %s kernels | %d threads\n", POSGPT_VERSION, openblas_get_corename(),
+        fprintf(stderr, "posgpt %s | %s | %d processes x %d threads\n", POSGPT_VERSION, gemm_lib_name(), dist_size(),
                 omp_get_max_threads());
+    else
+        fprintf(stderr, "posgpt %s | %s | %d threads\n", POSGPT_VERSION, gemm_lib_name(), omp_get_max_threads());
 }
 
 // memory a new allocation may take: MemAvailable (Linux), else half the physical memory.
