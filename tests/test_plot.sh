@@ -167,6 +167,14 @@ for f in fig zoom; do
   else bad "svg $f" "groups $opens/$closes, clips $uses/$defs"; fi
 done
 
+# --xlabel, --ylabel, --caption replace the kind's axis titles and caption (a figure whose CSV
+# columns carry other quantities, e.g. tools/study3_report.sh's ratio against training step)
+$BIN plot --out "$tmp/lab.svg" --kind offset --xlabel "training step" --ylabel "ppl at 16x / ppl at 1x" --caption "my caption" \
+  "$tmp/eval.csv" 2>/dev/null
+if grep -q '>training step</text>' "$tmp/lab.svg" && grep -q '>ppl at 16x / ppl at 1x</text>' "$tmp/lab.svg" && grep -q '>my caption</text>' "$tmp/lab.svg" \
+   && ! grep -q 'position offset K' "$tmp/lab.svg"; then ok "--xlabel, --ylabel and --caption replace the axis titles and the caption"
+else bad "axis labels" "$(grep -o '>[^<]*</text>' "$tmp/lab.svg" | head -5 | tr '\n' ' ')"; fi
+
 # ---- bad input: one line on stderr with "error", non-zero exit, no PNG ----
 expect_error() { # name, text the message must contain, args...
   local name=$1 want=$2; shift 2

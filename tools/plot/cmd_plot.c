@@ -23,7 +23,7 @@
 
 typedef struct {
     PlotQuery q;
-    const char *out, *title, *font;
+    const char *out, *title, *font, *xlabel, *ylabel, *caption;
     int width, height, no_clip, stats, smooth;
     double ymax, ymin, zoom;
     char *label_buf, *lab[256];
@@ -53,6 +53,9 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
         {"kind", ARG_STR, &kind_s, "ppl | position | training | offset | accuracy; auto: from the first file's header (never offset)"},
         {"out", ARG_STR, &a->out, "the figure: .png, or .svg for vectors with text as text (required)"},
         {"title", ARG_STR, &a->title, "figure title; none: made from the data; \"\": no title"},
+        {"xlabel", ARG_STR, &a->xlabel, "x axis label; none: the kind's (e.g. a CSV whose pos_offset column holds training steps)"},
+        {"ylabel", ARG_STR, &a->ylabel, "y axis label; none: the metric's"},
+        {"caption", ARG_STR, &a->caption, "the line under the plot; none: made from the data and the y axis policy"},
         {"width", ARG_INT, &a->width, "image width in pixels", 320, 8000},
         {"height", ARG_INT, &a->height, "image height in pixels", 240, 8000},
         {"metric", ARG_STR, &a->q.metric, "kinds ppl, offset: the y value: ppl | loss | bpc"},
@@ -252,6 +255,9 @@ static void compose(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Ro
     }
     else ch.xlabel = "step";
     if (a->title && !*a->title) ch.title = NULL;
+    if (a->xlabel) ch.xlabel = a->xlabel;
+    if (a->ylabel) ch.ylabel = a->ylabel;
+    if (a->caption) ch.caption = a->caption;
     fg->ch = ch;
 }
 
