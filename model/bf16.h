@@ -1,7 +1,8 @@
 // bf16.h - bfloat16 for the mixed-precision products (train --precision bf16, docs/performance.md):
 // float32 to bfloat16 conversion, round to nearest even, and the CPU check that allows it.
 // bfloat16 is the top 16 bits of a float32: sign, the same 8-bit exponent, 7 stored mantissa
-// bits (8 significant): a converted value is within 2^-9 of the float, relatively (normals).
+// bits (8 significant): a converted value is within 2^-8 of the float, relatively (normals:
+// half a unit in the last place, 2^-8 of the binade's lower end).
 // Conversion: round to nearest, ties to even, on the bit pattern, so denormals round like
 // normals (no flush to zero), a float past the largest bfloat16 rounds to infinity, infinities
 // stay, and a NaN stays a NaN (quiet, its sign and top payload bits kept).
