@@ -40,6 +40,7 @@ void gemm_set_bf16(int on) {
 #endif
 }
 int gemm_get_bf16(void) { return gemm_bf16; }
+int gemm_sbgemm_in_use(void) { return gemm_sbgemm != NULL; }
 const char *gemm_bf16_backend(void) {
     return gemm_sbgemm ? "OpenBLAS cblas_sbgemm" : "cblas_sgemm on the bf16-rounded inputs (no cblas_sbgemm in this OpenBLAS)";
 }

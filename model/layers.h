@@ -27,6 +27,7 @@ int gemm_get_bf16(void);
 // what runs bf16 products: OpenBLAS's cblas_sbgemm where the library has it, else cblas_sgemm
 // on the rounded values (the same numbers, no faster); for banners
 const char *gemm_bf16_backend(void);
+int gemm_sbgemm_in_use(void); // 1: cblas_sbgemm (looked up by the first gemm_set_bf16(1))
 // the number of work units gemm cuts an (M,N) x K product into
 int gemm_units(int M, int N, int K);
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
