@@ -173,6 +173,7 @@ static void gemm_serial(const GemmPlan *p, int ta, int tb, int M, int N, int K, 
     }
 }
 
+#ifndef POSGPT_DOUBLE
 // the packed bfloat16 copies of a product's factors: for a product run by a team (started
 // only outside parallel regions), and per thread for one run in order inside a region
 typedef struct {
@@ -185,6 +186,7 @@ static void *pack_grow(PackBuf *b, size_t bytes) {
     if (bytes > b->cap) b->p = xrealloc(b->p, bytes), b->cap = bytes;
     return b->p;
 }
+#endif
 
 // a product's inputs: A and B as given, or (bf16 products) op(A) and op(B) packed into
 // bfloat16 (cblas_sbgemm) or rounded to it in float32 (cblas_sgemm)
