@@ -59,6 +59,18 @@ cmp -s "$d/model.bin" "$tmp/bf16-t1/model.bin" && ok "a bf16 run stopped at step
 refused "--resume of an fp32 run with --precision bf16" "conflicts with the run .* which has --precision fp32" \
   $BIN train --resume "$tmp/fp32" --steps 60 --precision bf16
 
+# evaluation stays fp32: training's validation (fp32) of the bf16 run is what eval (fp32 by
+# default) gives on the same tokens; eval --precision bf16 gives another loss, close to it
+ev() { $BIN eval --ckpt "$tmp/bf16-t1/model.bin" --data "$tmp/text.txt" --max-tokens 4096 --csv "$tmp/ev.csv" "$@" > /dev/null 2> "$tmp/ev.err" \
+  && awk -F, 'END { printf "%.6f", $7 }' "$tmp/ev.csv"; }
+e32=$(ev) e16=$(ev --precision bf16)
+[ -n "$e32" ] && [ "$e32" = "$v16" ] && ok "the bf16 run validated in fp32: eval (fp32) reproduces its last val loss ($e32)" \
+  || bad "bf16 run's validation in fp32" "eval $e32, trainer $v16"
+awk -v a="$e32" -v b="$e16" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d > 0 && d < 0.05) }' \
+  && ok "eval --precision bf16: another loss than fp32's, within 0.05 nats ($e16 vs $e32)" || bad "eval --precision bf16" "$e16 vs $e32"
+refused "eval --precision bf16 on a CPU without bf16 products" "needs a CPU with AVX512-BF16 or AMX-BF16" \
+  env POSGPT_CPU_NO_BF16=1 $BIN eval --ckpt "$tmp/bf16-t1/model.bin" --data "$tmp/text.txt" --max-tokens 4096 --precision bf16
+
 # --init-from starts a new run: its own precision (fp32 unless asked)
 $BIN train --init-from "$tmp/bf16-t1/model.bin" --data "$tmp/text.txt" --steps 2 --out "$tmp/init" > /dev/null 2>&1
 $BIN info "$tmp/init/model.bin" | grep -q "^precision  *fp32$" && ok "--init-from a bf16 checkpoint starts an fp32 run unless asked" \
