@@ -29,6 +29,16 @@ int gemm_set_lib(GemmLib lib);
 GemmLib gemm_get_lib(void);
 void gemm_select_lib(const char *name);
 const char *gemm_lib_name(void);
+// The precision of every product's inputs from now on (set outside parallel regions): float32
+// (0, the default) or bfloat16 (1: both factors rounded to nearest even before the cut, the
+// sums in float32: train --precision bf16). The cut and the order of the chunk sums are the
+// same, so bf16 products too do not depend on the thread count. No effect in the double build.
+void gemm_set_bf16(int on);
+int gemm_get_bf16(void);
+// what runs bf16 products: OpenBLAS's cblas_sbgemm where the library has it, else cblas_sgemm
+// on the rounded values (the same numbers, no faster); for banners
+const char *gemm_bf16_backend(void);
+int gemm_sbgemm_in_use(void); // 1: cblas_sbgemm (looked up by the first gemm_set_bf16(1))
 // the number of work units gemm cuts an (M,N) x K product into
 int gemm_units(int M, int N, int K);
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,

@@ -17,6 +17,7 @@
 //                                                       4 to 64 threads (docs/performance.md, "Scaling model")
 // CONFIG: S (4 layers, d 128, 4 heads, T 128, batch 32) or M (6, 256, 8, T 256, batch 16).
 // Output lines start with RESULT and are key=value pairs.
+#include "bf16.h"
 #include "cli.h"
 #include "decode.h"
 #include "gpt.h"
@@ -132,8 +133,21 @@ static void trainer_free(Trainer *tr) {
     gpt_free(&tr->m);
 }
 
+// BENCH_PRECISION=bf16: the products in bf16 (train --precision bf16), refused like train
+// refuses it where the CPU has no bf16 products
+static const char *bench_precision(void) {
+    const char *p = getenv("BENCH_PRECISION");
+    char why[160];
+    if (!p || !strcmp(p, "fp32")) return "fp32";
+    if (strcmp(p, "bf16")) die("BENCH_PRECISION must be fp32 or bf16, got '%s'", p);
+    if (!cpu_has_bf16(why, sizeof why)) die("BENCH_PRECISION=bf16 needs a CPU with %s", why);
+    gemm_set_bf16(1);
+    return "bf16";
+}
+
 static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
     Trainer tr;
+    const char *prec = bench_precision();
     trainer_init(&tr, c, scheme);
     int T = c.T, B = c.B, N = B * T;
     double *dt = xmalloc(steps * sizeof(double));
@@ -143,9 +157,9 @@ static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
     }
     double med = median(dt, steps), tps = N / med, fpt = flops_per_token(&tr.m, T), loss = tr.loss;
     printf("RESULT kind=train scheme=%s L=%d d=%d H=%d T=%d B=%d threads=%d tokens_per_s=%.1f step_s=%.4f min_s=%.4f max_s=%.4f "
-           "gflops=%.2f flops_per_token=%.0f loss=%.4f peak_rss_mib=%.0f\n",
+           "gflops=%.2f flops_per_token=%.0f loss=%.4f peak_rss_mib=%.0f precision=%s bf16_by=%s\n",
            scheme, c.L, c.C, c.NH, T, B, omp_get_max_threads(), tps, med, dt[0], dt[steps - 1], tps * fpt / 1e9, fpt, loss,
-           peak_rss_mib());
+           peak_rss_mib(), prec, strcmp(prec, "bf16") ? "-" : gemm_sbgemm_in_use() ? "sbgemm" : "sgemm-on-rounded-inputs");
     free(dt);
     trainer_free(&tr);
 }

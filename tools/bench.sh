@@ -21,10 +21,14 @@
 #     as one whole call the library threads itself, medians of REPS (9) alternating reps, and the
 #     faster library; then training tokens/s at S and M (rope) with each library (POSGPT_BLAS),
 #     medians of ROUNDS alternating rounds (default 3);
+#   bf16: training tokens/s at configs S and M (rope), fp32 and bf16 (train --precision bf16)
+#     in alternating runs, medians of ROUNDS (default 3), the ratio bf16 / fp32, and what ran
+#     the bf16 products (cblas_sbgemm, or sgemm on the rounded inputs: no speed-up expected);
+#     refused with the reason on a CPU without AVX512-BF16 / AMX-BF16 (not in the default PARTS);
 #   with TORCH=1, the project's own PyTorch reference model (tools/torch_ref.py, written from
 #     docs/model.md and docs/schemes.md; needs /usr/bin/python3 with Debian's python3-torch) at
 #     the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: PARTS (which of "train eval decode plot pack mpi scaling bind onednn" to run; default all but onednn), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
+# Environment: PARTS (which of "train eval decode plot pack mpi scaling bind onednn bf16" to run; default all but onednn and bf16), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
 #   ROUNDS (training runs per scheme and side, alternating posgpt and PyTorch; default 3 with TORCH=1, else 1).
 # Training figures are medians: of the timed steps within a run, then of the rounds; the
 # ratio is the median of the rounds' ratios, each taken between runs made one after the
@@ -51,7 +55,7 @@ if [ "${TORCH:-0}" = 1 ]; then
 fi
 . tools/bench_lib.sh # get, list, med
 parts=" ${PARTS:-train eval decode plot pack mpi scaling bind} "
-for p in $parts; do case $p in train|eval|decode|plot|pack|mpi|scaling|bind|onednn) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi, scaling, bind, onednn; got '$p'" >&2; exit 2 ;; esac; done
+for p in $parts; do case $p in train|eval|decode|plot|pack|mpi|scaling|bind|onednn|bf16) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi, scaling, bind, onednn, bf16; got '$p'" >&2; exit 2 ;; esac; done
 want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
@@ -247,4 +251,24 @@ if want onednn; then
     printf "training, config %s, rope: %.0f tokens/s with OpenBLAS, %.0f with oneDNN; oneDNN / OpenBLAS %.3f (median of %s rounds of %s steps)\n\n" \
       $cfg "$(med "${o[@]}")" "$(med "${d[@]}")" "$(med "${q[@]}")" "${ROUNDS:-3}" "$steps"
   done
+fi
+
+# bf16 against fp32: training tokens/s at S and M, alternating runs (a slow spell hits both)
+if want bf16; then
+  echo
+  if ! BENCH_PRECISION=bf16 $B train S rope 0 1 > /dev/null 2> /tmp/posgpt-bench-bf16.$$; then
+    echo "bf16: skipped: $(sed 's/^posgpt: error: //' /tmp/posgpt-bench-bf16.$$)"
+  else
+    for cfg in S M; do
+      f=() h=() q=() by=""
+      for round in $(seq "${ROUNDS:-3}"); do
+        tf=$(BENCH_PRECISION=fp32 $B train $cfg rope 3 "$steps" | get tokens_per_s)
+        r=$(BENCH_PRECISION=bf16 $B train $cfg rope 3 "$steps"); th=$(echo "$r" | get tokens_per_s); by=$(echo "$r" | get bf16_by)
+        f+=("$tf") h+=("$th") q+=("$(awk -v a="$th" -v b="$tf" 'BEGIN { print a / b }')")
+      done
+      printf "bf16, config %s (rope), %d threads, OpenBLAS %s kernels, bf16 products by %s: %.0f tokens/s fp32, %.0f bf16; ratio %.2f (median of %d rounds)\n" \
+        $cfg "$OMP_NUM_THREADS" "$core" "$by" "$(med "${f[@]}")" "$(med "${h[@]}")" "$(med "${q[@]}")" "${ROUNDS:-3}"
+    done
+  fi
+  rm -f /tmp/posgpt-bench-bf16.$$
 fi

@@ -67,8 +67,9 @@ enum {
     H_SHARDS = 312, H_EXT_TRAINLEN = 316, H_EXT_WINDOW = 320, H_EXT_FACTOR = 328, H_EXT_METHOD = 336,
     // the scheme's learning-rate multiplier (train --pos-lr-mult; 0 = 1, as in files written
     // before it, so a run without the flag writes the same bytes) and the snapshots kept
-    // (train --keep-every; 0 = none)
-    H_POSLRMULT = 352, H_KEEPEVERY = 360,
+    // (train --keep-every; 0 = none); the precision of the products (train --precision: 0 =
+    // fp32, as in files written before it; 1 = bf16)
+    H_POSLRMULT = 352, H_KEEPEVERY = 360, H_PRECISION = 364,
     H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
@@ -152,6 +153,7 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     put_u32(h, H_LOGEVERY, (uint32_t)r->log_every), put_u32(h, H_RUNFLAGS, flags);
     put_u64(h, H_VALTOKENS, (uint64_t)r->val_tokens);
     put_f64(h, H_POSLRMULT, ts->pos_lr_mult != 1 ? ts->pos_lr_mult : 0), put_u32(h, H_KEEPEVERY, (uint32_t)r->keep_every);
+    put_u32(h, H_PRECISION, (uint32_t)(ts->bf16 != 0));
     memcpy(h + H_DPATH, r->data, strnlen(r->data, CKPT_PATH_BYTES - 1));
     memcpy(h + H_VPATH, r->val, strnlen(r->val, CKPT_PATH_BYTES - 1));
 
@@ -284,12 +286,13 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         uint64_t step = get_u64(h, H_STEP);
         uint32_t shards = ver >= 5 ? get_u32(h, H_SHARDS) : 1;
         double plm = ver >= 5 ? get_f64(h, H_POSLRMULT) : 0;
+        uint32_t prec = ver >= 5 ? get_u32(h, H_PRECISION) : 0;
         const char *bad = !(lr >= 0 && lr <= 10) ? "lr" : !(mlr >= 0 && mlr <= 1) ? "min_lr_frac" : !(wd >= 0 && wd <= 10) ? "weight decay"
                           : !(b1 >= 0 && b1 < 1) ? "beta1" : !(b2 >= 0 && b2 < 1) ? "beta2" : !(eps > 0 && eps <= 1) ? "eps"
                           : !(clip >= 0 && clip <= 1e9) ? "clip" : !(isnan(val) || (val >= 0 && isfinite(val))) ? "val_loss"
                           : steps < 1 || steps > (1u << 30) ? "steps" : warm > steps ? "warmup" : batch < 1 || batch > (1u << 20) ? "batch"
                           : step > steps ? "step" : shards > SHARDS_MAX || shards_check((int)shards, (int)batch, 1, why, sizeof why)
-                          ? "gradient shards" : !(plm >= 0 && plm <= 1e6) ? "pos_lr_mult" : NULL;
+                          ? "gradient shards" : !(plm >= 0 && plm <= 1e6) ? "pos_lr_mult" : prec > 1 ? "precision" : NULL;
         if (bad)
             FAIL("checkpoint '%s' holds an impossible trainer state: %s (lr %g, min_lr_frac %g, wd %g, betas %g/%g, eps %g, clip %g, "
                  "step %llu of %u, warmup %u, batch %u in %u shards, val_loss %g)", name, bad, lr, mlr, wd, b1, b2, eps, clip,
@@ -336,6 +339,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         ts->val_loss = get_f64(h, H_VAL);
         double plm = ver >= 5 ? get_f64(h, H_POSLRMULT) : 0;
         ts->pos_lr_mult = plm > 0 ? plm : 1.0;
+        ts->bf16 = ver >= 5 && get_u32(h, H_PRECISION) == 1;
         ts->run = run;
         ts->version = (int)ver;
     }

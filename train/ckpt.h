@@ -39,6 +39,7 @@ typedef struct {
     Rng rng;        // trainer RNG (data order, random positions) after `step` steps
     double val_loss; // last validation loss (NaN if none)
     double pos_lr_mult; // the position scheme's tensors learn at this times the rate (train --pos-lr-mult; 1: as the rest)
+    int bf16;       // the products' inputs are bfloat16 (train --precision bf16); 0: float32
     RunRecord run;
     int version;     // format of the file it was read from (set by ckpt_read)
 } TrainState;

@@ -10,6 +10,7 @@
 #include "dist.h"
 #include "evaluate.h"
 #include "fileio.h"
+#include "layers.h"
 #include "positions.h"
 #include "progress.h"
 #include "rundir.h"
@@ -125,7 +126,7 @@ static void print_config(FILE *f, const Run *r) {
     fprintf(f, "lr = %g\nmin_lr_frac = %g\nweight_decay = %g\nbeta1 = %g\nbeta2 = %g\neps = %g\nclip = %g\nseed = %llu\n",
             ts->lr, ts->min_lr_frac, ts->wd, ts->beta1, ts->beta2, ts->eps, ts->clip, (unsigned long long)ts->seed);
     fprintf(f, "eval_every = %d\nval_tokens = %ld\nckpt_every = %d\n", a->eval_every, a->val_tokens, a->ckpt_every);
-    fprintf(f, "keep_every = %d\npos_lr_mult = %g\n", a->keep_every, ts->pos_lr_mult);
+    fprintf(f, "keep_every = %d\npos_lr_mult = %g\nprecision = %s\n", a->keep_every, ts->pos_lr_mult, ts->bf16 ? "bf16" : "fp32");
     if (a->init_from)
         fprintf(f, "init_from = %s\noptimizer = %s\n", a->init_from, a->keep_optimizer ? "the checkpoint's moments" : "fresh");
 }
@@ -203,7 +204,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     *a = (TrainArgs){.positions = "contiguous", .pos_sharing = "paper", .seq_len = 128, .layers = 4,
                      .d_model = 128, .heads = 4, .batch = 32, .steps = 2000, .warmup = -1, .eval_every = 200,
                      .ckpt_every = 500, .log_every = 10, .val_tokens = 65536, .lr = 1e-3, .min_lr_frac = 0.1, .wd = 0.1,
-                     .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1, .pos_lr_mult = 1};
+                     .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1, .pos_lr_mult = 1, .precision = "fp32"};
     static char pos_help[600];
     snprintf(pos_help, sizeof pos_help, "position scheme (required for a new run; --resume and --init-from keep the "
              "checkpoint's): %s, or randomized (= sinusoidal --positions random)", pos_names());
@@ -255,6 +256,9 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"grad-shards", ARG_INT, &a->grad_shards, "cut each step's batch into N shards whose gradients are summed in one fixed order "
                                                   "(a power of two; 0 = 1, or the process count under MPI): the same N gives the same "
                                                   "bits on any number of processes", 0, SHARDS_MAX},
+        {"precision", ARG_STR, &a->precision, "the matrix products' inputs: fp32 | bf16 (rounded to bfloat16, summed in fp32; "
+                                              "weights, gradients and AdamW state stay fp32; validation runs in fp32; needs a CPU "
+                                              "with AVX512-BF16 or AMX; the run keeps it)"},
         {"skip-nonfinite", ARG_FLAG, &a->skip_nonfinite, "skip a step whose loss or gradient is not finite, instead of stopping"},
         {"overwrite", ARG_FLAG, &a->overwrite, "start a new run even if --out holds one (its checkpoint and log are replaced)"},
         {"stop-at", ARG_INT, &a->stop_at, "stop after this step with a checkpoint (continue later with --resume); 0 = run to the end", 0, 1 << 30},
@@ -276,6 +280,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     if (a->keep_optimizer && !a->init_from) die("--keep-optimizer applies only with --init-from");
     if (a->pack && !a->task && !a->resume) die("--pack packs a task's examples into rows: it applies only with --task");
     check_study_flags(a);
+    if (precision_parse(a->precision) && !a->resume) require_bf16_cpu("--precision bf16", "drop the flag to train in fp32");
     if (a->task) {
         static char path[4200];
         if (a->data || a->val) die("--task DIR trains on DIR/train.txt: drop --data and --val");
@@ -368,6 +373,11 @@ static void open_resumed(Run *r) {
         die("the run in '%s' already finished (%ld of %d steps); extend it with --resume %s --steps N (N > %d)", r->dir, ts->step,
             ts->steps, r->dir, ts->steps);
     r->opt.pos_lr_mult = a->pos_lr_mult = ts->pos_lr_mult;
+    if (ts->bf16) {
+        char what[4300];
+        snprintf(what, sizeof what, "--resume %s: the run trains with --precision bf16, which", r->dir);
+        require_bf16_cpu(what, "resume it on a machine with one (a run keeps its precision)");
+    }
     choose_shards(r, ts->grad_shards);
     if (a->stop_at && a->stop_at <= ts->step)
         die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a->stop_at, r->dir, ts->step, ts->steps);
@@ -491,6 +501,7 @@ static void start_new(Run *r) {
     if (ts->warmup > ts->steps) die("--warmup %d is longer than --steps %d", ts->warmup, ts->steps);
     ts->val_loss = NAN;
     ts->pos_lr_mult = a->pos_lr_mult;
+    ts->bf16 = precision_parse(a->precision);
     check_pos_lr_mult(r);
     rng_seed(&ts->rng, (uint64_t)a->seed ^ 0x5eed0fda7aULL);
     choose_shards(r, 0);
@@ -554,6 +565,7 @@ static void open_outputs(Run *r) {
             run_label(c->scheme, r->ts.rand_max, label, sizeof label), c->L, c->C, c->NH, c->T, r->ts.batch, r->m.num_params,
             gpt_flop_params(&r->m), r->dir);
     fprintf(stderr, "data: %zu training bytes, %zu held-out bytes\n", r->corpus.ntrain, r->corpus.nval);
+    if (r->ts.bf16) precision_start_bf16("training's matrix products (validation: fp32)");
 }
 
 // ---- the loop ----
@@ -580,7 +592,9 @@ static int compute_gradients(Run *r, Progress *pr, long step, const int *tok, co
     static long nan_step = -2; // fault injection for the tests: a NaN in the qkv_w gradient at this step
     if (nan_step == -2) nan_step = getenv("POSGPT_INJECT_NAN_STEP") ? atol(getenv("POSGPT_INJECT_NAN_STEP")) : -1;
     GPT *m = &r->m;
+    gemm_set_bf16(r->ts.bf16); // (the step's products only: validation stays fp32)
     *loss = shards_gradient(&r->sh, m, r->ts.batch, r->m.cfg.T, tok, tgt, pos, packed(r) ? len : NULL);
+    gemm_set_bf16(0);
     if (step + 1 == nan_step) m->grads[m->offsets[P_QKVW]] = NAN;
     *norm = gpt_grad_norm(m);
     if (isfinite(*loss) && isfinite(*norm)) return 1;

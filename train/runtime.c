@@ -9,6 +9,7 @@
 // A user-set OPENBLAS_CORETYPE is always respected. The check is x86-64 only (elsewhere OpenBLAS
 // names no such kernels); the CPU affinity is read on Linux only (elsewhere: the cores online).
 #define _GNU_SOURCE // sched_getaffinity
+#include "bf16.h"
 #include "cli.h"
 #include "dist.h"
 #include "layers.h"
@@ -140,6 +141,24 @@ void runtime_setup(int threads) {
                 omp_get_max_threads());
     else
         fprintf(stderr, "posgpt %s | %s | %d threads\n", POSGPT_VERSION, gemm_lib_name(), omp_get_max_threads());
+}
+
+int precision_parse(const char *value) {
+    if (!strcmp(value, "fp32")) return 0;
+    if (!strcmp(value, "bf16")) return 1;
+    die("--precision must be fp32 or bf16, got '%s'", value);
+}
+
+void require_bf16_cpu(const char *what, const char *advice) {
+    char why[160];
+    if (!cpu_has_bf16(why, sizeof why)) die("%s needs a CPU with %s; %s", what, why, advice);
+}
+
+void precision_start_bf16(const char *what) {
+    gemm_set_bf16(1);
+    if (dist_rank() == 0)
+        fprintf(stderr, "precision: %s in bf16 (inputs rounded to nearest even, %s conversion; sums, weights and optimizer "
+                "state in fp32) by %s\n", what, bf16_convert_kind(), gemm_bf16_backend());
 }
 
 // memory a new allocation may take: MemAvailable (Linux), else half the physical memory.

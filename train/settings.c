@@ -72,6 +72,7 @@ void settings_check_resume(const Origin *o, const TrainArgs *a, const HyperArgs 
     same_num(o, "wd", a->wd, ts->wd), same_num(o, "beta1", a->beta1, ts->beta1), same_num(o, "beta2", a->beta2, ts->beta2);
     same_num(o, "eps", a->eps, ts->eps), same_num(o, "clip", a->clip, ts->clip);
     same_num(o, "pos-lr-mult", a->pos_lr_mult, ts->pos_lr_mult);
+    same_str(o, "precision", a->precision, ts->bf16 ? "bf16" : "fp32");
     if (args_given("seed") && (uint64_t)a->seed != ts->seed) {
         char x[32], y[32];
         snprintf(x, sizeof x, "%ld", a->seed), snprintf(y, sizeof y, "%llu", (unsigned long long)ts->seed);

@@ -9,6 +9,7 @@
 
 typedef struct {
     const char *data, *val, *task, *out, *pos, *positions, *pos_sharing, *resume, *init_from, *rope_scaling;
+    const char *precision; // fp32 | bf16 (the products' inputs)
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
     int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite, keep_optimizer, grad_shards, pack;
     int keep_every;     // 0, or keep model-STEP.bin every N steps
