@@ -130,5 +130,11 @@ $BIN train "${S[@]}" --steps 2 --out "$tmp/empty" > /dev/null 2> "$tmp/e" && [ -
 $BIN eval --ckpt "$tmp/run/model.bin" --data "$tmp/text.txt" --lengths 16 --max-tokens 256 --csv "$tmp/two/e.csv" \
   --per-position "$tmp/two/p.csv" > /dev/null 2> "$tmp/e" && [ -s "$tmp/two/e.csv" ] && [ -s "$tmp/two/p.csv" ] \
   && ok "eval --csv D/e.csv --per-position D/p.csv (both new): both written" || bad "two new outputs" "rc $?: $(tail -1 "$tmp/e")"
+# an unknown subcommand of task is named, like an unknown command (it printed the usage alone)
+for sub in frob --frob; do
+  $BIN task $sub > "$tmp/o" 2> "$tmp/e"; rc=$?
+  [ $rc = 2 ] && [ "$(grep -c . "$tmp/e")" = 1 ] && grep -q "^posgpt: error: unknown task subcommand '$sub'; try gen, eval" "$tmp/e" \
+    && ok "task $sub: an unknown subcommand, named (exit 2)" || bad "task $sub" "rc $rc: $(head -2 "$tmp/e")"
+done
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]
