@@ -96,10 +96,12 @@ int task_eval(int argc, char **argv) {
     ckpt_load(ckpt, &m, &ts, NULL);
     if (!dir) dir = default_task(ckpt, &ts);
     char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
-    char test_txt[4200], task_txt[4200];
+    char test_txt[4200], task_txt[4200], train_txt[4200]; // the task's training set is no output either
     snprintf(test_txt, sizeof test_txt, "%s/test.txt", dir), snprintf(task_txt, sizeof task_txt, "%s/task.txt", dir);
+    snprintf(train_txt, sizeof train_txt, "%s/train.txt", dir);
     refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--outputs", outputs}}, 2,
-                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"the task's test set", test_txt}, {"the task's description", task_txt}}, 3);
+                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"the task's test set", test_txt}, {"the task's description", task_txt},
+                                  {"the task's training set", train_txt}}, 4);
     snprintf(path, sizeof path, "%s/task.txt", dir);
     size_t n;
     char *desc = (char *)read_regular_file(path, "task description", 1 << 20, &n);
