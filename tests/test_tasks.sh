@@ -6,8 +6,9 @@
 #  - lengths: training 1..L, test 1..M L with the same count at each; the same seed gives the
 #    same files, another seed other ones; bad requests are one-line errors, made before anything
 #    is written; an existing task is replaced only with --overwrite; a stopped gen leaves nothing;
-#  - task files: every malformed line (huge or wrapped lengths, CRLF, BOM, blank lines, ...) is
-#    refused naming the file, the line and the problem;
+#  - task files: every malformed line (huge or wrapped lengths, CRLF, BOM, blank lines, a length
+#    N that is not its prompt's or beyond the task's, ...) is refused naming the file, the line
+#    and the problem;
 #  - train --task trains on the answers, records it, and resumes;
 #  - task eval's exact match: on a test file holding the model's own greedy answers
 #    (--outputs) every example is right; with each answer's first byte changed, none is; random
@@ -119,11 +120,17 @@ a blank line|2\t0\tab>ab;\n\n2\t0\tab>ab;\n|2: is blank
 a ; inside the answer|2\t0\tab>a;b;\n|1: the answer 'a;b;' holds ';' before its end
 a cut line|2\t0\tab>ab;\n2\t0\tab>a|2: the answer 'a' does not end with ';'
 a NUL byte|2\t0\tab>ab;\n2\t0\ta\0b>ab;\n|2: holds a NUL byte
+a length that is not its prompt's|2\t0\tab>ab;\n3\t0\tab>ab;\n|2: the length N is 3, but the prompt holds 3 bytes where a copy prompt of length 3 holds 4
+a length the task does not allow|2\t0\tab>ab;\n1001\t0\tab>ab;\n|2: the length N is 1001, more than the 1000 that copy allows
 EOF
 mkdir -p "$tmp/bad/tr" && printf '2\t0\tab>ab;\r\n2\t0\tab>ab;\r\n' > "$tmp/bad/tr/train.txt"
 $BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 1: ends with a carriage return" "$tmp/err" \
   && ok "train --task with CRLF lines: refused naming train.txt and the line" || bad "train --task CRLF" "rc $rc: $(cat "$tmp/err")"
+cp "$tmp/copy/task.txt" "$tmp/bad/tr/" && printf '2\t0\tab>ab;\n5\t0\tabcd>abcd;\n' > "$tmp/bad/tr/train.txt"
+$BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 2: the length N is 5, but the prompt holds 5 bytes" "$tmp/err" \
+  && ok "train --task with a length that is not its prompt's: refused naming train.txt and the line" || bad "train --task N" "rc $rc: $(cat "$tmp/err")"
 
 # train --task: the answers only, recorded, resumable
 T=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 30 --eval-every 10 --threads 1)

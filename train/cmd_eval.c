@@ -150,7 +150,7 @@ int cmd_eval(int argc, char **argv) {
         {"per-position", ARG_STR, &per_pos, "write mean loss by window index to this CSV"},
         {"ci", ARG_FLAG, &ci, "add a 95% bootstrap interval over the windows (fixed seed) of loss and ppl: columns "
                               "loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high"},
-        {"ci-resamples", ARG_INT, &resamples, "--ci: bootstrap resamples", 1, 1 << 24},
+        {"ci-resamples", ARG_INT, &resamples, "--ci: bootstrap resamples (at least 100: the interval's ends are the 2.5th and 97.5th percentiles of them)", 100, 1 << 24},
         {"per-window", ARG_STR, &per_win, "write each window's mean loss to this CSV (compare two checkpoints: tools/paired.sh)"},
         {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
         {"precision", ARG_STR, &precision, "the matrix products' inputs: fp32 | bf16 (rounded to bfloat16, summed in fp32; "
@@ -271,7 +271,8 @@ int cmd_eval(int argc, char **argv) {
             if (out_flush_check(out)) die("cannot write %s: %s", csv ? csv : "to standard output", strerror(errno));
             fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));
-            if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f)", exp(cib[0]), exp(cib[1]));
+            if (resamples && isnan(cib[0])) fprintf(stderr, " (no 95%% CI: one window; raise --max-tokens)");
+            else if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f)", exp(cib[0]), exp(cib[1]));
             fprintf(stderr, "\n");
             if (pp) {
                 for (int t = 0; t < L; t++)

@@ -172,6 +172,9 @@ static void check_study_flags(const TrainArgs *a) {
     if (!args_given("keep-every")) return;
     if (a->keep_every <= 0)
         die("--keep-every must be a positive number of steps, got %d (leave it out to keep no snapshots)", a->keep_every);
+    if (!a->resume && a->keep_every > a->steps)
+        die("--keep-every %d is beyond --steps %d: no copy would be kept; give at most %d (or leave it out)", a->keep_every,
+            a->steps, a->steps);
     if (!a->resume && a->keep_every % a->ckpt_every)
         die("--keep-every %d is not a multiple of --ckpt-every %d: each kept model-STEP.bin is a copy of a checkpoint the run "
             "saves; give a multiple of %d (or change --ckpt-every)", a->keep_every, a->ckpt_every, a->ckpt_every);

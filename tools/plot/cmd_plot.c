@@ -104,6 +104,9 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
     a->q.kind = kind, a->q.files = a->files, a->q.nfiles = nf;
     refuse_overlap("plot --out", a->out, "the font --font", a->font);
     for (int i = 0; i < nf; i++) refuse_overlap("plot --out", a->out, "the input CSV", a->files[i]);
+    const char *ext = strrchr(a->out, '.'); // the format comes from the name: never PNG bytes under another one
+    if (!ext || strchr(ext, '/') || (strcasecmp(ext, ".png") && strcasecmp(ext, ".svg")))
+        die("plot: --out '%s': the figure is written as .png or .svg; name it FILE.png or FILE.svg", a->out);
 }
 
 // append printf-style to a string buffer, truncating at its size
@@ -174,6 +177,21 @@ static void reference_lines_and_ticks(Figure *fg, const SeriesSet *ss, const Plo
     }
 }
 
+// kind accuracy: the tasks the rows hold (each row's protocol field), for the title: one or a few
+// named ("copy, reverse"), more counted ("5 tasks")
+static void task_names_of(const Rows *rs, char *buf, size_t n) {
+    int nt = 0;
+    buf[0] = 0;
+    for (int i = 0; i < rs->n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = !strcmp(rs->r[j].protocol, rs->r[i].protocol);
+        if (seen) continue;
+        if (nt < 3) append(buf, n, "%s%s", nt ? ", " : "", rs->r[i].protocol);
+        nt++;
+    }
+    if (nt > 3) snprintf(buf, n, "%d tasks", nt);
+}
+
 // the title, the axis titles and the caption: what the rows are, then the y-axis policy
 static void titles(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Rows *rs, const YClip *yc, int smooth) {
     const PlotQuery *q = &a->q;
@@ -211,8 +229,10 @@ static void titles(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Row
         append(cap, cn, "%s windows; positions K..K+L-1", pname);
         why = is_ppl ? "5× the median at offset 0" : "3× the median at offset 0";
     } else if (q->kind == KIND_ACCURACY) {
-        if (single_tl) snprintf(title_buf, tn, "Exact-match accuracy vs length (%s; trained on lengths 1..%d)", rs->r[0].protocol, se[0].train_len);
-        else snprintf(title_buf, tn, "Exact-match accuracy vs length (%s)", rs->r[0].protocol);
+        char tasks[128];
+        task_names_of(rs, tasks, sizeof tasks);
+        if (single_tl) snprintf(title_buf, tn, "Exact-match accuracy vs length (%s; trained on lengths 1..%d)", tasks, se[0].train_len);
+        else snprintf(title_buf, tn, "Exact-match accuracy vs length (%s)", tasks);
         snprintf(ylab, yn, "exact-match accuracy");
         append(cap, cn, "%s", single_tl ? "shaded: the training lengths" : "training lengths differ: not shaded");
     } else {

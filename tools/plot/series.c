@@ -86,6 +86,16 @@ static void run_name(const char *log_path, char *out, size_t n) {
     snprintf(out, n, "%.*s", (int)n - 1, *base ? base : "run");
 }
 
+// kind accuracy: the row's accuracy column (when present) is a number in [0, 1] that agrees with
+// correct / examples, which the plot uses (to 0.005: a hand-written CSV may round to 2 places)
+static void accuracy_check(const Csv *t, int r, int c_a, double want) {
+    if (c_a < 0) return;
+    double a = csv_num(t, r, c_a, 0); // nan, inf: refused there, naming the value
+    if (a < 0 || a > 1) die("plot: %s line %d: accuracy %g is outside [0, 1]", t->path, t->line[r], a);
+    if (fabs(a - want) > 0.005)
+        die("plot: %s line %d: accuracy %g disagrees with correct / examples = %g; fix the row", t->path, t->line[r], a, want);
+}
+
 void plot_rows_read(Rows *rs, PlotQuery *q) {
     char (*names)[96] = xcalloc((size_t)q->nfiles, sizeof *names);
     for (int fi = 0; fi < q->nfiles; fi++) {
@@ -116,6 +126,7 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
             const char *what = "posgpt task eval CSV";
             int c_t = csv_col(&t, "task", 1, what), c_s = csv_col(&t, "scheme", 1, what), c_tl = csv_col(&t, "train_max_len", 1, what);
             int c_l = csv_col(&t, "len", 1, what), c_e = csv_col(&t, "examples", 1, what), c_c = csv_col(&t, "correct", 1, what);
+            int c_a = csv_col(&t, "accuracy", 0, what);
             for (int r = 0; r < t.nrow; r++) {
                 Row *w = rows_add(rs);
                 const char *sch = csv_str(&t, r, c_s);
@@ -123,8 +134,10 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
                 snprintf(w->name, sizeof w->name, "%s", q->labels ? q->labels[fi] : sch);
                 snprintf(w->protocol, sizeof w->protocol, "%s", csv_str(&t, r, c_t));
                 double tl = csv_num(&t, r, c_tl, 0), len = csv_num(&t, r, c_l, 0), e = csv_num(&t, r, c_e, 0), c = csv_num(&t, r, c_c, 0);
-                if (tl < 0 || tl > 1e9 || len < 1 || len > 1e9 || e < 1 || c < 0 || c > e)
-                    die("plot: %s line %d: train_max_len %g, len %g, examples %g, correct %g: out of range", t.path, t.line[r], tl, len, e, c);
+                if (tl < 0 || tl > 1e9 || len < 1 || len > 1e9 || e < 1 || c < 0 || c > e || e > 1e15 || e != floor(e) || c != floor(c))
+                    die("plot: %s line %d: train_max_len %g, len %g, examples %g, correct %g: out of range (counts are whole, "
+                        "0 <= correct <= examples)", t.path, t.line[r], tl, len, e, c);
+                accuracy_check(&t, r, c_a, c / e);
                 w->train_len = (int)tl, w->x = len, w->y = c, w->count = e; // counts: pooled over depths, then divided
                 w->file = fi, w->line = t.line[r];
             }

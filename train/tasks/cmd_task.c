@@ -199,6 +199,10 @@ int cmd_task(int argc, char **argv) {
         printf(help, task_names());
         return 0;
     }
+    if (*sub) { // a word that is no subcommand: say so, like an unknown command
+        fprintf(stderr, "posgpt: error: unknown task subcommand '%s'; try gen, eval (see posgpt task --help)\n", sub);
+        return 2;
+    }
     fprintf(stderr, help, task_names());
     return 2;
 }

@@ -20,18 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-// "key = value" of a task.txt, or NULL
-static const char *meta(const char *text, const char *key, char *buf, size_t n) {
-    size_t k = strlen(key);
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (!strncmp(p, key, k) && !strncmp(p + k, " = ", 3)) {
-            const char *v = p + k + 3, *e = strchr(v, '\n');
-            snprintf(buf, n, "%.*s", (int)(e ? e - v : (long)strlen(v)), v);
-            return buf;
-        }
-    return NULL;
-}
-
 static const TaskSet *g_set; // for the sorts
 static int by_prompt(const void *a, const void *b) {
     const TaskExample *x = &g_set->ex[*(const int *)a], *y = &g_set->ex[*(const int *)b];
@@ -108,15 +96,17 @@ int task_eval(int argc, char **argv) {
     ckpt_load(ckpt, &m, &ts, NULL);
     if (!dir) dir = default_task(ckpt, &ts);
     char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
-    char test_txt[4200], task_txt[4200];
+    char test_txt[4200], task_txt[4200], train_txt[4200]; // the task's training set is no output either
     snprintf(test_txt, sizeof test_txt, "%s/test.txt", dir), snprintf(task_txt, sizeof task_txt, "%s/task.txt", dir);
+    snprintf(train_txt, sizeof train_txt, "%s/train.txt", dir);
     refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--outputs", outputs}}, 2,
-                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"the task's test set", test_txt}, {"the task's description", task_txt}}, 3);
+                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"the task's test set", test_txt}, {"the task's description", task_txt},
+                                  {"the task's training set", train_txt}}, 4);
     snprintf(path, sizeof path, "%s/task.txt", dir);
     size_t n;
     char *desc = (char *)read_regular_file(path, "task description", 1 << 20, &n);
-    if (!meta(desc, "task", name, sizeof name) || !task_find(name)) die("task eval: '%s' names no task (posgpt task gen writes it)", path);
-    meta(desc, "max_len", maxlen, sizeof maxlen);
+    if (!task_meta(desc, "task", name, sizeof name) || !task_find(name)) die("task eval: '%s' names no task (posgpt task gen writes it)", path);
+    task_meta(desc, "max_len", maxlen, sizeof maxlen);
     free(desc);
     snprintf(path, sizeof path, "%s/test.txt", dir);
     TaskSet set;

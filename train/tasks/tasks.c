@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // appends to a bounded buffer; the generators size their output, so running out is a bug
 typedef struct {
@@ -198,6 +199,58 @@ static void parse_line(TaskSet *s, const char *path, long line, char *p, char *e
     x->answer = ans, x->nanswer = (int)(e - ans);
 }
 
+const char *task_meta(const char *text, const char *key, char *buf, size_t n) {
+    size_t k = strlen(key);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, key, k) && !strncmp(p + k, " = ", 3)) {
+            const char *v = p + k + 3, *e = strchr(v, '\n');
+            snprintf(buf, n, "%.*s", (int)(e ? e - v : (long)strlen(v)), v);
+            return buf;
+        }
+    return NULL;
+}
+
+// the task that the task.txt beside `path` names, or NULL (none there, or it names no task)
+static const Task *task_beside(const char *path) {
+    char desc_path[4200], name[64];
+    const char *slash = strrchr(path, '/');
+    snprintf(desc_path, sizeof desc_path, "%.*stask.txt", slash ? (int)(slash + 1 - path) : 0, path);
+    struct stat st;
+    if (stat(desc_path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
+    size_t n;
+    char *desc = (char *)read_regular_file(desc_path, "task description", 1 << 20, &n);
+    const Task *t = task_meta(desc, "task", name, sizeof name) ? task_find(name) : NULL;
+    free(desc);
+    return t;
+}
+
+// every example's N against its prompt: the task's generator at length N makes a prompt of a
+// fixed size (N letters and the '>' for copy; 2N + 2 bytes for add; ...), which the line's must have
+static void check_lengths(TaskSet *s, const char *path, const Task *t) {
+    int *want = xcalloc((size_t)t->max_n + 1, sizeof(int));
+    char *buf = xmalloc(TASK_MAX_LINE + 64);
+    Rng rng;
+    rng_seed(&rng, 1);
+    for (int i = 0; i < s->n; i++) {
+        const TaskExample *x = &s->ex[i];
+        if (x->len > t->max_n) {
+            free(want), free(buf);
+            refuse(s, path, i + 1, "the length N is %d, more than the %d that %s allows", x->len, t->max_n, t->name);
+        }
+        if (!want[x->len]) {
+            t->make(buf, TASK_MAX_LINE + 64, x->len, 0.5, &rng);
+            want[x->len] = (int)(strchr(buf, TASK_SEP) + 1 - buf);
+        }
+        if (x->nprompt != want[x->len]) {
+            int w = want[x->len];
+            free(want), free(buf);
+            refuse(s, path, i + 1, "the length N is %d, but the prompt holds %d bytes where a %s prompt of length %d holds %d: "
+                   "N does not match the example (posgpt task gen writes them)", x->len, x->nprompt, t->name, x->len, w);
+        }
+    }
+    free(want), free(buf);
+}
+
 void taskset_read(TaskSet *s, const char *path) {
     memset(s, 0, sizeof *s);
     size_t n;
@@ -226,6 +279,8 @@ void taskset_read(TaskSet *s, const char *path) {
         taskset_free(s);
         die("task file '%s' has no examples (posgpt task gen writes them)", path);
     }
+    const Task *t = task_beside(path);
+    if (t) check_lengths(s, path, t);
 }
 
 void taskset_free(TaskSet *s) {

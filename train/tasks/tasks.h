@@ -59,6 +59,10 @@ typedef struct {
 // one in 0..100 (digits only: no sign, space or exponent), a missing tab, '>' or ';', a second
 // '>', a ';' inside the answer, an empty answer, an example over TASK_MAX_LINE bytes, a tab in
 // the example, a NUL byte, CRLF line endings, a UTF-8 byte order mark, a blank line.
+// When a task.txt beside the file names a task, each line's N is also checked against its
+// prompt (the size that task's prompt has at length N) and the task's longest N.
 void taskset_read(TaskSet *s, const char *path);
+// the value of "key = value" in a task.txt's text, into buf, or NULL when it has no such key
+const char *task_meta(const char *text, const char *key, char *buf, size_t n);
 void taskset_free(TaskSet *s);
 #endif
