@@ -135,6 +135,37 @@ $BIN train "${T[@]}" --out "$tmp/run" --stop-at 15 > /dev/null 2> "$tmp/train.er
 $BIN train "${T[@]}" --seq-len 10 --out "$tmp/short" > /dev/null 2> "$tmp/err"
 grep -q "longest example .* 14 bytes" "$tmp/err" && ok "train --task: a --seq-len too short for the longest example is refused" || bad "seq-len" "$(cat "$tmp/err")"
 
+# fresh examples (the default): made every step by the generator, not drawn from train.txt. A
+# directory whose train.txt holds other examples but the same held-out last 15 trains to the
+# same losses; drawn from the file (--task-examples file), it does not. Stopped at 10 and
+# resumed, the bytes of the uninterrupted run; the resumed run keeps its way, a flag saying the
+# other is refused. A test set holding every example the lengths allow leaves none to train on.
+$BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 9 --out "$tmp/copy9" 2> /dev/null
+mkdir -p "$tmp/copyB" && cp "$tmp/copy/task.txt" "$tmp/copy/test.txt" "$tmp/copyB/"
+{ head -285 "$tmp/copy9/train.txt"; tail -15 "$tmp/copy/train.txt"; } > "$tmp/copyB/train.txt"
+F=(--pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 20 --eval-every 10 --log-every 1 --threads 1)
+for v in A:copy B:copyB fA:copy fB:copyB; do
+  n=${v%%:*}; X=(); [ "${n#f}" != "$n" ] && X=(--task-examples file)
+  $BIN train --task "$tmp/${v#*:}" "${F[@]}" "${X[@]}" --out "$tmp/fr$n" > /dev/null 2>&1 || bad "fresh run $n" "failed"
+done
+losses() { cut -d, -f1-5 "$1/log.csv"; }
+! cmp -s "$tmp/copy/train.txt" "$tmp/copyB/train.txt" && [ "$(losses "$tmp/frA")" = "$(losses "$tmp/frB")" ] \
+  && [ "$(losses "$tmp/frfA")" != "$(losses "$tmp/frfB")" ] && grep -q "^examples = fresh (made every step from task.txt: copy, lengths 1..6" "$tmp/frA/config.txt" \
+  && grep -q "^examples = file (drawn from the first 285 of train.txt)" "$tmp/frfA/config.txt" \
+  && ok "train --task: fresh examples by default (the same losses whatever train.txt's training part holds; --task-examples file reads it)" \
+  || bad "fresh examples" "$(diff <(losses "$tmp/frA") <(losses "$tmp/frB") | head -3; grep examples "$tmp/frA/config.txt")"
+$BIN train --task "$tmp/copy" "${F[@]}" --out "$tmp/frR" --stop-at 10 > /dev/null 2>&1 && $BIN train --resume "$tmp/frR" > /dev/null 2>&1
+cmp -s "$tmp/frR/model.bin" "$tmp/frA/model.bin" && $BIN info "$tmp/frR/model.bin" | grep -q "^task examples *fresh each step" \
+  && ok "train --task, fresh examples: stopped at 10 and resumed, the uninterrupted run's bytes; info says fresh" || bad "fresh resume" "model.bin differs"
+$BIN train --task "$tmp/copy" "${F[@]}" --out "$tmp/frR2" --stop-at 10 > /dev/null 2>&1
+$BIN train --resume "$tmp/frR2" --task-examples file > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "^posgpt: error: --task-examples file: the run in '$tmp/frR2' makes fresh examples every step; drop the flag" "$tmp/err" \
+  && ok "train --resume --task-examples file on a fresh run: refused" || bad "resume --task-examples" "rc $rc: $(cat "$tmp/err")"
+$BIN task gen --task parity --max-len 2 --n 40 --test-per-len 30 --out "$tmp/par2" 2> /dev/null
+$BIN train --task "$tmp/par2" "${F[@]}" --out "$tmp/par2run" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "task parity: 1000 fresh examples in a row were test examples; the test set holds (nearly) every example of lengths 1..2" "$tmp/err" \
+  && ok "train --task: a test set holding every example of the training lengths is refused (nothing fresh to train on)" || bad "exhausted" "rc $rc: $(cat "$tmp/err")"
+
 # train --task --pack: each step's examples packed into rows (attention and positions per
 # example). The same examples as one a row, so the same losses up to float rounding: the first
 # 20 steps' logged losses and gradient norms (4 to 6 digits; rounding drifts slowly, and a

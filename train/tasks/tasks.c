@@ -102,14 +102,24 @@ static void make_passkey(char *buf, size_t cap, int n, double depth, Rng *rng) {
     puts_(&o, "What is the pass key? The pass key is"), putc_(&o, TASK_SEP), puts_(&o, key), putc_(&o, TASK_END);
 }
 
+static int passkey_bytes(int n) {
+    int b = (int)(strlen("The pass key is ") + 5 + strlen(". Remember it. ") + strlen("What is the pass key? The pass key is") + 7);
+    for (int i = 0; i < n; i++) b += (int)strlen(FILLER[i % 5]);
+    return b;
+}
+// the longest example at length n: "PROMPT>ANSWER;"
+static int letters_bytes(int n) { return 2 * n + 2; }
+static int add_bytes(int n) { return 2 * n + 2 + (n + 1) + 1; } // "A+B>", a carry's extra digit, ";"
+static int digits_bytes(int n) { return n + 3; }
+
 static const Task TASKS[] = {
-    {"copy", "repeat n letters", 1000, make_copy},
-    {"reverse", "n letters in reverse order", 1000, make_reverse},
-    {"sort", "n letters in ascending order", 1000, make_sort},
-    {"add", "the sum of two n-digit numbers", 1000, make_add},
-    {"sum", "the sum of n digits mod 10", 60000, make_sum},
-    {"parity", "the parity of n bits", 60000, make_parity},
-    {"passkey", "a 5-digit key hidden among n filler sentences", 2000, make_passkey},
+    {"copy", "repeat n letters", 1000, make_copy, letters_bytes},
+    {"reverse", "n letters in reverse order", 1000, make_reverse, letters_bytes},
+    {"sort", "n letters in ascending order", 1000, make_sort, letters_bytes},
+    {"add", "the sum of two n-digit numbers", 1000, make_add, add_bytes},
+    {"sum", "the sum of n digits mod 10", 60000, make_sum, digits_bytes},
+    {"parity", "the parity of n bits", 60000, make_parity, digits_bytes},
+    {"passkey", "a 5-digit key hidden among n filler sentences", 2000, make_passkey, passkey_bytes},
 };
 #define NTASKS ((int)(sizeof TASKS / sizeof TASKS[0]))
 
@@ -232,3 +242,44 @@ void taskset_free(TaskSet *s) {
     free(s->text), free(s->ex);
     memset(s, 0, sizeof *s);
 }
+
+// ---- a task directory's description (task.txt: "key = value" lines) ----
+// the value of key in text, into buf, or NULL
+static const char *spec_value(const char *text, const char *key, char *buf, size_t n) {
+    size_t k = strlen(key);
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > k + 3 && !strncmp(p, key, k) && !strncmp(p + k, " = ", 3)) {
+            snprintf(buf, n, "%.*s", (int)(len - k - 3), p + k + 3);
+            return buf;
+        }
+        p += len + (e != NULL);
+    }
+    return NULL;
+}
+
+void task_spec_read(TaskSpec *s, const char *dir) {
+    char path[4200], v[256];
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    size_t n;
+    char *text = (char *)read_regular_file(path, "task description", 1 << 20, &n);
+    if (memchr(text, 0, n)) die("task description '%s' holds a NUL byte; it is not a task.txt (posgpt task gen writes them)", path);
+    memset(s, 0, sizeof *s);
+    if (!spec_value(text, "task", v, sizeof v) || !(s->task = task_find(v)))
+        die("task description '%s': %s; posgpt task gen writes a 'task = NAME' line (%s)", path,
+            spec_value(text, "task", v, sizeof v) ? "the task is unknown" : "no 'task = ' line", task_names());
+    long len = spec_value(text, "max_len", v, sizeof v) ? field_num(v, v + strlen(v), 1, s->task->max_n) : -1;
+    if (len < 0)
+        die("task description '%s': no 'max_len = L' line with L a whole number from 1 to %d (%s's longest); posgpt task gen "
+            "writes one", path, s->task->max_n, s->task->name);
+    s->max_len = (int)len;
+    free(text);
+}
+
+int task_make(const TaskSpec *s, char *buf, size_t cap, int n, double depth, Rng *rng) {
+    s->task->make(buf, cap, n, depth, rng);
+    return (int)strlen(buf);
+}
+
+int task_max_bytes(const TaskSpec *s) { return s->task->bytes(s->max_len); }

@@ -32,12 +32,29 @@ typedef struct {
     // writes the example "PROMPT>ANSWER;" of length n (no newline) into buf, NUL-terminated;
     // depth in [0, 1] places passkey's key (other tasks ignore it)
     void (*make)(char *buf, size_t cap, int n, double depth, Rng *rng);
+    int (*bytes)(int n); // the most bytes an example of length n holds (the longest at n <= max_n)
 } Task;
 
 int task_count(void);
 const Task *task_at(int i);
 const Task *task_find(const char *name);
 const char *task_names(void); // "copy|reverse|..."
+
+// How a task directory's examples are made, from its task.txt (task_spec_read): fresh
+// training examples (train --task, task_batch.h) are made the way task gen made the files.
+typedef struct {
+    const Task *task;
+    int max_len;      // training lengths are uniform in 1..max_len
+} TaskSpec;
+
+// DIR/task.txt's task and max_len; dies with one line naming the file and the key for a
+// missing file, a missing or unknown task, a max_len out of 1..the task's max_n
+void task_spec_read(TaskSpec *s, const char *dir);
+// the example of length n (passkey: the key at depth in [0, 1]) into buf (cap bytes), as
+// task gen writes it (no newline), NUL-terminated; returns its bytes
+int task_make(const TaskSpec *s, char *buf, size_t cap, int n, double depth, Rng *rng);
+// the most bytes an example of length 1..max_len has (the row a fresh example needs)
+int task_max_bytes(const TaskSpec *s);
 
 // one example, split: the prompt ends with TASK_SEP, the answer with TASK_END
 typedef struct {
