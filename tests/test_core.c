@@ -162,23 +162,23 @@ static void row_text(const int *tok, int b, int T, char *out) {
 // fresh task examples (train --task): example b of step s from (seed, s, b) alone: the same in
 // a batch of 4 as in one of 16 (the rows an MPI process draws do not change it), the same when
 // drawn again (a resumed run), other ones at the next step or another seed; each a right parity
-// example of length 1..4 and never one of test.txt's, which holds every example of lengths 1
-// and 2: only lengths 3 and 4 are trained on
+// example of length 1..4 after the BOS byte task.txt asks for, and never one of test.txt's,
+// which holds every example of lengths 1 and 2: only lengths 3 and 4 are trained on
 static void test_task_fresh(void) {
     char dir[64], path[96];
     snprintf(dir, sizeof dir, "/tmp/posgpt-fresh-%d", (int)getpid());
     mkdir(dir, 0755);
     snprintf(path, sizeof path, "%s/task.txt", dir);
     FILE *f = fopen(path, "w");
-    fprintf(f, "task = parity\nsummary = x\nmax_len = 4\n");
+    fprintf(f, "task = parity\nsummary = x\nmax_len = 4\nbos = yes\n");
     fclose(f);
     snprintf(path, sizeof path, "%s/test.txt", dir);
     f = fopen(path, "w");
-    fprintf(f, "1\t0\t0>0;\n1\t0\t1>1;\n2\t0\t00>0;\n2\t0\t01>1;\n2\t0\t10>1;\n2\t0\t11>0;\n3\t0\t101>0;\n");
+    fprintf(f, "1\t0\t^0>0;\n1\t0\t^1>1;\n2\t0\t^00>0;\n2\t0\t^01>1;\n2\t0\t^10>1;\n2\t0\t^11>0;\n3\t0\t^101>0;\n");
     fclose(f);
     snprintf(path, sizeof path, "%s/train.txt", dir);
     f = fopen(path, "w");
-    fprintf(f, "2\t0\t11>0;\n3\t0\t111>1;\n");
+    fprintf(f, "2\t0\t^11>0;\n3\t0\t^111>1;\n");
     fclose(f);
     TaskData d, e;
     taskdata_load(&d, path), taskdata_load(&e, path);
@@ -186,7 +186,7 @@ static void test_task_fresh(void) {
     int T = d.longest, B = 16;
     int *tok = malloc(sizeof(int) * B * T), *tgt = malloc(sizeof(int) * B * T), *pos = malloc(sizeof(int) * B * T);
     int *tok2 = malloc(sizeof(int) * B * T), len[16], seen[5] = {0}, right = 1, apart = 1, same = 1, moved = 0, seeded = 0;
-    char s[64], s2[64];
+    char s2[64];
     for (long step = 0; step < 40; step++) {
         task_draw_fresh(&d, step, B, T, 0, tok, tgt, pos, len);
         task_draw_fresh(&d, step, 4, T, 0, tok2, tgt, pos, NULL);
@@ -196,16 +196,16 @@ static void test_task_fresh(void) {
         task_draw_fresh(&e, step, 4, T, 0, tok2, tgt, pos, NULL);
         seeded += memcmp(tok, tok2, sizeof(int) * 4 * T) != 0;
         for (int b = 0; b < B; b++) {
-            row_text(tok, b, T, s);
+            row_text(tok, b, T, s2);
+            const char *s = s2 + 1; // after the BOS byte
             int n = (int)strcspn(s, ">"), par = 0;
             for (int i = 0; i < n; i++) par ^= s[i] == '1';
-            snprintf(s2, sizeof s2, "%d", par);
-            right &= n >= 1 && n <= 4 && s[n + 1] == s2[0] && !strcmp(s + n + 2, ";") && len[b] == n + 3;
+            right &= s2[0] == TASK_BOS && n >= 1 && n <= 4 && s[n + 1] == '0' + par && !strcmp(s + n + 2, ";") && len[b] == n + 4;
             seen[n >= 1 && n <= 4 ? n : 0]++;
             apart &= n > 2 && strcmp(s, "101>0;") != 0;
         }
     }
-    check(right, "fresh task examples: each a right parity example of length 1..4, its length given", "a row breaks it");
+    check(right, "fresh task examples: each the BOS byte and a right parity example of length 1..4, its length given", "a row breaks it");
     check(apart && !seen[1] && !seen[2] && seen[3] && seen[4], "fresh task examples: never one of test.txt's (lengths 1 and 2 all in it)",
           "lengths seen 1:%d 2:%d 3:%d 4:%d", seen[1], seen[2], seen[3], seen[4]);
     check(same, "fresh task examples: example b of a step is the same in a batch of 4 as in one of 16", "a row differs");

@@ -25,7 +25,7 @@ check_rule() {
     function add(x, y,  i, c, d, r) { r = ""; c = 0
       for (i = 0; i < length(x); i++) { d = substr(x, length(x) - i, 1) + substr(y, length(y) - i, 1) + c; r = (d % 10) r; c = int(d / 10) }
       return (c ? "1" : "") r }
-    { n = $1; body = $3; sep = index(body, ">"); p = substr(body, 1, sep - 1); a = substr(body, sep + 1)
+    { n = $1; body = $3; if (substr(body, 1, 1) == "^") body = substr(body, 2); sep = index(body, ">"); p = substr(body, 1, sep - 1); a = substr(body, sep + 1)
       if (substr(a, length(a), 1) != ";") { print "bad end: " $0; next }
       a = substr(a, 1, length(a) - 1)
       if (task == "copy") want = p
@@ -48,13 +48,15 @@ for t in copy reverse sort add sum parity passkey; do
   fi
   b=$(cat "$d/train.txt" "$d/test.txt" | check_rule $t | head -3)
   [ -z "$b" ] && ok "task gen $t: every answer is what the task defines (300 training, 84 test examples)" || bad "task gen $t answers" "$b"
+  [ "$(cat "$d/train.txt" "$d/test.txt" | cut -f3 | grep -vc '^^')" = 0 ] && grep -qx "bos = yes" "$d/task.txt" \
+    && ok "task gen $t: every example starts with the BOS byte '^' (the default), task.txt says so" || bad "task gen $t BOS" "$(head -1 "$d/train.txt")"
   tr_lens=$(cut -f1 "$d/train.txt" | sort -n | uniq | tr '\n' ' ')
   te_counts=$(cut -f1 "$d/test.txt" | sort -n | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')
   [ "$tr_lens" = "1 2 3 4 5 6 " ] && [ "$(cut -f1 "$d/test.txt" | sort -n | uniq | wc -l)" = 12 ] && [ "$te_counts" = "7 " ] \
     && ok "task gen $t: training lengths 1..6, test lengths 1..12 with 7 each" || bad "task gen $t lengths" "train: $tr_lens test counts: $te_counts"
 done
 # passkey: the depth column says where the key is (0%: before any filler, 100%: after all of it)
-awk -F'\t' '$2 == 0 && substr($3, 1, 16) != "The pass key is " { bad = 1 } $2 == 100 && $3 !~ /Remember it\. What is/ { bad = 1 } END { exit bad }' \
+awk -F'\t' '$2 == 0 && substr($3, 2, 16) != "The pass key is " { bad = 1 } $2 == 100 && $3 !~ /Remember it\. What is/ { bad = 1 } END { exit bad }' \
   "$tmp/passkey/test.txt" && ok "task gen passkey: the key sits at the depth the line gives" || bad "passkey depth" "$(head -2 "$tmp/passkey/test.txt")"
 $BIN task gen --task reverse --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$tmp/again" 2> /dev/null
 $BIN task gen --task reverse --max-len 6 --n 300 --test-per-len 7 --seed 4 --out "$tmp/other" 2> /dev/null
@@ -66,6 +68,15 @@ for args in "--task nosuch --out $tmp/x" "--task parity --max-len 40000 --out $t
   $BIN task gen $args > /dev/null 2> "$tmp/err"; rc=$?
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "task gen" "$tmp/err" && ok "task gen $args: a one-line error" || bad "task gen $args" "rc $rc: $(cat "$tmp/err")"
 done
+
+# --no-bos: no BOS byte, recorded; the rest of this file trains and evaluates on such a copy
+# task (legacy lengths: copy's longest example of length 6 is 14 bytes, 15 with the BOS byte)
+$BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$tmp/copyBOS" 2> /dev/null
+$BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 3 --no-bos --overwrite --out "$tmp/copy" 2> /dev/null
+[ "$(cut -f3 "$tmp/copy/train.txt" "$tmp/copy/test.txt" | grep -c '^^')" = 0 ] && grep -qx "bos = no" "$tmp/copy/task.txt" \
+  && grep -q "^command = .* --no-bos --out" "$tmp/copy/task.txt" && [ -z "$(check_rule copy < "$tmp/copy/train.txt")" ] \
+  && diff -q <(cut -f3 "$tmp/copy/train.txt") <(cut -f3 "$tmp/copyBOS/train.txt" | cut -c2-) > /dev/null \
+  && ok "task gen --no-bos: the same examples without the BOS byte; task.txt says bos = no" || bad "task gen --no-bos" "$(head -1 "$tmp/copy/train.txt")"
 
 # task gen validates every flag before it writes anything: nothing is left behind
 for args in "--task passkey --depths ''" "--task passkey --depths 0,25," "--task passkey --depths 5,,6" "--task passkey --depths 1e2" \
@@ -140,7 +151,7 @@ grep -q "longest example .* 14 bytes" "$tmp/err" && ok "train --task: a --seq-le
 # same losses; drawn from the file (--task-examples file), it does not. Stopped at 10 and
 # resumed, the bytes of the uninterrupted run; the resumed run keeps its way, a flag saying the
 # other is refused. A test set holding every example the lengths allow leaves none to train on.
-$BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 9 --out "$tmp/copy9" 2> /dev/null
+$BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 9 --no-bos --out "$tmp/copy9" 2> /dev/null
 mkdir -p "$tmp/copyB" && cp "$tmp/copy/task.txt" "$tmp/copy/test.txt" "$tmp/copyB/"
 { head -285 "$tmp/copy9/train.txt"; tail -15 "$tmp/copy/train.txt"; } > "$tmp/copyB/train.txt"
 F=(--pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 20 --eval-every 10 --log-every 1 --threads 1)
@@ -158,6 +169,12 @@ $BIN train --task "$tmp/copy" "${F[@]}" --out "$tmp/frR" --stop-at 10 > /dev/nul
 cmp -s "$tmp/frR/model.bin" "$tmp/frA/model.bin" && $BIN info "$tmp/frR/model.bin" | grep -q "^task examples *fresh each step" \
   && ok "train --task, fresh examples: stopped at 10 and resumed, the uninterrupted run's bytes; info says fresh" || bad "fresh resume" "model.bin differs"
 $BIN train --task "$tmp/copy" "${F[@]}" --out "$tmp/frR2" --stop-at 10 > /dev/null 2>&1
+$BIN train --task "$tmp/copyBOS" "${F[@]}" --steps 2 --out "$tmp/frBOS" > /dev/null 2>&1
+mkdir -p "$tmp/copyOld" && cp "$tmp/copy/train.txt" "$tmp/copy/test.txt" "$tmp/copyOld/" && grep -v "^bos = " "$tmp/copy/task.txt" > "$tmp/copyOld/task.txt"
+$BIN train --task "$tmp/copyOld" "${F[@]}" --steps 2 --out "$tmp/frOld" > /dev/null 2>&1
+grep -q "^seq_len = 15$" "$tmp/frBOS/config.txt" && grep -q "^seq_len = 14$" "$tmp/frOld/config.txt" && grep -q "^examples = fresh" "$tmp/frOld/config.txt" \
+  && ok "train --task, fresh examples: with a BOS byte (rows of 15 for copy at 6), a task.txt without bos (older task gen) none (14)" \
+  || bad "fresh BOS" "$(grep -h seq_len "$tmp/frBOS/config.txt" "$tmp/frOld/config.txt")"
 $BIN train --resume "$tmp/frR2" --task-examples file > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "^posgpt: error: --task-examples file: the run in '$tmp/frR2' makes fresh examples every step; drop the flag" "$tmp/err" \
   && ok "train --resume --task-examples file on a fresh run: refused" || bad "resume --task-examples" "rc $rc: $(cat "$tmp/err")"

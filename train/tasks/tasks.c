@@ -274,12 +274,16 @@ void task_spec_read(TaskSpec *s, const char *dir) {
         die("task description '%s': no 'max_len = L' line with L a whole number from 1 to %d (%s's longest); posgpt task gen "
             "writes one", path, s->task->max_n, s->task->name);
     s->max_len = (int)len;
+    const char *bos = spec_value(text, "bos", v, sizeof v);
+    if (bos && strcmp(bos, "yes") && strcmp(bos, "no")) die("task description '%s': bos = %s; it is yes or no", path, bos);
+    s->bos = bos && !strcmp(bos, "yes");
     free(text);
 }
 
 int task_make(const TaskSpec *s, char *buf, size_t cap, int n, double depth, Rng *rng) {
-    s->task->make(buf, cap, n, depth, rng);
+    if (s->bos) buf[0] = TASK_BOS;
+    s->task->make(buf + s->bos, cap - (size_t)s->bos, n, depth, rng);
     return (int)strlen(buf);
 }
 
-int task_max_bytes(const TaskSpec *s) { return s->task->bytes(s->max_len); }
+int task_max_bytes(const TaskSpec *s) { return s->bos + s->task->bytes(s->max_len); }

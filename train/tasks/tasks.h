@@ -23,6 +23,7 @@
 
 #define TASK_SEP '>' // ends the prompt
 #define TASK_END ';' // ends the answer
+#define TASK_BOS '^' // starts every example of a task made with a BOS byte (task gen's default; --no-bos)
 #define TASK_MAX_LINE 65536            // the most bytes an example (and its length N) may have
 #define TASK_MAX_FILE ((size_t)1 << 30) // the largest task file read (task gen writes none larger)
 
@@ -45,9 +46,11 @@ const char *task_names(void); // "copy|reverse|..."
 typedef struct {
     const Task *task;
     int max_len;      // training lengths are uniform in 1..max_len
+    int bos;          // each example starts with TASK_BOS
 } TaskSpec;
 
-// DIR/task.txt's task and max_len; dies with one line naming the file and the key for a
+// DIR/task.txt's task, max_len and bos (yes | no; a task.txt without it, from before BOS
+// bytes: no); dies with one line naming the file and the key for a
 // missing file, a missing or unknown task, a max_len out of 1..the task's max_n
 void task_spec_read(TaskSpec *s, const char *dir);
 // the example of length n (passkey: the key at depth in [0, 1]) into buf (cap bytes), as
