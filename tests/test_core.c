@@ -220,6 +220,48 @@ static void test_task_fresh(void) {
     rmdir(dir);
 }
 
+// a task.txt's format and BOS byte (task_spec_read): one without them (an older task gen's)
+// means the old examples, msb for add and no BOS; the ones it names shape task_make's examples,
+// at most as long as task_max_bytes says, and some that long (add: those with a carry)
+static void test_task_spec(void) {
+    char dir[64], path[96];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-spec-%d", (int)getpid());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    const char *txt[] = {"task = add\nmax_len = 3\n", "task = add\nmax_len = 3\nformat = lsb\nbos = yes\n",
+                         "task = sum\nmax_len = 3\nformat = scratch\nbos = yes\n", "task = parity\nmax_len = 3\n"};
+    int want_fmt[] = {TASK_FMT_MSB, TASK_FMT_LSB, TASK_FMT_SCRATCH, TASK_FMT_PLAIN}, want_bos[] = {0, 1, 1, 0}, ok = 1, fits = 1;
+    char got[4][64];
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(txt[i], f);
+        fclose(f);
+        TaskSpec s;
+        task_spec_read(&s, dir);
+        ok &= s.format == want_fmt[i] && s.bos == want_bos[i] && s.max_len == 3;
+        Rng r;
+        int reach = 0;
+        for (int k = 0; k < 200; k++) {
+            rng_seed(&r, (uint64_t)k);
+            int n = task_make(&s, got[i], sizeof got[i], 3, 0, &r);
+            fits &= n <= task_max_bytes(&s), reach |= n == task_max_bytes(&s);
+        }
+        fits &= reach;
+        rng_seed(&r, 11);
+        task_make(&s, got[i], sizeof got[i], 3, 0, &r);
+    }
+    check(ok, "task.txt: format and bos as named; without them msb (add), plain, no BOS", "a field read wrong");
+    check(fits, "task_make: every example within task_max_bytes, some that long", "one is longer, or none reaches it");
+    // the same draws in every format: add lsb is msb's numbers reversed, sum scratch ends in the plain answer
+    int lsb_ok = strlen(got[0]) + 1 == strlen(got[1]) && got[1][0] == TASK_BOS && got[1][1] == got[0][2] && got[1][3] == got[0][0];
+    check(lsb_ok, "task_make add: lsb writes msb's operands reversed after the BOS byte", "msb '%s', lsb '%s'", got[0], got[1]);
+    const char *eq = strchr(got[2], TASK_SCRATCH_END), *gt = strchr(got[2], TASK_SEP);
+    int run = 0, scratch_ok = eq && gt && eq - gt == 4 && strlen(got[2]) == 11;
+    for (int i = 0; scratch_ok && i < 3; i++) run = (run + got[2][1 + i] - '0') % 10, scratch_ok = gt[1 + i] == '0' + run;
+    check(scratch_ok && eq[1] == '0' + run, "task_make sum scratch: the running sums mod 10, '=', the answer", "got '%s'", got[2]);
+    remove(path), rmdir(dir);
+}
+
 static int files_equal(const char *a, const char *b) {
     size_t na, nb;
     FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
@@ -981,6 +1023,7 @@ int main(void) {
     test_positions();
     test_task_positions();
     test_task_fresh();
+    test_task_spec();
     test_pack();
     test_checkpoint();
     return check_done();

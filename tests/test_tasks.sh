@@ -15,9 +15,9 @@
 #    --batch-tokens); flags it would ignore, and outputs that are inputs, are refused.
 . "$(dirname "$0")/lib.sh" tasks
 
-# rule TASK: awk program printing "bad LINE" for every line whose answer breaks the task's rule
+# rule TASK [FORMAT]: awk program printing "bad LINE" for every line whose answer breaks the task's rule
 check_rule() {
-  awk -F'\t' -v task="$1" '
+  awk -F'\t' -v task="$1" -v fmt="${2:-}" '
     function rev(s,  r, i) { r = ""; for (i = length(s); i > 0; i--) r = r substr(s, i, 1); return r }
     function srt(s,  a, n, i, j, t, r) { n = length(s); for (i = 1; i <= n; i++) a[i] = substr(s, i, 1)
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -31,9 +31,10 @@ check_rule() {
       if (task == "copy") want = p
       else if (task == "reverse") want = rev(p)
       else if (task == "sort") want = srt(p)
-      else if (task == "add") { split(p, o, "+"); want = add(o[1], o[2]); if (length(o[1]) != n || length(o[2]) != n) { print "bad len: " $0; next } }
-      else if (task == "sum") { s = 0; for (i = 1; i <= length(p); i++) s += substr(p, i, 1); want = s % 10 }
-      else if (task == "parity") { s = 0; for (i = 1; i <= length(p); i++) s += substr(p, i, 1); want = s % 2 }
+      else if (task == "add") { split(p, o, "+"); want = fmt == "lsb" ? rev(add(rev(o[1]), rev(o[2]))) : add(o[1], o[2]); if (length(o[1]) != n || length(o[2]) != n) { print "bad len: " $0; next } }
+      else if (task == "sum" || task == "parity") { m = task == "sum" ? 10 : 2; s = 0; r = ""
+        for (i = 1; i <= length(p); i++) { s = (s + substr(p, i, 1)) % m; r = r s }
+        want = (fmt == "scratch" ? r "=" : "") s }
       else if (task == "passkey") { match(p, /The pass key is [0-9]+\./); want = substr(p, RSTART + 16, RLENGTH - 17)
         m = gsub(/ (The grass is green|The sky is blue|The sun is yellow|Here we go|There and back again)\./, "&", p)
         if (m + (substr(p, 1, 3) != "The" || substr(p, 1, 9) == "The pass " ? 0 : 1) != n) { print "bad sentences: " $0; next } }
@@ -77,6 +78,27 @@ $BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 3 --no-bos
   && grep -q "^command = .* --no-bos --out" "$tmp/copy/task.txt" && [ -z "$(check_rule copy < "$tmp/copy/train.txt")" ] \
   && diff -q <(cut -f3 "$tmp/copy/train.txt") <(cut -f3 "$tmp/copyBOS/train.txt" | cut -c2-) > /dev/null \
   && ok "task gen --no-bos: the same examples without the BOS byte; task.txt says bos = no" || bad "task gen --no-bos" "$(head -1 "$tmp/copy/train.txt")"
+
+# formats: add --format lsb writes every number least significant digit first (the msb
+# examples of the same seed, each number reversed); sum and parity --format scratch write the
+# running sums before '=' and the answer (the plain answer of the same seed after the '=')
+for v in "add lsb" "sum scratch" "parity scratch"; do
+  read -r t f <<< "$v"
+  $BIN task gen --task $t --format $f --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$tmp/$t-$f" 2> /dev/null
+  b=$(cat "$tmp/$t-$f/train.txt" "$tmp/$t-$f/test.txt" | check_rule $t $f | head -3)
+  if [ $f = lsb ]; then
+    same=$(awk -F'\t' -v OFS='\t' 'function rev(s,  r, i) { r = ""; for (i = length(s); i > 0; i--) r = r substr(s, i, 1); return r }
+      { split(substr($3, 2), q, /[+>;]/); $3 = "^" rev(q[1]) "+" rev(q[2]) ">" rev(q[3]) ";"; print }' "$tmp/add/train.txt" | cmp -s - "$tmp/$t-$f/train.txt" && echo y)
+  else same=$(cut -f3 "$tmp/$t-$f/train.txt" | sed 's/>.*=/>/' | cmp -s - <(cut -f3 "$tmp/$t/train.txt") && echo y); fi
+  [ -z "$b" ] && [ "$same" = y ] && grep -qx "format = $f" "$tmp/$t-$f/task.txt" && grep -q -- "--format $f" "$tmp/$t-$f/task.txt" \
+    && ok "task gen $t --format $f: every answer is what the format defines, the default format's examples rewritten; task.txt says so" \
+    || bad "task gen $t --format $f" "${b:-not the default format examples rewritten} $(head -1 "$tmp/$t-$f/train.txt")"
+done
+grep -qx "format = msb" "$tmp/add/task.txt" && grep -qx "format = plain" "$tmp/sum/task.txt" \
+  && ok "task gen: the default formats are msb (add) and plain, recorded" || bad "default formats" "$(grep format "$tmp/add/task.txt")"
+$BIN task gen --task copy --format lsb --out "$tmp/g/fmt" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -qx "posgpt: error: task gen: --format lsb: copy takes plain" "$tmp/err" && [ ! -e "$tmp/g" ] \
+  && ok "task gen --format a task does not take: refused in one line, naming what it takes" || bad "--format refusal" "rc $rc: $(cat "$tmp/err")"
 
 # task gen validates every flag before it writes anything: nothing is left behind
 for args in "--task passkey --depths ''" "--task passkey --depths 0,25," "--task passkey --depths 5,,6" "--task passkey --depths 1e2" \
@@ -175,6 +197,10 @@ $BIN train --task "$tmp/copyOld" "${F[@]}" --steps 2 --out "$tmp/frOld" > /dev/n
 grep -q "^seq_len = 15$" "$tmp/frBOS/config.txt" && grep -q "^seq_len = 14$" "$tmp/frOld/config.txt" && grep -q "^examples = fresh" "$tmp/frOld/config.txt" \
   && ok "train --task, fresh examples: with a BOS byte (rows of 15 for copy at 6), a task.txt without bos (older task gen) none (14)" \
   || bad "fresh BOS" "$(grep -h seq_len "$tmp/frBOS/config.txt" "$tmp/frOld/config.txt")"
+mkdir -p "$tmp/copyFmt" && cp "$tmp/copy/train.txt" "$tmp/copy/test.txt" "$tmp/copyFmt/" && sed 's/^format = .*/format = lsb/' "$tmp/copy/task.txt" > "$tmp/copyFmt/task.txt"
+$BIN train --task "$tmp/copyFmt" "${F[@]}" --out "$tmp/frFmt" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "task description '$tmp/copyFmt/task.txt': format = lsb; copy takes plain" "$tmp/err" \
+  && ok "train --task: a task.txt naming a format its task does not take is refused" || bad "task.txt format" "rc $rc: $(cat "$tmp/err")"
 $BIN train --resume "$tmp/frR2" --task-examples file > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "^posgpt: error: --task-examples file: the run in '$tmp/frR2' makes fresh examples every step; drop the flag" "$tmp/err" \
   && ok "train --resume --task-examples file on a fresh run: refused" || bad "resume --task-examples" "rc $rc: $(cat "$tmp/err")"

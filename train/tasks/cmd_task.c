@@ -129,7 +129,7 @@ static int parse_depths(const char *s, int *dep) {
 }
 
 static int task_gen(int argc, char **argv) {
-    const char *name = NULL, *depths_s = NULL;
+    const char *name = NULL, *depths_s = NULL, *format_s = NULL;
     char *out = NULL;
     int max_len = 20, n = 20000, per_len = 100, mult = 2, overwrite = 0, no_bos = 0;
     long seed = 1;
@@ -142,6 +142,8 @@ static int task_gen(int argc, char **argv) {
         {"test-mult", ARG_INT, &mult, "test lengths run 1..M L", 1, 1000},
         {"depths", ARG_STR, &depths_s, "passkey: the key's depths in the test set, in percent (training: any depth; default 0,25,50,75,100)"},
         {"seed", ARG_LONG, &seed, "seed of the generator", 0, 9e18},
+        {"format", ARG_STR, &format_s, "the examples' format: add msb (default) | lsb; sum and parity plain (default) | scratch "
+                                       "(docs/tasks.md)"},
         {"no-bos", ARG_FLAG, &no_bos, "no BOS byte ('^') at the start of each example (default: one)"},
         {"overwrite", ARG_FLAG, &overwrite, "--out may hold a task already: its train.txt, test.txt and task.txt are replaced"},
         {NULL}};
@@ -152,6 +154,8 @@ static int task_gen(int argc, char **argv) {
     if (!t) die("task gen: unknown task '%s'; choose one of %s", name, task_names());
     if (!out || !*out) die("task gen: --out DIR is required");
     for (size_t k = strlen(out); k > 1 && out[k - 1] == '/';) out[--k] = 0; // "dir/" is dir
+    int format = format_s ? task_format_find(t, format_s) : task_format_default(t);
+    if (format < 0) die("task gen: --format %s: %s takes %s", format_s, t->name, task_formats(t));
     if ((long)max_len * mult > t->max_n)
         die("task gen: test lengths up to %ld exceed the %d that %s allows", (long)max_len * mult, t->max_n, t->name);
     int passkey = !strcmp(t->name, "passkey"), dep[101], ndep = 0;
@@ -169,7 +173,7 @@ static int task_gen(int argc, char **argv) {
     rng_seed(&rng, (uint64_t)seed);
     int *lens = xmalloc((size_t)n * sizeof(int));
     for (int i = 0; i < n; i++) lens[i] = 1 + (int)rng_below(&rng, (uint64_t)max_len);
-    TaskSpec spec = {t, max_len, !no_bos};
+    TaskSpec spec = {t, max_len, !no_bos, format};
     write_examples(g_tmpfile[0], &spec, lens, NULL, n, &rng);
     int *tl = xmalloc((size_t)ntest * sizeof(int)), *td = xmalloc((size_t)ntest * sizeof(int));
     for (long i = 0; i < ntest; i++) tl[i] = 1 + (int)(i / per_len), td[i] = passkey ? dep[(i % per_len) % ndep] : 0;
@@ -179,10 +183,10 @@ static int task_gen(int argc, char **argv) {
     fprintf(f, "task = %s\nsummary = %s\nmax_len = %d\ntrain_examples = %d\ntest_lengths = 1..%d\ntest_per_len = %d\n", t->name,
             t->summary, max_len, n, max_len * mult, per_len);
     if (passkey) fprintf(f, "test_depths = %s\n", depths_s);
-    fprintf(f, "bos = %s\n", no_bos ? "no" : "yes");
-    fprintf(f, "seed = %ld\ncommand = posgpt task gen --task %s --max-len %d --n %d --test-per-len %d --test-mult %d --seed %ld%s%s%s --out %s\n",
-            seed, t->name, max_len, n, per_len, mult, seed, passkey ? " --depths " : "", passkey ? depths_s : "",
-            no_bos ? " --no-bos" : "", out);
+    fprintf(f, "bos = %s\nformat = %s\n", no_bos ? "no" : "yes", task_format_name(format));
+    fprintf(f, "seed = %ld\ncommand = posgpt task gen --task %s --max-len %d --n %d --test-per-len %d --test-mult %d --seed %ld%s%s "
+            "--format %s%s --out %s\n", seed, t->name, max_len, n, per_len, mult, seed, passkey ? " --depths " : "",
+            passkey ? depths_s : "", task_format_name(format), no_bos ? " --no-bos" : "", out);
     out_commit(&o);
     tmp_commit(out, how);
     fprintf(stderr, "wrote %s: %d training examples (lengths 1..%d), %ld test examples (lengths 1..%d, %d each)\n", out, n,
