@@ -16,6 +16,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -149,6 +150,116 @@ static void test_task_positions(void) {
     gpt_free(&m);
     free(tok), free(tgt), free(pos);
     taskdata_free(&d);
+}
+
+// row b of a batch as text (its bytes up to the padding)
+static void row_text(const int *tok, int b, int T, char *out) {
+    int n = 0;
+    while (n < T && tok[b * T + n] != TASK_PAD) out[n] = (char)tok[b * T + n], n++;
+    out[n] = 0;
+}
+
+// fresh task examples (train --task): example b of step s from (seed, s, b) alone: the same in
+// a batch of 4 as in one of 16 (the rows an MPI process draws do not change it), the same when
+// drawn again (a resumed run), other ones at the next step or another seed; each a right parity
+// example of length 1..4 after the BOS byte task.txt asks for, and never one of test.txt's,
+// which holds every example of lengths 1 and 2: only lengths 3 and 4 are trained on
+static void test_task_fresh(void) {
+    char dir[64], path[96];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-fresh-%d", (int)getpid());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "task = parity\nsummary = x\nmax_len = 4\nbos = yes\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    f = fopen(path, "w");
+    fprintf(f, "1\t0\t^0>0;\n1\t0\t^1>1;\n2\t0\t^00>0;\n2\t0\t^01>1;\n2\t0\t^10>1;\n2\t0\t^11>0;\n3\t0\t^101>0;\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/train.txt", dir);
+    f = fopen(path, "w");
+    fprintf(f, "2\t0\t^11>0;\n3\t0\t^111>1;\n");
+    fclose(f);
+    TaskData d, e;
+    taskdata_load(&d, path), taskdata_load(&e, path);
+    taskdata_fresh(&d, dir, 7), taskdata_fresh(&e, dir, 8);
+    int T = d.longest, B = 16;
+    int *tok = malloc(sizeof(int) * B * T), *tgt = malloc(sizeof(int) * B * T), *pos = malloc(sizeof(int) * B * T);
+    int *tok2 = malloc(sizeof(int) * B * T), len[16], seen[5] = {0}, right = 1, apart = 1, same = 1, moved = 0, seeded = 0;
+    char s2[64];
+    for (long step = 0; step < 40; step++) {
+        task_draw_fresh(&d, step, B, T, 0, tok, tgt, pos, len);
+        task_draw_fresh(&d, step, 4, T, 0, tok2, tgt, pos, NULL);
+        for (int b = 0; b < 4; b++) same &= !memcmp(tok + b * T, tok2 + b * T, sizeof(int) * T);
+        task_draw_fresh(&d, step + 1, 4, T, 0, tok2, tgt, pos, NULL);
+        moved += memcmp(tok, tok2, sizeof(int) * 4 * T) != 0;
+        task_draw_fresh(&e, step, 4, T, 0, tok2, tgt, pos, NULL);
+        seeded += memcmp(tok, tok2, sizeof(int) * 4 * T) != 0;
+        for (int b = 0; b < B; b++) {
+            row_text(tok, b, T, s2);
+            const char *s = s2 + 1; // after the BOS byte
+            int n = (int)strcspn(s, ">"), par = 0;
+            for (int i = 0; i < n; i++) par ^= s[i] == '1';
+            right &= s2[0] == TASK_BOS && n >= 1 && n <= 4 && s[n + 1] == '0' + par && !strcmp(s + n + 2, ";") && len[b] == n + 4;
+            seen[n >= 1 && n <= 4 ? n : 0]++;
+            apart &= n > 2 && strcmp(s, "101>0;") != 0;
+        }
+    }
+    check(right, "fresh task examples: each the BOS byte and a right parity example of length 1..4, its length given", "a row breaks it");
+    check(apart && !seen[1] && !seen[2] && seen[3] && seen[4], "fresh task examples: never one of test.txt's (lengths 1 and 2 all in it)",
+          "lengths seen 1:%d 2:%d 3:%d 4:%d", seen[1], seen[2], seen[3], seen[4]);
+    check(same, "fresh task examples: example b of a step is the same in a batch of 4 as in one of 16", "a row differs");
+    check(moved == 40 && seeded == 40, "fresh task examples: other ones at the next step and with another seed", "%d and %d of 40", moved, seeded);
+    task_draw_fresh(&d, 3, B, T, 0, tok, tgt, pos, NULL);
+    task_draw_fresh(&d, 3, B, T, 0, tok2, tgt, pos, NULL);
+    check(!memcmp(tok, tok2, sizeof(int) * B * T), "fresh task examples: a step drawn again gives the same batch", "it differs");
+    free(tok), free(tgt), free(pos), free(tok2);
+    taskdata_free(&d), taskdata_free(&e);
+    const char *files[] = {"task.txt", "test.txt", "train.txt"};
+    for (int i = 0; i < 3; i++) snprintf(path, sizeof path, "%s/%s", dir, files[i]), remove(path);
+    rmdir(dir);
+}
+
+// a task.txt's format and BOS byte (task_spec_read): one without them (an older task gen's)
+// means the old examples, msb for add and no BOS; the ones it names shape task_make's examples,
+// at most as long as task_max_bytes says, and some that long (add: those with a carry)
+static void test_task_spec(void) {
+    char dir[64], path[96];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-spec-%d", (int)getpid());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    const char *txt[] = {"task = add\nmax_len = 3\n", "task = add\nmax_len = 3\nformat = lsb\nbos = yes\n",
+                         "task = sum\nmax_len = 3\nformat = scratch\nbos = yes\n", "task = parity\nmax_len = 3\n"};
+    int want_fmt[] = {TASK_FMT_MSB, TASK_FMT_LSB, TASK_FMT_SCRATCH, TASK_FMT_PLAIN}, want_bos[] = {0, 1, 1, 0}, ok = 1, fits = 1;
+    char got[4][64];
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(txt[i], f);
+        fclose(f);
+        TaskSpec s;
+        task_spec_read(&s, dir);
+        ok &= s.format == want_fmt[i] && s.bos == want_bos[i] && s.max_len == 3;
+        Rng r;
+        int reach = 0;
+        for (int k = 0; k < 200; k++) {
+            rng_seed(&r, (uint64_t)k);
+            int n = task_make(&s, got[i], sizeof got[i], 3, 0, &r);
+            fits &= n <= task_max_bytes(&s), reach |= n == task_max_bytes(&s);
+        }
+        fits &= reach;
+        rng_seed(&r, 11);
+        task_make(&s, got[i], sizeof got[i], 3, 0, &r);
+    }
+    check(ok, "task.txt: format and bos as named; without them msb (add), plain, no BOS", "a field read wrong");
+    check(fits, "task_make: every example within task_max_bytes, some that long", "one is longer, or none reaches it");
+    // the same draws in every format: add lsb is msb's numbers reversed, sum scratch ends in the plain answer
+    int lsb_ok = strlen(got[0]) + 1 == strlen(got[1]) && got[1][0] == TASK_BOS && got[1][1] == got[0][2] && got[1][3] == got[0][0];
+    check(lsb_ok, "task_make add: lsb writes msb's operands reversed after the BOS byte", "msb '%s', lsb '%s'", got[0], got[1]);
+    const char *eq = strchr(got[2], TASK_SCRATCH_END), *gt = strchr(got[2], TASK_SEP);
+    int run = 0, scratch_ok = eq && gt && eq - gt == 4 && strlen(got[2]) == 11;
+    for (int i = 0; scratch_ok && i < 3; i++) run = (run + got[2][1 + i] - '0') % 10, scratch_ok = gt[1 + i] == '0' + run;
+    check(scratch_ok && eq[1] == '0' + run, "task_make sum scratch: the running sums mod 10, '=', the answer", "got '%s'", got[2]);
+    remove(path), rmdir(dir);
 }
 
 static int files_equal(const char *a, const char *b) {
@@ -911,6 +1022,8 @@ int main(void) {
     test_t5_buckets();
     test_positions();
     test_task_positions();
+    test_task_fresh();
+    test_task_spec();
     test_pack();
     test_checkpoint();
     return check_done();

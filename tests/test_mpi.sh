@@ -3,7 +3,8 @@
 #  - `mpirun -np 2` trains bit for bit like one process with the same --grad-shards (the
 #    checkpoint's bytes and every logged loss and gradient norm), for a bias scheme on text, a
 #    query-dependent one with random positions, and a task (a masked loss: the shards score
-#    different numbers of answer bytes), also packed (--pack: each shard packs its own rows);
+#    different numbers of answer bytes; fresh examples, made on every process alike), also
+#    packed (--pack: each shard packs its own rows);
 #    -np 4 likewise;
 #  - cutting the batch in shards computes the same gradient: the first step's gradient norm of
 #    2 and 4 shards agrees with 1 shard's to 1e-4 (float sums in another order, relative
@@ -67,6 +68,10 @@ for c in "${cases[@]}"; do
   [ "$(grep -c 'OpenBLAS' "$tmp/$name-np2.err")" = 1 ] && grep -q "2 processes x 1 threads" "$tmp/$name-np2.err" \
     && ok "$name: one banner, naming the processes" || bad "$name: banner" "$(grep OpenBLAS "$tmp/$name-np2.err")"
 done
+# (the task runs make fresh examples, task_draw_fresh: example b of a step is the same on any process)
+grep -q "^examples = fresh" "$tmp/task-np2/config.txt" && grep -q "^examples = fresh" "$tmp/task-pack-np2/config.txt" \
+  && ok "task, task-pack: trained on fresh examples (the default), the same bytes on 2 processes as on one" \
+  || bad "task: fresh examples" "$(grep examples "$tmp/task-np2/config.txt")"
 "$MPIBIN" train "${A[@]}" --pos cope --grad-shards 4 --out "$tmp/s4" > /dev/null 2>&1
 "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/np4" > /dev/null 2> "$tmp/np4.err"
 same "$tmp/s4" "$tmp/np4" && ok "cope: mpirun -np 4 gives the bytes and losses of one process with --grad-shards 4" \

@@ -149,7 +149,8 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     put_u64(h, H_DBYTES, r->data_bytes), put_u64(h, H_VBYTES, r->val_bytes);
     put_u32(h, H_DCRC, r->data_crc), put_u32(h, H_VCRC, r->val_crc);
     put_u32(h, H_EVALEVERY, (uint32_t)r->eval_every), put_u32(h, H_CKPTEVERY, (uint32_t)r->ckpt_every);
-    uint32_t flags = (uint32_t)(r->skip_nonfinite != 0) | (uint32_t)(r->task != 0) << 1 | (uint32_t)(r->task && r->pack) << 2;
+    uint32_t flags = (uint32_t)(r->skip_nonfinite != 0) | (uint32_t)(r->task != 0) << 1 | (uint32_t)(r->task && r->pack) << 2 |
+                     (uint32_t)(r->task && r->fresh) << 3;
     put_u32(h, H_LOGEVERY, (uint32_t)r->log_every), put_u32(h, H_RUNFLAGS, flags);
     put_u64(h, H_VALTOKENS, (uint64_t)r->val_tokens);
     put_f64(h, H_POSLRMULT, ts->pos_lr_mult != 1 ? ts->pos_lr_mult : 0), put_u32(h, H_KEEPEVERY, (uint32_t)r->keep_every);
@@ -310,14 +311,14 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt && !ke;
         const char *bad = none ? NULL : !run.data_bytes ? "data size" : ev < 1 || ev > (1u << 30) ? "eval_every"
                         : ce < 1 || ce > (1u << 30) ? "ckpt_every" : le < 1 || le > (1u << 30) ? "log_every"
-                        : fl > 7 || (fl & 4 && !(fl & 2)) ? "flags" : vt > (uint64_t)1e15 ? "val_tokens" : NULL;
+                        : fl > 15 || (fl & 12 && !(fl & 2)) ? "flags" : vt > (uint64_t)1e15 ? "val_tokens" : NULL;
         for (int k = 0; k < 2 && !bad; k++) {
             const unsigned char *pth = h + (k ? H_VPATH : H_DPATH);
             if (pth[CKPT_PATH_BYTES - 1]) bad = k ? "val path" : "data path";
         }
         if (bad) FAIL("checkpoint '%s' holds an impossible run record: %s", name, bad);
         run.eval_every = (int)ev, run.ckpt_every = (int)ce, run.log_every = (int)le, run.skip_nonfinite = (int)(fl & 1);
-        run.task = (int)(fl >> 1 & 1), run.pack = (int)(fl >> 2 & 1);
+        run.task = (int)(fl >> 1 & 1), run.pack = (int)(fl >> 2 & 1), run.fresh = (int)(fl >> 3 & 1);
         run.val_tokens = (long)vt, run.keep_every = (int)ke;
         memcpy(run.data, h + H_DPATH, CKPT_PATH_BYTES);
         memcpy(run.val, h + H_VPATH, CKPT_PATH_BYTES);

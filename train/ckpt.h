@@ -24,6 +24,7 @@ typedef struct {
     int eval_every, ckpt_every, log_every, skip_nonfinite;
     int task;                       // the data is a task's train.txt (train --task): answers scored only
     int pack;                       // with task: each step's examples packed into rows (train --pack; pack.h)
+    int fresh;                      // with task: the training examples are made fresh each step (task_batch.h)
     int keep_every;                 // 0, or model-STEP.bin kept every N steps (train --keep-every)
     long val_tokens;
 } RunRecord;

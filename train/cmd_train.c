@@ -76,12 +76,12 @@ static int row_len(const Run *r) { return packed(r) ? TASK_PACK_ROW * r->m.cfg.T
 static int shard_rows(const Run *r) {
     int Bs = r->ts.batch / r->ts.grad_shards;
     if (!packed(r)) return Bs;
-    int k = row_len(r) / r->tasks.set.max_total;
+    int k = row_len(r) / r->tasks.longest;
     return (Bs + k - 1) / k;
 }
 
 // validation's row length: a task's longest example (its padding is never scored), or T
-static int val_len(const Run *r) { return r->task ? r->tasks.set.max_total : r->m.cfg.T; }
+static int val_len(const Run *r) { return r->task ? r->tasks.longest : r->m.cfg.T; }
 
 // training's activations (the attention maps grow as batch x layers x heads x T^2) and
 // validation's, on top of the parameters, gradients and moments: refused with the estimate
@@ -113,11 +113,14 @@ static void print_config(FILE *f, const Run *r) {
     if (c->ext_method[0])
         fprintf(f, "rope_scaling = %s\nrope_factor = %g\nrope_from_len = %d\n", c->ext_method, c->ext_factor, c->ext_train_len);
     if (r->task) {
-        fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : "(from the run)", r->tasks.set.max_total);
+        fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : "(from the run)", r->tasks.longest);
         if (ts->run.pack)
             fprintf(f, "pack = yes (rows of %d x seq_len = %d bytes; each but a shard's last holds %d examples at least)\n",
-                    TASK_PACK_ROW, row_len(r), row_len(r) / r->tasks.set.max_total);
+                    TASK_PACK_ROW, row_len(r), row_len(r) / r->tasks.longest);
         else fprintf(f, "pack = no\n");
+        if (r->tasks.fresh) fprintf(f, "examples = fresh (made every step from task.txt: %s, lengths 1..%d; none a test example)\n",
+                                    r->tasks.spec.task->name, r->tasks.spec.max_len);
+        else fprintf(f, "examples = file (drawn from the first %d of train.txt)\n", r->tasks.ntrain);
         fprintf(f, "val = (the last %d examples)\n", r->tasks.set.n - r->tasks.ntrain);
     }
     else fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
@@ -219,6 +222,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into rows of 4 x --seq-len, first fit, each example "
                                      "attending to its own bytes at its own positions: the gradient of one example a row, up to "
                                      "rounding, in fewer positions; the run keeps it"},
+        {"task-examples", ARG_STR, &a->task_examples, "with --task: fresh (default: new examples from the generator every "
+                                                       "step, none a test example) | file (drawn from DIR/train.txt); the run keeps it"},
         {"out", ARG_STR, &a->out, "run directory (default: out/<scheme>-<seq-len>, under the working directory)"},
         {"resume", ARG_STR, &a->resume, "continue the run in this directory from its model.bin"},
         {"init-from", ARG_STR, &a->init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
@@ -282,6 +287,9 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         die("--init-from starts a new run from a checkpoint's weights; --resume continues a run: give one of them");
     if (a->keep_optimizer && !a->init_from) die("--keep-optimizer applies only with --init-from");
     if (a->pack && !a->task && !a->resume) die("--pack packs a task's examples into rows: it applies only with --task");
+    if (a->task_examples && strcmp(a->task_examples, "fresh") && strcmp(a->task_examples, "file"))
+        die("--task-examples must be fresh or file, got '%s'", a->task_examples);
+    if (a->task_examples && !a->task && !a->resume) die("--task-examples says where a task's training examples come from: it applies only with --task");
     check_study_flags(a);
     if (precision_parse(a->precision) && !a->resume) require_bf16_cpu("--precision bf16", "drop the flag to train in fp32");
     if (a->task) {
@@ -298,7 +306,20 @@ static void load_tasks(Run *r) {
     if (args_given("val-tokens"))
         die("--val-tokens applies to text runs; a task run validates on all of its held-out examples (drop the flag)");
     taskdata_load(&r->tasks, r->a.data);
-    int need = r->tasks.set.max_total;
+    const RunRecord *rec = &r->ts.run;
+    r->a.fresh = r->a.resume ? rec->fresh : !r->a.task_examples || !strcmp(r->a.task_examples, "fresh");
+    if (r->a.resume && r->a.task_examples && r->a.fresh != !strcmp(r->a.task_examples, "fresh"))
+        die("--task-examples %s: the run in '%s' %s; drop the flag", r->a.task_examples, r->dir,
+            rec->fresh ? "makes fresh examples every step" : "draws its examples from train.txt");
+    if (r->a.fresh) { // the task's directory: the one of train.txt
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s", r->a.data);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        else snprintf(dir, sizeof dir, ".");
+        taskdata_fresh(&r->tasks, dir, r->a.resume ? r->ts.seed : (uint64_t)r->a.seed);
+    }
+    int need = r->tasks.longest;
     if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = need;
     int T = r->a.resume ? r->m.cfg.T : r->a.seq_len;
     if (need > T) die("the longest example of '%s' has %d bytes; --seq-len %d is too short for it", r->a.data, need, T);
@@ -396,7 +417,8 @@ static void open_resumed(Run *r) {
         a->log_every = rec->log_every, a->skip_nonfinite = a->skip_nonfinite || rec->skip_nonfinite;
         a->keep_every = rec->keep_every;
         if (rec->task) load_tasks(r);
-        else if (a->task || a->pack) die("--%s: the run in '%s' trained on text, not on a task", a->task ? "task" : "pack", r->dir);
+        else if (a->task || a->pack || a->task_examples)
+            die("--%s: the run in '%s' trained on text, not on a task", a->task ? "task" : a->pack ? "pack" : "task-examples", r->dir);
         if (a->pack && !rec->pack) { // the same gradient, summed in another order
             ts->run.pack = 1;
             if (r->lead)
@@ -488,8 +510,8 @@ static void start_new(Run *r) {
     AdamW src_opt = {0};
     int rand_max;
     new_model_config(r, &c, &src, &src_opt, &rand_max);
-    if (r->task && c.T < r->tasks.set.max_total) // (--init-from keeps the checkpoint's length unless --seq-len is given)
-        die("the longest example of '%s' has %d bytes; the run's --seq-len %d is too short for it", a->data, r->tasks.set.max_total, c.T);
+    if (r->task && c.T < r->tasks.longest) // (--init-from keeps the checkpoint's length unless --seq-len is given)
+        die("the longest example of '%s' has %d bytes; the run's --seq-len %d is too short for it", a->data, r->tasks.longest, c.T);
     gpt_build(&r->m, &c);
     if (a->init_from) {
         memcpy(r->m.params, src.params, r->m.num_params * sizeof(real)); // same model: the same parameter layout
@@ -578,7 +600,8 @@ static void draw_batch(Run *r, int *tok, int *tgt, int *pos, int *len) {
     int B = r->ts.batch, T = r->m.cfg.T;
     const Corpus *cp = &r->corpus;
     if (r->task) {
-        task_draw(&r->tasks, &r->ts.rng, B, T, r->ts.rand_max, tok, tgt, pos, len);
+        if (r->tasks.fresh) task_draw_fresh(&r->tasks, r->ts.step, B, T, r->ts.rand_max, tok, tgt, pos, len);
+        else task_draw(&r->tasks, &r->ts.rng, B, T, r->ts.rand_max, tok, tgt, pos, len);
         return;
     }
     for (int b = 0; b < B; b++) {

@@ -99,7 +99,7 @@ void settings_record_run(RunRecord *r, const TrainArgs *a, const Corpus *corpus)
     r->val_bytes = corpus->val_bytes, r->val_crc = corpus->val_crc;
     r->eval_every = a->eval_every, r->ckpt_every = a->ckpt_every, r->log_every = a->log_every;
     r->skip_nonfinite = a->skip_nonfinite, r->val_tokens = a->val_tokens, r->task = a->task != NULL;
-    r->pack = a->task && a->pack, r->keep_every = a->keep_every;
+    r->pack = a->task && a->pack, r->fresh = a->task && a->fresh, r->keep_every = a->keep_every;
 }
 
 static void same_text(const Origin *o, const char *what, const char *path, uint64_t bytes, uint32_t crc, uint64_t rbytes,
