@@ -245,23 +245,24 @@ const char *task_meta(const char *text, const char *key, char *buf, size_t n) {
     return NULL;
 }
 
-// the task that the task.txt beside `path` names, or NULL (none there, or it names no task)
-static const Task *task_beside(const char *path) {
-    char desc_path[4200], name[64];
+// the description in the task.txt beside `path` into *spec; 0 when there is none (a task file
+// on its own: nothing to check it against)
+static int task_beside(const char *path, TaskSpec *spec) {
+    char dir[4200];
     const char *slash = strrchr(path, '/');
-    snprintf(desc_path, sizeof desc_path, "%.*stask.txt", slash ? (int)(slash + 1 - path) : 0, path);
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    char desc_path[4300];
+    snprintf(desc_path, sizeof desc_path, "%s/task.txt", dir);
     struct stat st;
-    if (stat(desc_path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
-    size_t n;
-    char *desc = (char *)read_regular_file(desc_path, "task description", 1 << 20, &n);
-    const Task *t = task_meta(desc, "task", name, sizeof name) ? task_find(name) : NULL;
-    free(desc);
-    return t;
+    if (stat(desc_path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    task_spec_read(spec, dir);
+    return 1;
 }
 
 // every example's N against its prompt: the task's generator at length N makes a prompt of a
 // fixed size (N letters and the '>' for copy; 2N + 2 bytes for add; ...), which the line's must have
-static void check_lengths(TaskSet *s, const char *path, const Task *t) {
+static void check_lengths(TaskSet *s, const char *path, const TaskSpec *spec) {
+    const Task *t = spec->task;
     int *want = xcalloc((size_t)t->max_n + 1, sizeof(int));
     char *buf = xmalloc(TASK_MAX_LINE + 64);
     Rng rng;
@@ -273,7 +274,7 @@ static void check_lengths(TaskSet *s, const char *path, const Task *t) {
             refuse(s, path, i + 1, "the length N is %d, more than the %d that %s allows", x->len, t->max_n, t->name);
         }
         if (!want[x->len]) {
-            t->make(buf, TASK_MAX_LINE + 64, x->len, 0.5, &rng);
+            task_make(spec, buf, TASK_MAX_LINE + 64, x->len, 0.5, &rng);
             want[x->len] = (int)(strchr(buf, TASK_SEP) + 1 - buf);
         }
         if (x->nprompt != want[x->len]) {
@@ -314,8 +315,8 @@ void taskset_read(TaskSet *s, const char *path) {
         taskset_free(s);
         die("task file '%s' has no examples (posgpt task gen writes them)", path);
     }
-    const Task *t = task_beside(path);
-    if (t) check_lengths(s, path, t);
+    TaskSpec spec;
+    if (task_beside(path, &spec)) check_lengths(s, path, &spec);
 }
 
 void taskset_free(TaskSet *s) {
@@ -324,21 +325,6 @@ void taskset_free(TaskSet *s) {
 }
 
 // ---- a task directory's description (task.txt: "key = value" lines) ----
-// the value of key in text, into buf, or NULL
-static const char *spec_value(const char *text, const char *key, char *buf, size_t n) {
-    size_t k = strlen(key);
-    for (const char *p = text; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len > k + 3 && !strncmp(p, key, k) && !strncmp(p + k, " = ", 3)) {
-            snprintf(buf, n, "%.*s", (int)(len - k - 3), p + k + 3);
-            return buf;
-        }
-        p += len + (e != NULL);
-    }
-    return NULL;
-}
-
 void task_spec_read(TaskSpec *s, const char *dir) {
     char path[4200], v[256];
     snprintf(path, sizeof path, "%s/task.txt", dir);
@@ -346,18 +332,18 @@ void task_spec_read(TaskSpec *s, const char *dir) {
     char *text = (char *)read_regular_file(path, "task description", 1 << 20, &n);
     if (memchr(text, 0, n)) die("task description '%s' holds a NUL byte; it is not a task.txt (posgpt task gen writes them)", path);
     memset(s, 0, sizeof *s);
-    if (!spec_value(text, "task", v, sizeof v) || !(s->task = task_find(v)))
+    if (!task_meta(text, "task", v, sizeof v) || !(s->task = task_find(v)))
         die("task description '%s': %s; posgpt task gen writes a 'task = NAME' line (%s)", path,
-            spec_value(text, "task", v, sizeof v) ? "the task is unknown" : "no 'task = ' line", task_names());
-    long len = spec_value(text, "max_len", v, sizeof v) ? field_num(v, v + strlen(v), 1, s->task->max_n) : -1;
+            task_meta(text, "task", v, sizeof v) ? "the task is unknown" : "no 'task = ' line", task_names());
+    long len = task_meta(text, "max_len", v, sizeof v) ? field_num(v, v + strlen(v), 1, s->task->max_n) : -1;
     if (len < 0)
         die("task description '%s': no 'max_len = L' line with L a whole number from 1 to %d (%s's longest); posgpt task gen "
             "writes one", path, s->task->max_n, s->task->name);
     s->max_len = (int)len;
-    const char *bos = spec_value(text, "bos", v, sizeof v);
+    const char *bos = task_meta(text, "bos", v, sizeof v);
     if (bos && strcmp(bos, "yes") && strcmp(bos, "no")) die("task description '%s': bos = %s; it is yes or no", path, bos);
     s->bos = bos && !strcmp(bos, "yes");
-    const char *fmt = spec_value(text, "format", v, sizeof v);
+    const char *fmt = task_meta(text, "format", v, sizeof v);
     s->format = fmt ? task_format_find(s->task, fmt) : task_format_default(s->task);
     if (s->format < 0) die("task description '%s': format = %s; %s takes %s", path, fmt, s->task->name, task_formats(s->task));
     free(text);
