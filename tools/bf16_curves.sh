@@ -16,7 +16,8 @@
 # TOKENS (validation tokens, 65536). For a quick check of the script itself:
 #   STEPS=20 MODEL="--layers 1 --d-model 32 --heads 2 --seq-len 32 --batch 4" TOKENS=2048 OUT=/tmp/bf16c tools/bf16_curves.sh 1 2
 set -euo pipefail
-case "${1:-}" in -h | --help | "") sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; [ -n "${1:-}" ]; exit ;; esac
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -gt 0 ] || { echo "bf16_curves.sh: give the seeds, e.g. tools/bf16_curves.sh 1 2 3 (see --help)" >&2; exit 2; }
 cd "$(dirname "$(realpath "$0")")/.."
 seeds=("$@")
 for s in "${seeds[@]}"; do [[ $s =~ ^[0-9]+$ ]] || { echo "bf16_curves: a seed is a number, got '$s'" >&2; exit 2; }; done
