@@ -569,11 +569,11 @@ static void load_text(Run *r) {
             cp->nval, T, T + 1);
 }
 
-// config.txt (new runs), log.csv (a resumed one's cut back to its checkpoint), the banner
+// config.txt, log.csv (a resumed one's cut back to its checkpoint), the banner
 static void open_outputs(Run *r) {
     char path[4200], label[64];
     snprintf(path, sizeof path, "%s/config.txt", r->dir);
-    if (!r->a.resume && r->lead) write_config(path, r);
+    if (r->lead) write_config(path, r); // (a resumed run: written anew, with any extended --steps; a damaged one mended)
     snprintf(r->ckpt_path, sizeof r->ckpt_path, "%s/model.bin", r->dir);
     snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);
     if (!r->lead) return; // the other processes of an MPI run write nothing
