@@ -75,12 +75,11 @@ $BIN train "${R[@]}" --steps 2 --val "$tmp/other.txt" --out "$tmp/withval" > /de
 vl=$($BIN info "$tmp/withval/model.bin" | grep -E '^val  ')
 [ "$(printf '%s\n' "$vl" | grep -c .)" = 1 ] && printf '%s' "$vl" | grep -q "other.txt" \
   && ok "info: a run with --val names its file as the one validation text" || bad "info val" "$vl"
-# config.txt is written anew on a resume: a damaged (here emptied) one is mended, and an
-# extended run records its new --steps
+# config.txt is written anew on a resume where it was emptied (or deleted)
 $BIN train "${R[@]}" --out "$tmp/cfg" --stop-at 4 > /dev/null 2>&1
 : > "$tmp/cfg/config.txt"
 $BIN train --resume "$tmp/cfg" --steps 30 > /dev/null 2> "$tmp/cfg.err"; rc=$?
 [ $rc = 0 ] && grep -q "^steps = 30$" "$tmp/cfg/config.txt" && grep -q "^pos = " "$tmp/cfg/config.txt" \
-  && ok "resume: an emptied config.txt is written anew, with the extended steps" || bad "config.txt on resume" "rc $rc; $(head -3 "$tmp/cfg/config.txt" | tr '\n' '|'); $(tail -1 "$tmp/cfg.err")"
+  && ok "resume: an emptied config.txt is written anew (with the extended steps)" || bad "config.txt on resume" "rc $rc; $(head -3 "$tmp/cfg/config.txt" | tr '\n' '|'); $(tail -1 "$tmp/cfg.err")"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -155,6 +155,8 @@ a cut line|2\t0\tab>ab;\n2\t0\tab>a|2: the answer 'a' does not end with ';'
 a NUL byte|2\t0\tab>ab;\n2\t0\ta\0b>ab;\n|2: holds a NUL byte
 a length that is not its prompt's|2\t0\tab>ab;\n3\t0\tab>ab;\n|2: the length N is 3, but the prompt holds 3 bytes where a copy prompt of length 3 holds 4
 a length the task does not allow|2\t0\tab>ab;\n1001\t0\tab>ab;\n|2: the length N is 1001, more than the 1000 that copy allows
+an answer that is not the prompt's|2\t0\tab>ab;\n2\t0\tab>ba;\n|2: the answer 'ba;' is not the prompt's: copy gives 'ab;'
+a prompt byte outside the task's symbols|2\t0\tab>ab;\n2\t0\taz>az;\n|2: the prompt 'az' is not one copy makes
 EOF
 mkdir -p "$tmp/bad/tr" && printf '2\t0\tab>ab;\r\n2\t0\tab>ab;\r\n' > "$tmp/bad/tr/train.txt"
 $BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
@@ -165,6 +167,19 @@ $BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /de
 [ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 2: the length N is 5, but the prompt holds 5 bytes" "$tmp/err" \
   && ok "train --task with a length that is not its prompt's: refused naming train.txt and the line" || bad "train --task N" "rc $rc: $(cat "$tmp/err")"
 
+# every task in every format, with and without BOS: the files task gen writes pass the answer
+# check (each task's solver gives the answers its generator wrote)
+gen_ok=0 gen_all=0
+for tf in copy:plain reverse:plain sort:plain add:msb add:lsb sum:plain sum:scratch parity:plain parity:scratch passkey:plain; do
+  for bos in "" --no-bos; do
+    d=$tmp/solve-${tf/:/-}$bos; gen_all=$((gen_all + 1))
+    $BIN task gen --task ${tf%%:*} --format ${tf#*:} $bos --max-len 6 --n 200 --test-per-len 5 --seed 2 --out "$d" 2> /dev/null \
+      && $BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$d" --csv "$d.csv" > /dev/null 2> "$d.err" && gen_ok=$((gen_ok + 1)) \
+      || echo "# $tf $bos: $(tail -1 "$d.err" 2> /dev/null)"
+  done
+done
+[ $gen_ok = $gen_all ] && ok "task gen's files pass the answer check: every task and format, with and without BOS ($gen_all)" \
+  || bad "answer check on generated files" "$gen_ok of $gen_all"
 # train --task: the answers only, recorded, resumable
 T=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 30 --eval-every 10 --threads 1)
 $BIN train "${T[@]}" --out "$tmp/run" --stop-at 15 > /dev/null 2> "$tmp/train.err" \
@@ -268,18 +283,18 @@ if $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --csv "$tmp/ac
     && ok "task eval: a CSV with a header and a row per test length (12)" || bad "task eval csv" "$(head -3 "$tmp/acc.csv")"
   mkdir -p "$tmp/own" "$tmp/wrong"
   cp "$tmp/copy/task.txt" "$tmp/own/" && cp "$tmp/copy/task.txt" "$tmp/wrong/"
-  # the model's answers that end with the end mark, as the expected ones; then each first byte changed
-  awk -F'\t' '$3 ~ />.+;$/' "$tmp/out.txt" > "$tmp/own/test.txt"
-  awk -F'\t' -v OFS='\t' '{ s = index($3, ">"); c = substr($3, s + 1, 1); $3 = substr($3, 1, s) (c == "a" ? "b" : "a") substr($3, s + 2); print }' \
-    "$tmp/own/test.txt" > "$tmp/wrong/test.txt"
-  n=$(wc -l < "$tmp/own/test.txt")
+  # the test examples split by whether the model's greedy answer (--outputs, line for line) was
+  # right: scored again, the first part is all right and the second all wrong (the files hold
+  # only true answers: a task file's answers are checked against their prompts)
+  paste -d '\n' "$tmp/copy/test.txt" "$tmp/out.txt" | awk 'NR % 2 { t = $0; next } { print t > ($0 == t ? "'"$tmp/own/test.txt"'" : "'"$tmp/wrong/test.txt"'") }'
+  n=$(wc -l < "$tmp/own/test.txt" 2> /dev/null || echo 0) w=$(wc -l < "$tmp/wrong/test.txt" 2> /dev/null || echo 0)
   $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/own" --csv "$tmp/own.csv" 2> /dev/null
   $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/wrong" --csv "$tmp/wrong.csv" 2> /dev/null
   r1=$(awk -F, 'NR > 1 { e += $6; c += $7 } END { print e, c }' "$tmp/own.csv")
   r0=$(awk -F, 'NR > 1 { e += $6; c += $7 } END { print e, c }' "$tmp/wrong.csv")
-  [ "$n" -gt 0 ] && [ "$r1" = "$n $n" ] && [ "$r0" = "$n 0" ] \
-    && ok "task eval: its own $n greedy answers are all right; with their first byte changed, none is" \
-    || bad "task eval exact match" "$n examples: own '$r1', changed '$r0'"
+  [ "$n" -gt 0 ] && [ "$w" -gt 0 ] && [ "$r1" = "$n $n" ] && [ "$r0" = "$w 0" ] \
+    && ok "task eval: scored again, the $n examples it answered right are all right and the $w it got wrong none" \
+    || bad "task eval exact match" "$n right, $w wrong: scored again '$r1' and '$r0'"
 else bad "task eval" "$(tail -1 "$tmp/eval.err")"; fi
 
 # task eval --positions random (Ruoss et al.: random positions at test time too): the same seed

@@ -113,7 +113,9 @@ static void print_config(FILE *f, const Run *r) {
     if (c->ext_method[0])
         fprintf(f, "rope_scaling = %s\nrope_factor = %g\nrope_from_len = %d\n", c->ext_method, c->ext_factor, c->ext_train_len);
     if (r->task) {
-        fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : "(from the run)", r->tasks.longest);
+        const char *slash = strrchr(a->data, '/'); // (a resumed run: the directory of its recorded train.txt)
+        fprintf(f, "data = %s\ntask = %.*s\nlongest_example = %d\n", a->data, a->task ? (int)strlen(a->task) : slash ? (int)(slash - a->data) : 1,
+                a->task ? a->task : slash ? a->data : ".", r->tasks.longest);
         if (ts->run.pack)
             fprintf(f, "pack = yes (rows of %d x seq_len = %d bytes; each but a shard's last holds %d examples at least)\n",
                     TASK_PACK_ROW, row_len(r), row_len(r) / r->tasks.longest);
@@ -573,7 +575,10 @@ static void load_text(Run *r) {
 static void open_outputs(Run *r) {
     char path[4200], label[64];
     snprintf(path, sizeof path, "%s/config.txt", r->dir);
-    if (r->lead) write_config(path, r); // (a resumed run: written anew, with any extended --steps; a damaged one mended)
+    // a resumed run keeps the config.txt its start wrote (which names what the checkpoint does
+    // not: --init-from, the flags as given), unless it is gone or emptied: then it is written anew
+    struct stat st;
+    if (r->lead && (!r->a.resume || stat(path, &st) != 0 || st.st_size == 0)) write_config(path, r);
     snprintf(r->ckpt_path, sizeof r->ckpt_path, "%s/model.bin", r->dir);
     snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);
     if (!r->lead) return; // the other processes of an MPI run write nothing

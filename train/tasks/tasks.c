@@ -106,6 +106,73 @@ static void make_passkey(char *buf, size_t cap, int n, double depth, int format,
     puts_(&o, "What is the pass key? The pass key is"), putc_(&o, TASK_SEP), puts_(&o, key), putc_(&o, TASK_END);
 }
 
+// ---- answers from prompts (Task.solve): what make writes after each prompt ----
+static int solve_letters(const char *p, int m, int n, char *out, size_t cap, int how) {
+    if (m != n || (size_t)n + 2 > cap) return -1;
+    for (int i = 0; i < n; i++)
+        if (p[i] < 'a' || p[i] > 'j') return -1;
+    memcpy(out, p, (size_t)n);
+    if (how == 1)
+        for (int i = 0, j = n - 1; i < j; i++, j--) { char t = out[i]; out[i] = out[j], out[j] = t; }
+    if (how == 2) qsort(out, (size_t)n, 1, cmp_char);
+    out[n] = TASK_END, out[n + 1] = 0;
+    return n + 1;
+}
+static int solve_copy(const char *p, int m, int n, int f, char *o, size_t c) { return (void)f, solve_letters(p, m, n, o, c, 0); }
+static int solve_reverse(const char *p, int m, int n, int f, char *o, size_t c) { return (void)f, solve_letters(p, m, n, o, c, 1); }
+static int solve_sort(const char *p, int m, int n, int f, char *o, size_t c) { return (void)f, solve_letters(p, m, n, o, c, 2); }
+
+// digit i of an n-digit operand written at q, most significant first (lsb: written backwards)
+static int operand_digit(const char *q, int n, int i, int lsb) { return q[lsb ? n - 1 - i : i] - '0'; }
+
+static int solve_add(const char *p, int m, int n, int format, char *out, size_t cap) {
+    if (m != 2 * n + 1 || p[n] != '+' || (size_t)n + 3 > cap) return -1;
+    for (int i = 0; i < m; i++)
+        if (i != n && (p[i] < '0' || p[i] > '9')) return -1;
+    int lsb = format == TASK_FMT_LSB, carry = 0, k = 0;
+    char s[1026];
+    for (int i = n - 1; i >= 0; i--) { // as make_add: the sum's digits, least significant first
+        int d = operand_digit(p, n, i, lsb) + operand_digit(p + n + 1, n, i, lsb) + carry;
+        s[k++] = (char)('0' + d % 10), carry = d / 10;
+    }
+    if (carry) s[k++] = '1';
+    for (int i = 0; i < k; i++) out[i] = lsb ? s[i] : s[k - 1 - i];
+    out[k] = TASK_END, out[k + 1] = 0;
+    return k + 1;
+}
+
+static int solve_digits(const char *p, int m, int n, int format, char *out, size_t cap, int base) {
+    if (m != n || (size_t)2 * n + 3 > cap) return -1;
+    int t = 0, k = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] >= '0' + base) return -1;
+        t = (t + p[i] - '0') % base;
+        if (format == TASK_FMT_SCRATCH) out[k++] = (char)('0' + t);
+    }
+    if (format == TASK_FMT_SCRATCH) out[k++] = TASK_SCRATCH_END;
+    out[k++] = (char)('0' + t), out[k++] = TASK_END, out[k] = 0;
+    return k;
+}
+static int solve_sum(const char *p, int m, int n, int f, char *o, size_t c) { return solve_digits(p, m, n, f, o, c, 10); }
+static int solve_parity(const char *p, int m, int n, int f, char *o, size_t c) { return solve_digits(p, m, n, f, o, c, 2); }
+
+// the key stated in the prompt (once, five digits, the first not 0) is the answer
+static int solve_passkey(const char *p, int m, int n, int format, char *out, size_t cap) {
+    (void)n, (void)format;
+    static const char lead[] = "The pass key is ";
+    const char *q = NULL;
+    for (const char *r = p; r + sizeof lead - 1 + 5 <= p + m; r++)
+        if (!memcmp(r, lead, sizeof lead - 1)) { // (the closing "... The pass key is" has no blank after it)
+            if (q) return -1;
+            q = r + sizeof lead - 1;
+        }
+    if (!q || cap < 7 || *q < '1' || *q > '9') return -1;
+    for (int i = 0; i < 5; i++)
+        if (q[i] < '0' || q[i] > '9') return -1;
+    memcpy(out, q, 5), out[5] = TASK_END, out[6] = 0;
+    return 6;
+}
+
 // the longest example at length n in a format: "PROMPT>ANSWER;"
 static int passkey_bytes(int n, int f) {
     (void)f;
@@ -119,13 +186,13 @@ static int digits_bytes(int n, int f) { return n + 3 + (f == TASK_FMT_SCRATCH ? 
 
 #define PLAIN (1 << TASK_FMT_PLAIN)
 static const Task TASKS[] = {
-    {"copy", "repeat n letters", 1000, make_copy, letters_bytes, PLAIN},
-    {"reverse", "n letters in reverse order", 1000, make_reverse, letters_bytes, PLAIN},
-    {"sort", "n letters in ascending order", 1000, make_sort, letters_bytes, PLAIN},
-    {"add", "the sum of two n-digit numbers", 1000, make_add, add_bytes, 1 << TASK_FMT_MSB | 1 << TASK_FMT_LSB},
-    {"sum", "the sum of n digits mod 10", 60000, make_sum, digits_bytes, PLAIN | 1 << TASK_FMT_SCRATCH},
-    {"parity", "the parity of n bits", 60000, make_parity, digits_bytes, PLAIN | 1 << TASK_FMT_SCRATCH},
-    {"passkey", "a 5-digit key hidden among n filler sentences", 2000, make_passkey, passkey_bytes, PLAIN},
+    {"copy", "repeat n letters", 1000, make_copy, letters_bytes, PLAIN, solve_copy},
+    {"reverse", "n letters in reverse order", 1000, make_reverse, letters_bytes, PLAIN, solve_reverse},
+    {"sort", "n letters in ascending order", 1000, make_sort, letters_bytes, PLAIN, solve_sort},
+    {"add", "the sum of two n-digit numbers", 1000, make_add, add_bytes, 1 << TASK_FMT_MSB | 1 << TASK_FMT_LSB, solve_add},
+    {"sum", "the sum of n digits mod 10", 60000, make_sum, digits_bytes, PLAIN | 1 << TASK_FMT_SCRATCH, solve_sum},
+    {"parity", "the parity of n bits", 60000, make_parity, digits_bytes, PLAIN | 1 << TASK_FMT_SCRATCH, solve_parity},
+    {"passkey", "a 5-digit key hidden among n filler sentences", 2000, make_passkey, passkey_bytes, PLAIN, solve_passkey},
 };
 #define NTASKS ((int)(sizeof TASKS / sizeof TASKS[0]))
 
@@ -259,9 +326,11 @@ static int task_beside(const char *path, TaskSpec *spec) {
     return 1;
 }
 
-// every example's N against its prompt: the task's generator at length N makes a prompt of a
-// fixed size (N letters and the '>' for copy; 2N + 2 bytes for add; ...), which the line's must have
-static void check_lengths(TaskSet *s, const char *path, const TaskSpec *spec) {
+// every example against the task.txt beside the file: its N against its prompt (the task's
+// generator at length N makes a prompt of a fixed size: N letters and the '>' for copy, 2N + 2
+// bytes for add, ...), its BOS byte, and its answer against the one the task gives that prompt
+// (an edited or damaged answer would be scored as the truth)
+static void check_examples(TaskSet *s, const char *path, const TaskSpec *spec) {
     const Task *t = spec->task;
     int *want = xcalloc((size_t)t->max_n + 1, sizeof(int));
     char *buf = xmalloc(TASK_MAX_LINE + 64);
@@ -282,6 +351,24 @@ static void check_lengths(TaskSet *s, const char *path, const TaskSpec *spec) {
             free(want), free(buf);
             refuse(s, path, i + 1, "the length N is %d, but the prompt holds %d bytes where a %s prompt of length %d holds %d: "
                    "N does not match the example (posgpt task gen writes them)", x->len, x->nprompt, t->name, x->len, w);
+        }
+        char b1[128], b2[128];
+        if (spec->bos && x->prompt[0] != TASK_BOS) {
+            free(want), free(buf);
+            refuse(s, path, i + 1, "the prompt '%s' does not start with the BOS byte '%c' that task.txt (bos = yes) gives "
+                   "every example", shown(x->prompt, x->prompt + x->nprompt, b1, sizeof b1), TASK_BOS);
+        }
+        const char *p = x->prompt + spec->bos;
+        int m = x->nprompt - spec->bos - 1;
+        int k = t->solve(p, m, x->len, spec->format, buf, TASK_MAX_LINE + 64);
+        if (k < 0 || k != x->nanswer || memcmp(buf, x->answer, (size_t)k)) {
+            int bad = k < 0;
+            shown(p, p + m, b1, sizeof b1);
+            if (!bad) shown(buf, buf + k, b2, sizeof b2);
+            free(want), free(buf);
+            if (bad) refuse(s, path, i + 1, "the prompt '%s' is not one %s makes (a byte outside its symbols, or its shape)", b1, t->name);
+            refuse(s, path, i + 1, "the answer '%s' is not the prompt's: %s gives '%s' (an edited or damaged line?)",
+                   shown(x->answer, x->answer + x->nanswer, b1, sizeof b1), t->name, b2);
         }
     }
     free(want), free(buf);
@@ -316,7 +403,7 @@ void taskset_read(TaskSet *s, const char *path) {
         die("task file '%s' has no examples (posgpt task gen writes them)", path);
     }
     TaskSpec spec;
-    if (task_beside(path, &spec)) check_lengths(s, path, &spec);
+    if (task_beside(path, &spec)) check_examples(s, path, &spec);
 }
 
 void taskset_free(TaskSet *s) {

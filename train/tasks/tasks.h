@@ -44,6 +44,10 @@ typedef struct {
     void (*make)(char *buf, size_t cap, int n, double depth, int format, Rng *rng);
     int (*bytes)(int n, int format); // the most bytes an example of length n holds (the longest at n <= max_n)
     int formats;      // bit f: the task takes format f
+    // the answer (with its TASK_END) that make writes after the prompt p of m bytes (no BOS, no
+    // TASK_SEP) at length n, into out (cap bytes); -1 where p is not a prompt the task makes
+    // (a byte that is not one of its symbols, a wrong shape): task files are checked with it
+    int (*solve)(const char *p, int m, int n, int format, char *out, size_t cap);
 } Task;
 
 int task_count(void);
