@@ -11,11 +11,13 @@
 #include "scheme_state.h"
 #include "schemes.h"
 #include "task_batch.h"
+#include "task_eval.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,6 +107,72 @@ static void tiny_tasks(TaskData *d, const char *tag, int n, int maxlen) {
     fclose(f);
     taskdata_load(d, path);
     remove(path);
+}
+
+// per-token accuracy beside exact match (task_eval.h), on a model built by hand to answer every
+// copy prompt "abc;": no attention (its weights zero), one MLP that maps each byte to the next
+// one to write ('>' to 'a', 'a' to 'b', 'b' to 'c', 'c' to ';'), the embedding one-hot. So the
+// answers, and both accuracies, are known: "abc>abc;" all 4 bytes right; "abd>abd;" 3 of 4
+// (the 'c'); "ab>ab;" 2 of 3 (the ';' comes a byte late); "b>b;" 0 of 2 ("ab" is written).
+// Exact match 1 of 4 examples, per-token 9 of 13 answer bytes.
+static void test_task_token_accuracy(void) {
+    GPTConfig c = {.V = 256, .C = 16, .L = 1, .NH = 1, .T = 16, .pos_rows = 16};
+    snprintf(c.scheme, sizeof c.scheme, "nope");
+    GPT m;
+    gpt_build(&m, &c);
+    memset(m.params, 0, m.num_params * sizeof(real));
+    const char *dim = ">abc;"; // byte dim[i] is embedded as unit vector i
+    for (int i = 0; i < c.C; i++) {
+        m.params[m.offsets[P_LN1W] + i] = m.params[m.offsets[P_LN2W] + i] = m.params[m.offsets[P_LNFW] + i] = 1;
+    }
+    for (int i = 0; i < 5; i++) m.params[m.offsets[P_WTE] + (size_t)(unsigned char)dim[i] * c.C + i] = 1;
+    for (int i = 0; i < 4; i++) { // hidden unit i fires on byte dim[i] and writes byte dim[i + 1] over it
+        m.params[m.offsets[P_FCW] + (size_t)i * c.C + i] = 1;
+        m.params[m.offsets[P_FCPW] + (size_t)(i + 1) * 4 * c.C + i] = 10;
+        m.params[m.offsets[P_FCPW] + (size_t)i * 4 * c.C + i] = -10;
+    }
+    char dir[64], path[128];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-tokacc-%d", (int)getpid());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "3\t0\tabc>abc;\n3\t0\tabd>abd;\n2\t0\tab>ab;\n1\t0\tb>b;\n");
+    fclose(f);
+    TaskSet set;
+    taskset_read(&set, path);
+    int which[4] = {0, 1, 2, 3}, tok[4];
+    char right[4];
+    for (int batch = 1; batch <= 4; batch += 3) {
+        TaskDecode how = {batch, 0, 1, NULL};
+        task_decode(&m, &set, which, 4, &how, right, tok);
+        check(right[0] == 1 && right[1] == 0 && right[2] == 0 && right[3] == 0 && tok[0] == 4 && tok[1] == 3 && tok[2] == 2 && tok[3] == 0,
+              "task_decode: exact match 1 0 0 0 and answer bytes right 4 3 2 0 on the hand-built copy model", "batch %d: right %d %d %d %d, "
+              "bytes %d %d %d %d", batch, right[0], right[1], right[2], right[3], tok[0], tok[1], tok[2], tok[3]);
+    }
+    // the CSV of `task eval`: a row per length, exact and per-token side by side
+    char ck[128], csv[128], tt[128];
+    snprintf(ck, sizeof ck, "%s/model.bin", dir), snprintf(csv, sizeof csv, "%s/acc.csv", dir), snprintf(tt, sizeof tt, "%s/task.txt", dir);
+    f = fopen(tt, "w");
+    fprintf(f, "task = copy\nmax_len = 3\n");
+    fclose(f);
+    TrainState ts = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .steps = 1, .batch = 1, .grad_shards = 1, .val_loss = NAN,
+                     .pos_lr_mult = 1};
+    ckpt_save(ck, &m, &ts, NULL);
+    char *argv[] = {"posgpt", "task", "eval", "--ckpt", ck, "--task", dir, "--csv", csv, "--threads", "1", NULL};
+    task_eval(11, argv);
+    char got[1024] = "";
+    f = fopen(csv, "r");
+    size_t n = f ? fread(got, 1, sizeof got - 1, f) : 0;
+    got[n] = 0;
+    if (f) fclose(f);
+    const char *want = "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy\n"
+                       "copy,nope,3,1,0,1,0,0.000000,2,0,0.000000\n"
+                       "copy,nope,3,2,0,1,0,0.000000,3,2,0.666667\n"
+                       "copy,nope,3,3,0,2,1,0.500000,8,7,0.875000\n";
+    check(!strcmp(got, want), "task eval CSV: exact match and per-token accuracy per length on the hand-built model", "got\n%s", got);
+    remove(ck), remove(csv), remove(tt), remove(path), rmdir(dir);
+    taskset_free(&set);
+    gpt_free(&m);
 }
 
 // task training at random positions: each row's example gets as many sorted distinct draws
@@ -911,6 +979,7 @@ int main(void) {
     test_t5_buckets();
     test_positions();
     test_task_positions();
+    test_task_token_accuracy();
     test_pack();
     test_checkpoint();
     return check_done();

@@ -183,7 +183,7 @@ $BIN train --data "$tmp/text.txt" --pos alibi --pack --steps 2 --out "$tmp/x" > 
 # to end its answers with the end mark)
 $BIN train "${T[@]}" --steps 200 --lr 1e-2 --eval-every 100 --out "$tmp/run2" > /dev/null 2>&1
 if $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --csv "$tmp/acc.csv" --outputs "$tmp/out.txt" 2> "$tmp/eval.err"; then
-  [ "$(head -1 "$tmp/acc.csv")" = "task,scheme,train_max_len,len,depth,examples,correct,accuracy" ] && [ "$(wc -l < "$tmp/acc.csv")" = 13 ] \
+  [ "$(head -1 "$tmp/acc.csv")" = "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy" ] && [ "$(wc -l < "$tmp/acc.csv")" = 13 ] \
     && ok "task eval: a CSV with a header and a row per test length (12)" || bad "task eval csv" "$(head -3 "$tmp/acc.csv")"
   mkdir -p "$tmp/own" "$tmp/wrong"
   cp "$tmp/copy/task.txt" "$tmp/own/" && cp "$tmp/copy/task.txt" "$tmp/wrong/"
@@ -199,6 +199,12 @@ if $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --csv "$tmp/ac
   [ "$n" -gt 0 ] && [ "$r1" = "$n $n" ] && [ "$r0" = "$n 0" ] \
     && ok "task eval: its own $n greedy answers are all right; with their first byte changed, none is" \
     || bad "task eval exact match" "$n examples: own '$r1', changed '$r0'"
+  # per-token accuracy: every byte of its own answers; with the first byte changed, all but that one
+  t1=$(awk -F, 'NR > 1 { t += $9; c += $10 } END { print t - c }' "$tmp/own.csv")
+  t0=$(awk -F, 'NR > 1 { t += $9; c += $10 } END { print t - c }' "$tmp/wrong.csv")
+  [ "$n" -gt 0 ] && [ "$t1" = 0 ] && [ "$t0" = "$n" ] \
+    && ok "task eval: per-token, its own answers' bytes all right; with the first byte changed, exactly one byte an example wrong" \
+    || bad "task eval per-token" "$n examples: bytes wrong own '$t1', changed '$t0'"
 else bad "task eval" "$(tail -1 "$tmp/eval.err")"; fi
 
 # task eval --positions random (Ruoss et al.: random positions at test time too): the same seed

@@ -86,6 +86,15 @@ static void run_name(const char *log_path, char *out, size_t n) {
     snprintf(out, n, "%.*s", (int)n - 1, *base ? base : "run");
 }
 
+// --metric for the kind: accuracy takes exact | token (default exact), the others ppl | loss | bpc (default ppl)
+static void resolve_metric(PlotQuery *q) {
+    int acc = q->kind == KIND_ACCURACY, given = q->metric != NULL;
+    if (!given) q->metric = acc ? "exact" : "ppl";
+    int acc_metric = !strcmp(q->metric, "exact") || !strcmp(q->metric, "token");
+    if (acc && !acc_metric) die("plot: --metric %s: kind accuracy takes exact or token", q->metric);
+    if (!acc && acc_metric) die("plot: --metric %s applies to kind accuracy (task eval CSVs); these files take ppl, loss or bpc", q->metric);
+}
+
 void plot_rows_read(Rows *rs, PlotQuery *q) {
     char (*names)[96] = xcalloc((size_t)q->nfiles, sizeof *names);
     for (int fi = 0; fi < q->nfiles; fi++) {
@@ -97,6 +106,7 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
             if (q->kind < 0)
                 die("plot: cannot tell what %s is from its header (%s); pass --kind ppl|position|training|accuracy", t.path, t.header);
         }
+        if (fi == 0) resolve_metric(q);
         if (!t.nrow) die("plot: %s has a header but no rows", t.path);
         if (q->kind == KIND_TRAINING) {
             const char *what = "training log (posgpt train log.csv)";
@@ -115,7 +125,9 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
         } else if (q->kind == KIND_ACCURACY) {
             const char *what = "posgpt task eval CSV";
             int c_t = csv_col(&t, "task", 1, what), c_s = csv_col(&t, "scheme", 1, what), c_tl = csv_col(&t, "train_max_len", 1, what);
-            int c_l = csv_col(&t, "len", 1, what), c_e = csv_col(&t, "examples", 1, what), c_c = csv_col(&t, "correct", 1, what);
+            int tokens = !strcmp(q->metric, "token"); // per-token: the answer bytes right of the answer bytes
+            int c_l = csv_col(&t, "len", 1, what), c_e = csv_col(&t, tokens ? "tokens" : "examples", 1, tokens ? "task eval CSV with per-token counts (--metric token)" : what);
+            int c_c = csv_col(&t, tokens ? "tokens_correct" : "correct", 1, tokens ? "task eval CSV with per-token counts (--metric token)" : what);
             for (int r = 0; r < t.nrow; r++) {
                 Row *w = rows_add(rs);
                 const char *sch = csv_str(&t, r, c_s);
@@ -124,7 +136,8 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
                 snprintf(w->protocol, sizeof w->protocol, "%s", csv_str(&t, r, c_t));
                 double tl = csv_num(&t, r, c_tl, 0), len = csv_num(&t, r, c_l, 0), e = csv_num(&t, r, c_e, 0), c = csv_num(&t, r, c_c, 0);
                 if (tl < 0 || tl > 1e9 || len < 1 || len > 1e9 || e < 1 || c < 0 || c > e)
-                    die("plot: %s line %d: train_max_len %g, len %g, examples %g, correct %g: out of range", t.path, t.line[r], tl, len, e, c);
+                    die("plot: %s line %d: train_max_len %g, len %g, %s %g, %s %g: out of range", t.path, t.line[r], tl, len,
+                        tokens ? "tokens" : "examples", e, tokens ? "tokens_correct" : "correct", c);
                 w->train_len = (int)tl, w->x = len, w->y = c, w->count = e; // counts: pooled over depths, then divided
                 w->file = fi, w->line = t.line[r];
             }
