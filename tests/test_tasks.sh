@@ -310,5 +310,40 @@ grep -qxF "| copy | nope | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | yes | 0.50 (0.4
 tools/tasks_report.sh --compare "$rep1" "$tmp/nothing" > /dev/null 2> "$tmp/rep.err"; rc=$?
 [ $rc = 1 ] && grep -q "no $tmp/nothing/acc.csv" "$tmp/rep.err" && ok "tasks_report --compare: a folder without acc.csv is refused" || bad "compare refusal" "rc $rc: $(cat "$tmp/rep.err")"
 
+# train --until-acc: trains until the held-out exact match at the training lengths (the first 32
+# test examples of each length 1..6) reaches the threshold, checked at each validation; the step
+# is in summary.json (steps_to_learn) and log.csv (heldout_exact at the eval points); a resume
+# stops at the same step; the cap (--steps) reached first leaves steps_to_learn null
+U=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 32 --heads 2 --batch 32 --steps 400 --eval-every 20 --lr 1e-2 --threads 1 --until-acc 0.1)
+$BIN train "${U[@]}" --out "$tmp/until" > /dev/null 2> "$tmp/until.err"
+S=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$tmp/until/summary.json")
+acc_rows=$(awk -F, 'NR > 1 && $8 != "" { n++; if ($8 >= 0.1) hit = hit " " $1 } END { print n hit }' "$tmp/until/log.csv")
+[ -n "$S" ] && [ "$S" -lt 400 ] && [ "$(tail -1 "$tmp/until/log.csv" | cut -d, -f1)" = "$S" ] && [ "$acc_rows" = "$((S / 20)) $S" ] \
+  && grep -q "step $S of 400," <($BIN info "$tmp/until/model.bin" 2>&1) && grep -q "^until_acc = 0.1$" "$tmp/until/config.txt" \
+  && ok "train --until-acc 0.1: stops at the first eval point that reaches it (step $S of at most 400), logged and in summary.json" \
+  || bad "--until-acc" "steps_to_learn '$S', eval rows and hits '$acc_rows': $(tail -2 "$tmp/until.err")"
+if [ -n "$S" ] && [ "$S" -ge 20 ]; then
+  $BIN train "${U[@]}" --out "$tmp/until2" --stop-at $((S - 10)) > /dev/null 2>&1
+  $BIN train --resume "$tmp/until2" --threads 1 > /dev/null 2>&1
+  S2=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$tmp/until2/summary.json")
+  # (the pause validates too, so the val_loss column is compared at the eval points only)
+  [ "$S2" = "$S" ] && cmp -s <(cut -d, -f1,2,4,5,8 "$tmp/until/log.csv") <(cut -d, -f1,2,4,5,8 "$tmp/until2/log.csv") \
+    && cmp -s <(awk -F, '$1 % 20 == 0' "$tmp/until/log.csv" | cut -d, -f1-5,8) <(awk -F, '$1 % 20 == 0' "$tmp/until2/log.csv" | cut -d, -f1-5,8) \
+    && ok "train --until-acc: stopped at step $((S - 10)) and resumed, it stops at the same step $S with the same log" \
+    || bad "--until-acc resume" "steps_to_learn '$S2', want $S"
+fi
+$BIN train --resume "$tmp/until" --threads 1 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "already finished: its held-out exact match reached --until-acc 0.1 at step $S" "$tmp/err" \
+  && ok "train --until-acc: a learned run is finished (a resume is refused)" || bad "resume learned" "rc $rc: $(cat "$tmp/err")"
+$BIN train "${U[@]}" --steps 20 --until-acc 1 --out "$tmp/capped" > /dev/null 2>&1
+grep -q '^  "steps_to_learn": null,$' "$tmp/capped/summary.json" && grep -q '^  "step": 20,$' "$tmp/capped/summary.json" \
+  && ok "train --until-acc: the cap reached first, steps_to_learn is null" || bad "--until-acc cap" "$(grep steps "$tmp/capped/summary.json")"
+$BIN train --data "$tmp/ptext.txt" --pos alibi --until-acc 0.9 --steps 2 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "applies only with --task" "$tmp/err" \
+  && ok "train --until-acc on a text run: a one-line error" || bad "--until-acc text" "rc $rc: $(cat "$tmp/err")"
+$BIN train --resume "$tmp/txt" --until-acc 0.9 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "trained on text, not on a task" "$tmp/err" \
+  && ok "train --resume of a text run --until-acc: refused" || bad "--until-acc text resume" "rc $rc: $(cat "$tmp/err")"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -13,6 +13,7 @@ typedef struct {
     int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite, keep_optimizer, grad_shards, pack;
     int keep_every;     // 0, or keep model-STEP.bin every N steps
     double pos_lr_mult; // the position scheme's tensors learn at this times --lr
+    double until_acc;   // with --task: 0, or stop at the eval point whose held-out exact match reaches it
     int randomized; // --pos randomized (sinusoidal at random positions)
     long val_tokens;
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip, rope_factor;
