@@ -5,6 +5,7 @@
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-kernels   the suite under several OpenBLAS kernels (KERNELS="Haswell SkylakeX")
 #   make test-clang     the test binaries and fast shell tests built with clang (build/clang/)
+#   make test-onednn  with BLAS=onednn (build/onednn/): test_core, test_grad_d and test_onednn.sh
 #   make test-arm64     cross-built for arm64 (build/aarch64-linux-gnu/), test_core and the gradient checks under qemu
 #   make fuzz         200,000 damaged checkpoints, 100,000 damaged CSVs and 100,000 damaged fonts (plot), 100,000
 #                     damaged task files, under ASan + UBSan
@@ -20,6 +21,10 @@
 #   STB_CFLAGS        where stb_image_write.h and stb_truetype.h are (default: the first of
 #                     /usr/include/stb, /usr/local/include/stb, /opt/homebrew/include/stb that has them)
 #   OMP_CFLAGS, OMP_LIBS     OpenMP (default -fopenmp; macOS: Homebrew's libomp)
+#   BLAS=onednn       the float products through oneDNN's dnnl_sgemm (Debian: libdnnl-dev; gcc only), built
+#                     into build/onednn/ (build/onednn/posgpt; with MPI=1, SAN=1: build/mpi-onednn/, ...);
+#                     OpenBLAS stays linked (the double-precision checks, POSGPT_BLAS=openblas)
+#   DNNL_CFLAGS, DNNL_LIBS   oneDNN (default: pkg-config dnnl, else -ldnnl)
 #   PORTABLE=1 drops -march=native.  V=1 prints the full compiler command lines.
 CC      ?= gcc
 PKG_CONFIG ?= pkg-config
@@ -56,6 +61,20 @@ BIN     := posgpt
 endif
 , := ,
 
+# oneDNN (BLAS=onednn): its own build folder, beside the one the other settings picked
+ifeq ($(BLAS),onednn)
+ifdef CLANG
+$(error BLAS=onednn: Debian's oneDNN runs on GNU OpenMP (libgomp) and clang's builds use LLVM's; build it with gcc (drop CLANG=1))
+endif
+B       := $(if $(filter build,$(B)),build/onednn,$(B)-onednn)
+BIN     := $(B)/$(notdir $(BIN))
+DNNL_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags dnnl 2>/dev/null)
+DNNL_LIBS ?= $(or $(shell $(PKG_CONFIG) --libs dnnl 2>/dev/null),-ldnnl)
+ONEDNN  := -DPOSGPT_ONEDNN $(DNNL_CFLAGS)
+else ifneq ($(filter-out openblas,$(BLAS)),)
+$(error BLAS=$(BLAS): unknown; give BLAS=onednn (oneDNN's sgemm) or leave it out (OpenBLAS))
+endif
+
 # OpenMP: Apple's clang has no -fopenmp of its own; Homebrew's libomp gives the runtime
 ifeq ($(shell uname -s),Darwin)
 LIBOMP  ?= $(shell brew --prefix libomp 2>/dev/null)
@@ -89,8 +108,8 @@ STB_CFLAGS := $(patsubst %/,-I%,$(firstword $(dir $(wildcard $(addsuffix /stb_im
 endif
 
 CFLAGS  ?= $(OPT)
-ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(SYS_CFLAGS) $(OMP_CFLAGS) -fno-math-errno $(WARN) $(CFLAGS) $(BLAS_CFLAGS) $(STB_CFLAGS) -Imodel -Imodel/pos -Itrain -Itrain/tasks -Itools/plot
-LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) $(MPILIBS) $(BLAS_LIBS) $(BLAS_RPATH) $(OMP_LIBS) -lz -lm
+ALLCFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(SYS_CFLAGS) $(OMP_CFLAGS) -fno-math-errno $(WARN) $(CFLAGS) $(ONEDNN) $(BLAS_CFLAGS) $(STB_CFLAGS) -Imodel -Imodel/pos -Itrain -Itrain/tasks -Itools/plot
+LDLIBS  = $(if $(SAN),-fsanitize=address$(,)undefined) $(MPILIBS) $(DNNL_LIBS) $(BLAS_LIBS) $(BLAS_RPATH) $(OMP_LIBS) -lz -lm
 
 # quiet build lines ("CC model/gpt.c", "LD posgpt"); V=1 prints the commands themselves
 ifneq ($(V),1)
@@ -105,7 +124,7 @@ MODEL_DBL := $(MODEL_SRC:%.c=$(B)/d/%.o)
 APP_OBJ   := $(APP_SRC:%.c=$(B)/f/%.o)
 HDRS      := $(wildcard model/*.h model/pos/*.h train/*.h train/tasks/*.h tools/plot/*.h)
 
-.PHONY: all test test-build test-kernels test-sanitize test-clang test-arm64 fuzz valgrind bench demo data deps clean
+.PHONY: all test test-build test-kernels test-sanitize test-clang test-onednn test-arm64 fuzz valgrind bench demo data deps clean
 all: $(BIN)
 
 $(BIN): $(B)/f/train/main.o $(APP_OBJ) $(MODEL_OBJ)
@@ -139,7 +158,7 @@ $(TEST_F): $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(MODEL_OBJ) $(APP_OBJ)
 
 # (and ./posgpt-mpi when OpenMPI is installed: tests/test_mpi.sh runs it)
 test-build: $(BIN) $(TEST_D) $(TEST_F)
-	@if [ -z "$(SAN)$(MPI)$(TOOL)" ] && command -v mpicc > /dev/null; then $(MAKE) --no-print-directory MPI=1 posgpt-mpi; fi
+	@if [ -z "$(SAN)$(MPI)$(TOOL)$(ONEDNN)" ] && command -v mpicc > /dev/null; then $(MAKE) --no-print-directory MPI=1 posgpt-mpi; fi
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
@@ -161,6 +180,15 @@ test-clang:
 	@tools/deps.sh clang
 	@$(MAKE) --no-print-directory CLANG=1 test-build
 	@POSGPT=build/clang/posgpt TESTDIR=build/clang/tests C_TESTS="$(CLANG_C_TESTS)" SHELL_TESTS="$(CLANG_SHELL_TESTS)" tools/run_tests.sh
+
+# oneDNN (Debian: libdnnl-dev): the core tests (gemm against a double loop, the same bits on 1, 2,
+# 5 threads), the gradient checks (double: still OpenBLAS) and test_onednn.sh (the banner names
+# oneDNN; training on 1, 2, 3 threads writes the same bytes)
+ONEDNN_C_TESTS ?= test_core test_grad_d
+test-onednn:
+	@tools/deps.sh onednn
+	@$(MAKE) --no-print-directory BLAS=onednn build/onednn/posgpt $(ONEDNN_C_TESTS:%=build/onednn/tests/%)
+	@POSGPT=build/onednn/posgpt TESTDIR=build/onednn/tests C_TESTS="$(ONEDNN_C_TESTS)" SHELL_TESTS="test_onednn.sh" tools/run_tests.sh
 
 # arm64, cross-built, its tests run under qemu: the core tests and the layer gradient checks
 # (test_model_d's whole-model checks take minutes natively, far longer emulated)

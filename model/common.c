@@ -10,28 +10,33 @@
 void (*die_hook)(void);
 const char *die_tag = "";
 
-void die(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
+// the message as one line, written with one fputs on unbuffered stderr (one write): the
+// processes of an MPI run share the terminal, and a line printed in pieces interleaved with
+// another process's ("posgpt: error: posgpt: error: rank 1: ...")
+static POSGPT_NORETURN void die_line(const char *where, const char *fmt, va_list ap) {
+    char msg[4096];
     fflush(stdout);
-    fprintf(stderr, "posgpt: error: %s", die_tag);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
+    int k = snprintf(msg, sizeof msg, "posgpt: error%s: %s", where, die_tag);
+    if (k < 0 || (size_t)k >= sizeof msg) k = 0;
+    vsnprintf(msg + k, sizeof msg - (size_t)k - 1, fmt, ap);
+    strcat(msg, "\n");
+    fputs(msg, stderr);
     if (die_hook) die_hook();
     exit(1);
 }
 
-void die_at(const char *file, int line, const char *fmt, ...) {
+void die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fflush(stdout);
-    fprintf(stderr, "posgpt: error (%s:%d): %s", file, line, die_tag);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    if (die_hook) die_hook();
-    exit(1);
+    die_line("", fmt, ap);
+}
+
+void die_at(const char *file, int line, const char *fmt, ...) {
+    char where[300];
+    snprintf(where, sizeof where, " (%s:%d)", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    die_line(where, fmt, ap);
 }
 
 void *malloc_check(size_t n, const char *file, int line) {

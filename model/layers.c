@@ -3,9 +3,17 @@
 // each thread writes disjoint memory. Everything is correct with OpenMP off.
 #include "layers.h"
 
+#include "bf16.h"
+
 #include <omp.h>
 
 #include <cblas.h>
+#ifdef POSGPT_ONEDNN
+#include <dnnl.h>
+#include <dnnl_debug.h>
+#endif
+#include <stdio.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,15 +21,99 @@
 // columns, one block per thread at a time, summed over all rows in a local array
 #define COLBLK 64
 
-// one BLAS call, as is (OpenBLAS threads it itself outside a parallel region)
-static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
-                      const real *B, int ldb, real beta, real *C, int ldc) {
-#ifdef POSGPT_DOUBLE
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+// The library the float products call: OpenBLAS, or in a BLAS=onednn build oneDNN's
+// dnnl_sgemm (the default there; POSGPT_BLAS=openblas picks OpenBLAS, gemm_select_lib). The
+// double build (the gradient checks) always calls OpenBLAS: oneDNN has no dgemm.
+#ifdef POSGPT_ONEDNN
+static GemmLib gemm_lib = GEMM_ONEDNN;
 #else
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+static GemmLib gemm_lib = GEMM_OPENBLAS;
+#endif
+int gemm_set_lib(GemmLib lib) {
+#ifndef POSGPT_ONEDNN
+    if (lib == GEMM_ONEDNN) return 0;
+#endif
+    gemm_lib = lib;
+    return 1;
+}
+GemmLib gemm_get_lib(void) { return gemm_lib; }
+void gemm_select_lib(const char *name) {
+    if (!name || !*name) return;
+    if (!strcmp(name, "openblas")) gemm_set_lib(GEMM_OPENBLAS);
+    else if (strcmp(name, "onednn")) die("POSGPT_BLAS=%s: unknown library; give openblas or onednn", name);
+    else if (!gemm_set_lib(GEMM_ONEDNN))
+        die("POSGPT_BLAS=onednn: this posgpt was built without oneDNN; build it with make BLAS=onednn (docs/install.md)");
+}
+const char *gemm_lib_name(void) {
+    static char buf[96];
+#ifdef POSGPT_ONEDNN
+    if (gemm_lib == GEMM_ONEDNN) {
+        const dnnl_version_t *v = dnnl_version();
+        const char *isa = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());
+        if (!strncmp(isa, "cpu_isa_", 8)) isa += 8;
+        snprintf(buf, sizeof buf, "oneDNN %d.%d.%d sgemm, %s", v->major, v->minor, v->patch, isa);
+        return buf;
+    }
+#endif
+    snprintf(buf, sizeof buf, "OpenBLAS %s kernels", openblas_get_corename());
+    return buf;
+}
+
+// The products' inputs (gemm_set_bf16): float32, or bfloat16 copies of both factors made
+// before the cut (bf16_pack: op(A) and op(B) packed, rounded to nearest even), summed in
+// float32 by OpenBLAS's cblas_sbgemm where the library has it (looked up at run time: Debian's
+// OpenBLAS 0.3.21 is built without it), else by cblas_sgemm on the rounded values kept in
+// float32: the same numbers (a product of two bfloat16 values is exact in float32), none of
+// the speed. POSGPT_BF16_NO_SBGEMM=1 takes the second way even where the first exists.
+typedef void (*SbgemmFn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint, float,
+                         const uint16_t *, blasint, const uint16_t *, blasint, float, float *, blasint);
+static int gemm_bf16;
+static SbgemmFn gemm_sbgemm;
+
+void gemm_set_bf16(int on) {
+    static int looked;
+    if (on && !looked) {
+        const char *no = getenv("POSGPT_BF16_NO_SBGEMM");
+        void *self = dlopen(NULL, RTLD_LAZY);
+        if (self && !(no && *no && strcmp(no, "0"))) *(void **)&gemm_sbgemm = dlsym(self, "cblas_sbgemm");
+        looked = 1;
+    }
+#ifndef POSGPT_DOUBLE
+    gemm_bf16 = on != 0;
+#endif
+}
+int gemm_get_bf16(void) { return gemm_bf16; }
+int gemm_sbgemm_in_use(void) { return gemm_sbgemm != NULL; }
+const char *gemm_bf16_backend(void) {
+    return gemm_sbgemm ? "OpenBLAS cblas_sbgemm" : "cblas_sgemm on the bf16-rounded inputs (no cblas_sbgemm in this OpenBLAS)";
+}
+
+// a product's inputs: A and B as given (float32), or their packed bfloat16 copies A16 and B16
+// (leading dimensions lda, ldb of the packed matrices) for cblas_sbgemm
+typedef struct {
+    const real *A, *B;
+    const uint16_t *A16, *B16;
+    int lda, ldb;
+} GemmIn;
+
+// one BLAS call, as is (OpenBLAS threads it itself outside a parallel region), on the inputs'
+// elements from ia (of A) and ib (of B) on
+static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const GemmIn *in, size_t ia, size_t ib, real beta,
+                      real *C, int ldc) {
+    enum CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
+#ifdef POSGPT_DOUBLE
+    cblas_dgemm(CblasRowMajor, opa, opb, M, N, K, alpha, in->A + ia, in->lda, in->B + ib, in->ldb, beta, C, ldc);
+#else
+#ifdef POSGPT_ONEDNN
+    if (gemm_lib == GEMM_ONEDNN && !in->A16) { // (bf16 through cblas_sbgemm stays with OpenBLAS)
+        dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, in->A + ia, in->lda, in->B + ib, in->ldb,
+                                      beta, C, ldc);
+        if (st != dnnl_success) die("dnnl_sgemm failed (status %d) on a %dx%dx%d product", (int)st, M, N, K);
+        return;
+    }
+#endif
+    if (in->A16) gemm_sbgemm(CblasRowMajor, opa, opb, M, N, K, alpha, in->A16 + ia, in->lda, in->B16 + ib, in->ldb, beta, C, ldc);
+    else cblas_sgemm(CblasRowMajor, opa, opb, M, N, K, alpha, in->A + ia, in->lda, in->B + ib, in->ldb, beta, C, ldc);
 #endif
 }
 
@@ -34,11 +126,12 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const rea
 // c = beta c (0 when beta is 0), then c += chunk 0, c += chunk 1, ... Each unit is one
 // single-threaded BLAS call, and the OpenMP threads share the units out.
 // Determinism: the cut depends only on the shape (M, N, K), never on the thread count, every
-// BLAS call is single-threaded (OpenBLAS does not thread inside an active parallel region),
+// BLAS call is single-threaded (neither OpenBLAS nor oneDNN threads inside an active parallel
+// region: oneDNN counts one thread there, and uses the same OpenMP runtime, GNU's),
 // and the chunk sums run in a fixed order, so each element of C comes from the same calls and
 // the same additions whether 1, 2 or 64 threads run, or whether the caller is itself inside a
-// parallel region: the floats do not depend on the thread count. They do depend on the kernel
-// OpenBLAS runs (Haswell, SkylakeX, ...): a kernel may sum an element's K products in a
+// parallel region: the floats do not depend on the thread count. They do depend on the library
+// and its kernel (OpenBLAS's Haswell, SkylakeX, ...; oneDNN's ISA, DNNL_MAX_CPU_ISA): a kernel may sum an element's K products in a
 // different order, and some kernels (Haswell's) even order them differently for different M
 // within one call, so a band's floats may differ from the same rows of one whole-matrix call;
 // tests/test_core.c checks the product against a double-precision loop within the rounding
@@ -95,18 +188,17 @@ static real *grow(real **buf, size_t *cap, size_t n) {
 
 // unit u of plan p: band u / kchunks, chunk u % kchunks; alpha op(A) op(B) of the band's part
 // of C and the chunk's part of K into Cu (ldc), with beta (the chunks: 0)
-static void gemm_unit(const GemmPlan *p, int u, int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
-                      const real *B, int ldb, real beta, real *Cu, int ldc) {
+static void gemm_unit(const GemmPlan *p, int u, int ta, int tb, int M, int N, int K, real alpha, const GemmIn *in,
+                      real beta, real *Cu, int ldc) {
     int d0, d1, k0, k1;
     gemm_part(p->D, p->bands, u / p->kchunks, &d0, &d1);
     gemm_part(K, p->kchunks, u % p->kchunks, &k0, &k1);
     if (d1 <= d0 || k1 <= k0) return;
-    A += ta ? (size_t)k0 * lda : (size_t)k0;
-    B += tb ? (size_t)k0 : (size_t)k0 * ldb;
+    size_t ia = ta ? (size_t)k0 * in->lda : (size_t)k0, ib = tb ? (size_t)k0 : (size_t)k0 * in->ldb;
     if (p->cols)
-        blas_gemm(ta, tb, M, d1 - d0, k1 - k0, alpha, A, lda, tb ? B + (size_t)d0 * ldb : B + d0, ldb, beta, Cu + d0, ldc);
+        blas_gemm(ta, tb, M, d1 - d0, k1 - k0, alpha, in, ia, ib + (tb ? (size_t)d0 * in->ldb : (size_t)d0), beta, Cu + d0, ldc);
     else
-        blas_gemm(ta, tb, d1 - d0, N, k1 - k0, alpha, ta ? A + d0 : A + (size_t)d0 * lda, lda, B, ldb, beta,
+        blas_gemm(ta, tb, d1 - d0, N, k1 - k0, alpha, in, ia + (ta ? (size_t)d0 : (size_t)d0 * in->lda), ib, beta,
                   Cu + (size_t)d0 * ldc, ldc);
 }
 // row i of C, columns [j0, j1): add chunk S (row stride lds); the first chunk starts from beta C
@@ -116,15 +208,15 @@ static inline void gemm_add_chunk(real *c, const real *s, int n, int first, real
     else for (int j = 0; j < n; j++) c[j] = beta * c[j] + s[j];
 }
 // the units of p in order on this thread (chunks through this thread's scratch)
-static void gemm_serial(const GemmPlan *p, int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
-                        const real *B, int ldb, real beta, real *C, int ldc) {
+static void gemm_serial(const GemmPlan *p, int ta, int tb, int M, int N, int K, real alpha, const GemmIn *in, real beta,
+                        real *C, int ldc) {
     if (p->kchunks == 1) {
-        for (int u = 0; u < p->bands; u++) gemm_unit(p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        for (int u = 0; u < p->bands; u++) gemm_unit(p, u, ta, tb, M, N, K, alpha, in, beta, C, ldc);
         return;
     }
     real *S = grow(&gemm_tscratch, &gemm_tscratch_n, (size_t)M * N);
     for (int u = 0; u < p->bands * p->kchunks; u++) {
-        gemm_unit(p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, 0, S, N);
+        gemm_unit(p, u, ta, tb, M, N, K, alpha, in, 0, S, N);
         int d0, d1;
         gemm_part(p->D, p->bands, u / p->kchunks, &d0, &d1);
         int i0 = p->cols ? 0 : d0, i1 = p->cols ? M : d1, j0 = p->cols ? d0 : 0, j1 = p->cols ? d1 : N;
@@ -133,18 +225,53 @@ static void gemm_serial(const GemmPlan *p, int ta, int tb, int M, int N, int K, 
     }
 }
 
+#ifndef POSGPT_DOUBLE
+// the packed bfloat16 copies of a product's factors: for a product run by a team (started
+// only outside parallel regions), and per thread for one run in order inside a region
+typedef struct {
+    void *p;
+    size_t cap;
+} PackBuf;
+static PackBuf gemm_pack[2];
+static _Thread_local PackBuf gemm_tpack[2];
+static void *pack_grow(PackBuf *b, size_t bytes) {
+    if (bytes > b->cap) b->p = xrealloc(b->p, bytes), b->cap = bytes;
+    return b->p;
+}
+#endif
+
+// a product's inputs: A and B as given, or (bf16 products) op(A) and op(B) packed into
+// bfloat16 (cblas_sbgemm) or rounded to it in float32 (cblas_sgemm)
+static GemmIn gemm_inputs(int ta, int tb, int M, int N, int K, const real *A, int lda, const real *B, int ldb) {
+    GemmIn in = {A, B, NULL, NULL, lda, ldb};
+#ifndef POSGPT_DOUBLE
+    if (!gemm_bf16) return in;
+    PackBuf *bufs = omp_in_parallel() ? gemm_tpack : gemm_pack;
+    int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+    size_t es = gemm_sbgemm ? sizeof(uint16_t) : sizeof(float);
+    void *pa = pack_grow(&bufs[0], (size_t)ar * ac * es), *pb = pack_grow(&bufs[1], (size_t)br * bc * es);
+    bf16_pack(gemm_sbgemm ? pa : NULL, gemm_sbgemm ? NULL : pa, A, ar, ac, lda);
+    bf16_pack(gemm_sbgemm ? pb : NULL, gemm_sbgemm ? NULL : pb, B, br, bc, ldb);
+    if (gemm_sbgemm) in.A16 = pa, in.B16 = pb;
+    else in.A = pa, in.B = pb;
+    in.lda = ac, in.ldb = bc;
+#endif
+    return in;
+}
+
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc) {
     PROF_BEGIN();
     GemmPlan p = gemm_plan(M, N, K);
     int units = p.bands * p.kchunks, nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    GemmIn in = gemm_inputs(ta, tb, M, N, K, A, lda, B, ldb);
     if (nt == 1) {
-        // in order here (OpenBLAS, inside a parallel region or seeing one OpenMP thread, does not thread)
-        gemm_serial(&p, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        // in order here (the library, inside a parallel region or seeing one OpenMP thread, does not thread)
+        gemm_serial(&p, ta, tb, M, N, K, alpha, &in, beta, C, ldc);
         PROF_END("gemm", M, N, K, units);
         return;
     }
-    // a team of at most one thread per unit, and of two for a single unit, so that OpenBLAS
+    // a team of at most one thread per unit, and of two for a single unit, so that the library
     // always runs inside an active parallel region and never threads a call itself
     int team = nt < units ? nt : units < 2 ? 2 : units;
     real *S = p.kchunks > 1 ? grow(&gemm_scratch, &gemm_scratch_n, (size_t)p.kchunks * M * N) : NULL;
@@ -152,8 +279,8 @@ void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int ld
     {
 #pragma omp for schedule(static)
         for (int u = 0; u < units; u++)
-            if (S) gemm_unit(&p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, 0, S + (size_t)(u % p.kchunks) * M * N, N);
-            else gemm_unit(&p, u, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+            if (S) gemm_unit(&p, u, ta, tb, M, N, K, alpha, &in, 0, S + (size_t)(u % p.kchunks) * M * N, N);
+            else gemm_unit(&p, u, ta, tb, M, N, K, alpha, &in, beta, C, ldc);
         if (S) {
 #pragma omp for schedule(static)
             for (int i = 0; i < M; i++)

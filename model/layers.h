@@ -10,7 +10,8 @@
 #include "pos.h"
 
 // Row-major C (M,N) = alpha * op(A) (M,K) * op(B) (K,N) + beta * C; ta/tb transpose A/B.
-// Calls cblas_sgemm (cblas_dgemm in the double test build); a large product is cut into
+// Calls cblas_sgemm, or oneDNN's dnnl_sgemm in a BLAS=onednn build (cblas_dgemm in the double
+// test build); a large product is cut into
 // work units by its shape alone: bands of rows of C (of columns if C has fewer rows than
 // columns) and, for a long K, chunks of K summed in chunk order; one single-threaded call
 // each, shared out over the OpenMP threads in one flat team (run in order by the caller's
@@ -18,6 +19,26 @@
 // the thread count.
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc);
+// the library gemm calls for floats: OpenBLAS, or oneDNN (built with BLAS=onednn only, and its
+// default there). gemm_set_lib returns 0 (and changes nothing) for a library not built in;
+// gemm_select_lib takes POSGPT_BLAS's value (NULL or "": no change; openblas, onednn; dies on
+// another or on onednn where not built in); gemm_lib_name: "OpenBLAS SkylakeX kernels",
+// "oneDNN 2.6.3 sgemm, avx512_core_vnni" (the banner's words; a static buffer).
+typedef enum { GEMM_OPENBLAS, GEMM_ONEDNN } GemmLib;
+int gemm_set_lib(GemmLib lib);
+GemmLib gemm_get_lib(void);
+void gemm_select_lib(const char *name);
+const char *gemm_lib_name(void);
+// The precision of every product's inputs from now on (set outside parallel regions): float32
+// (0, the default) or bfloat16 (1: both factors rounded to nearest even before the cut, the
+// sums in float32: train --precision bf16). The cut and the order of the chunk sums are the
+// same, so bf16 products too do not depend on the thread count. No effect in the double build.
+void gemm_set_bf16(int on);
+int gemm_get_bf16(void);
+// what runs bf16 products: OpenBLAS's cblas_sbgemm where the library has it, else cblas_sgemm
+// on the rounded values (the same numbers, no faster); for banners
+const char *gemm_bf16_backend(void);
+int gemm_sbgemm_in_use(void); // 1: cblas_sbgemm (looked up by the first gemm_set_bf16(1))
 // the number of work units gemm cuts an (M,N) x K product into
 int gemm_units(int M, int N, int K);
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_build.sh - the build's portability knobs (docs/install.md): make data CORPUS=file, the
 # quiet build lines and V=1, OpenBLAS found through pkg-config (PKG_CONFIG) or given
-# (BLAS_CFLAGS, BLAS_LIBS), STB_CFLAGS, and tools/deps.sh naming Fedora's and Homebrew's packages.
+# (BLAS_CFLAGS, BLAS_LIBS), STB_CFLAGS, BLAS=onednn, and tools/deps.sh naming Fedora's and Homebrew's packages.
 . "$(dirname "$0")/lib.sh" build
 root=$PWD
 mk() { make --no-print-directory -C "$root" "$@" 2>&1; }
@@ -53,6 +53,19 @@ out=$(CC=false POSGPT_PKG=dnf tools/deps.sh 2>&1) && bad "deps dnf" "exit 0" ||
   { [[ $out == *"sudo dnf install -y openblas-devel zlib-devel"* ]] && ok "deps.sh names Fedora's packages" || bad "deps dnf" "$out"; }
 out=$(CC=false POSGPT_PKG=brew tools/deps.sh 2>&1) && bad "deps brew" "exit 0" ||
   { [[ $out == *"brew install openblas zlib"* ]] && ok "deps.sh names Homebrew's packages" || bad "deps brew" "$out"; }
+# BLAS=onednn: its own folder and -DPOSGPT_ONEDNN, -ldnnl beside OpenBLAS; the default build
+# neither; clang (another OpenMP runtime than Debian's oneDNN) and an unknown BLAS are refused
+out=$(mk -n -B V=1 BLAS=onednn DNNL_LIBS=-ldnnl build/onednn/posgpt)
+[[ $out == *"-DPOSGPT_ONEDNN"* && $out == *"-o build/onednn/posgpt "*"-ldnnl "*"-lopenblas"* ]] &&
+  ok "make BLAS=onednn builds build/onednn/posgpt with -ldnnl" || bad "BLAS=onednn" "$(echo "$out" | tail -2)"
+out=$(mk -n -B V=1 posgpt)
+[[ $out != *dnnl* && $out != *ONEDNN* && $out == *"-o posgpt "* ]] && ok "the default build names no oneDNN" ||
+  bad "default build" "$(echo "$out" | grep -i dnnl | head -2)"
+out=$(mk -n BLAS=onednn CLANG=1 posgpt) && bad "BLAS=onednn CLANG=1" "make succeeded" ||
+  { [[ $out == *"BLAS=onednn: Debian's oneDNN runs on GNU OpenMP"* ]] && ok "BLAS=onednn with CLANG=1 is refused" || bad "BLAS=onednn CLANG=1" "$out"; }
+out=$(mk -n BLAS=mkl posgpt) && bad "BLAS=mkl" "make succeeded" ||
+  { [[ $out == *"BLAS=mkl: unknown"* ]] && ok "an unknown BLAS= is refused" || bad "BLAS=mkl" "$out"; }
+
 out=$(POSGPT_PKG=dnf tools/deps.sh 2>&1) && [ -z "$out" ] && ok "deps.sh on Fedora carries on when the files are there" || bad "deps present" "$out"
 
 echo "# $pass passed, $fail failed"

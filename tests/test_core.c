@@ -109,69 +109,124 @@ static void tiny_tasks(TaskData *d, const char *tag, int n, int maxlen) {
     remove(path);
 }
 
-// per-token accuracy beside exact match (task_eval.h), on a model built by hand to answer every
-// copy prompt "abc;": no attention (its weights zero), one MLP that maps each byte to the next
-// one to write ('>' to 'a', 'a' to 'b', 'b' to 'c', 'c' to ';'), the embedding one-hot. So the
-// answers, and both accuracies, are known: "abc>abc;" all 4 bytes right; "abd>abd;" 3 of 4
-// (the 'c'); "ab>ab;" 2 of 3 (the ';' comes a byte late); "b>b;" 0 of 2 ("ab" is written).
-// Exact match 1 of 4 examples, per-token 9 of 13 answer bytes.
-static void test_task_token_accuracy(void) {
+// a model built by hand to write the chain of bytes chain[1], chain[2], ... after chain[0]:
+// no attention (its weights zero), one MLP that maps each byte chain[i] to chain[i + 1], the
+// embedding one-hot (byte chain[i] is unit vector i; chain holds distinct bytes, at most 16)
+static void chain_model(GPT *m, const char *chain) {
     GPTConfig c = {.V = 256, .C = 16, .L = 1, .NH = 1, .T = 16, .pos_rows = 16};
     snprintf(c.scheme, sizeof c.scheme, "nope");
+    gpt_build(m, &c);
+    memset(m->params, 0, m->num_params * sizeof(real));
+    int n = (int)strlen(chain);
+    for (int i = 0; i < c.C; i++) m->params[m->offsets[P_LN1W] + i] = m->params[m->offsets[P_LN2W] + i] = m->params[m->offsets[P_LNFW] + i] = 1;
+    for (int i = 0; i < n; i++) m->params[m->offsets[P_WTE] + (size_t)(unsigned char)chain[i] * c.C + i] = 1;
+    for (int i = 0; i + 1 < n; i++) { // hidden unit i fires on byte chain[i] and writes byte chain[i + 1] over it
+        m->params[m->offsets[P_FCW] + (size_t)i * c.C + i] = 1;
+        m->params[m->offsets[P_FCPW] + (size_t)(i + 1) * 4 * c.C + i] = 10;
+        m->params[m->offsets[P_FCPW] + (size_t)i * 4 * c.C + i] = -10;
+    }
+}
+
+// DIR/task.txt and DIR/test.txt written (DIR made)
+static void task_dir_write(const char *dir, const char *task_txt, const char *test_txt) {
+    char path[128];
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs(task_txt, f), fclose(f);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    f = fopen(path, "w");
+    fputs(test_txt, f), fclose(f);
+}
+
+// `task eval` of m (saved to DIR/model.bin) on DIR, its CSV into got (n bytes); DIR removed after
+static void task_eval_csv(const GPT *m, const char *dir, char *got, size_t n) {
+    char ck[128], csv[128], path[128];
+    snprintf(ck, sizeof ck, "%s/model.bin", dir), snprintf(csv, sizeof csv, "%s/acc.csv", dir);
+    TrainState ts = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .steps = 1, .batch = 1, .grad_shards = 1, .val_loss = NAN,
+                     .pos_lr_mult = 1};
+    ckpt_save(ck, m, &ts, NULL);
+    char *argv[] = {"posgpt", "task", "eval", "--ckpt", ck, "--task", (char *)dir, "--csv", csv, "--threads", "1", NULL};
+    task_eval(11, argv);
+    FILE *f = fopen(csv, "r");
+    size_t k = f ? fread(got, 1, n - 1, f) : 0;
+    got[k] = 0;
+    if (f) fclose(f);
+    remove(ck), remove(csv);
+    snprintf(path, sizeof path, "%s/task.txt", dir), remove(path);
+    snprintf(path, sizeof path, "%s/test.txt", dir), remove(path);
+    rmdir(dir);
+}
+
+// per-token accuracy beside exact match (task_eval.h), on a model built by hand to answer every
+// copy prompt "abc;" (chain_model ">abc;"). So the answers, and both accuracies, are known:
+// "abc>abc;" all 4 bytes right; "abd>abd;" 3 of 4 (the 'c'); "ab>ab;" 2 of 3 (the ';' comes a
+// byte late); "b>b;" 0 of 2 ("ab" is written). Exact match 1 of 4 examples, per-token 9 of 13
+// answer bytes.
+static void test_task_token_accuracy(void) {
     GPT m;
-    gpt_build(&m, &c);
-    memset(m.params, 0, m.num_params * sizeof(real));
-    const char *dim = ">abc;"; // byte dim[i] is embedded as unit vector i
-    for (int i = 0; i < c.C; i++) {
-        m.params[m.offsets[P_LN1W] + i] = m.params[m.offsets[P_LN2W] + i] = m.params[m.offsets[P_LNFW] + i] = 1;
-    }
-    for (int i = 0; i < 5; i++) m.params[m.offsets[P_WTE] + (size_t)(unsigned char)dim[i] * c.C + i] = 1;
-    for (int i = 0; i < 4; i++) { // hidden unit i fires on byte dim[i] and writes byte dim[i + 1] over it
-        m.params[m.offsets[P_FCW] + (size_t)i * c.C + i] = 1;
-        m.params[m.offsets[P_FCPW] + (size_t)(i + 1) * 4 * c.C + i] = 10;
-        m.params[m.offsets[P_FCPW] + (size_t)i * 4 * c.C + i] = -10;
-    }
+    chain_model(&m, ">abc;");
     char dir[64], path[128];
     snprintf(dir, sizeof dir, "/tmp/posgpt-tokacc-%d", (int)getpid());
-    mkdir(dir, 0755);
+    task_dir_write(dir, "task = copy\nmax_len = 3\n", "3\t0\tabc>abc;\n3\t0\tabd>abd;\n2\t0\tab>ab;\n1\t0\tb>b;\n");
     snprintf(path, sizeof path, "%s/test.txt", dir);
-    FILE *f = fopen(path, "w");
-    fprintf(f, "3\t0\tabc>abc;\n3\t0\tabd>abd;\n2\t0\tab>ab;\n1\t0\tb>b;\n");
-    fclose(f);
     TaskSet set;
     taskset_read(&set, path);
     int which[4] = {0, 1, 2, 3}, tok[4];
     char right[4];
     for (int batch = 1; batch <= 4; batch += 3) {
-        TaskDecode how = {batch, 0, 1, NULL};
+        TaskDecode how = {batch, 0, 1, NULL, 0};
         task_decode(&m, &set, which, 4, &how, right, tok);
         check(right[0] == 1 && right[1] == 0 && right[2] == 0 && right[3] == 0 && tok[0] == 4 && tok[1] == 3 && tok[2] == 2 && tok[3] == 0,
               "task_decode: exact match 1 0 0 0 and answer bytes right 4 3 2 0 on the hand-built copy model", "batch %d: right %d %d %d %d, "
               "bytes %d %d %d %d", batch, right[0], right[1], right[2], right[3], tok[0], tok[1], tok[2], tok[3]);
     }
+    taskset_free(&set);
     // the CSV of `task eval`: a row per length, exact and per-token side by side
-    char ck[128], csv[128], tt[128];
-    snprintf(ck, sizeof ck, "%s/model.bin", dir), snprintf(csv, sizeof csv, "%s/acc.csv", dir), snprintf(tt, sizeof tt, "%s/task.txt", dir);
-    f = fopen(tt, "w");
-    fprintf(f, "task = copy\nmax_len = 3\n");
-    fclose(f);
-    TrainState ts = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .steps = 1, .batch = 1, .grad_shards = 1, .val_loss = NAN,
-                     .pos_lr_mult = 1};
-    ckpt_save(ck, &m, &ts, NULL);
-    char *argv[] = {"posgpt", "task", "eval", "--ckpt", ck, "--task", dir, "--csv", csv, "--threads", "1", NULL};
-    task_eval(11, argv);
-    char got[1024] = "";
-    f = fopen(csv, "r");
-    size_t n = f ? fread(got, 1, sizeof got - 1, f) : 0;
-    got[n] = 0;
-    if (f) fclose(f);
+    char got[1024];
+    task_eval_csv(&m, dir, got, sizeof got);
     const char *want = "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy\n"
                        "copy,nope,3,1,0,1,0,0.000000,2,0,0.000000\n"
                        "copy,nope,3,2,0,1,0,0.000000,3,2,0.666667\n"
                        "copy,nope,3,3,0,2,1,0.500000,8,7,0.875000\n";
     check(!strcmp(got, want), "task eval CSV: exact match and per-token accuracy per length on the hand-built model", "got\n%s", got);
-    remove(ck), remove(csv), remove(tt), remove(path), rmdir(dir);
+    gpt_free(&m);
+}
+
+// a scratch format scores the final answer alone (the bytes after the answer's last '=', its
+// ';' included): a model built to write "0=1;" after every parity prompt (chain_model ">0=1;").
+// "1>1=1;": a wrong running parity, the right final answer: exact under final-only, not whole
+// (3 of 4 bytes whole, 2 of 2 final); "0>0=0;": wrong either way (3 of 4, 1 of 2); "11>10=0;":
+// the model's ';' comes early, the final answer's places unreached or wrong (0 of 5, 0 of 2)
+static void test_task_final_answer(void) {
+    GPT m;
+    chain_model(&m, ">0=1;");
+    char dir[64], path[128];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-final-%d", (int)getpid());
+    task_dir_write(dir, "task = parity\nmax_len = 2\nformat = scratch\n", "1\t0\t1>1=1;\n1\t0\t0>0=0;\n2\t0\t11>10=0;\n");
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    TaskSet set;
+    taskset_read(&set, path);
+    check(task_scored_from(&set.ex[2], 1) == 3 && task_scored_from(&set.ex[2], 0) == 0, "task_scored_from: after the last '=', or 0",
+          "%d %d", task_scored_from(&set.ex[2], 1), task_scored_from(&set.ex[2], 0));
+    for (int final = 0; final < 2; final++) {
+        int which[3] = {0, 1, 2}, tok[3];
+        char right[3];
+        TaskDecode how = {2, 0, 1, NULL, final};
+        task_decode(&m, &set, which, 3, &how, right, tok);
+        int want_r0 = final, want_t0 = final ? 2 : 3, want_t1 = final ? 1 : 3;
+        check(right[0] == want_r0 && right[1] == 0 && right[2] == 0 && tok[0] == want_t0 && tok[1] == want_t1 && tok[2] == 0,
+              final ? "task_decode final-only: the right final answer after a wrong running value is exact"
+                    : "task_decode whole answer: a wrong running value makes the answer wrong",
+              "right %d %d %d, bytes %d %d %d", right[0], right[1], right[2], tok[0], tok[1], tok[2]);
+    }
     taskset_free(&set);
+    char got[1024];
+    task_eval_csv(&m, dir, got, sizeof got); // task.txt says scratch: final answers scored
+    const char *want = "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy\n"
+                       "parity,nope,2,1,0,2,1,0.500000,4,3,0.750000\n"
+                       "parity,nope,2,2,0,1,0,0.000000,2,0,0.000000\n";
+    check(!strcmp(got, want), "task eval CSV, format scratch: the final answers scored (exact and per-token)", "got\n%s", got);
     gpt_free(&m);
 }
 
@@ -217,6 +272,116 @@ static void test_task_positions(void) {
     gpt_free(&m);
     free(tok), free(tgt), free(pos);
     taskdata_free(&d);
+}
+
+// row b of a batch as text (its bytes up to the padding)
+static void row_text(const int *tok, int b, int T, char *out) {
+    int n = 0;
+    while (n < T && tok[b * T + n] != TASK_PAD) out[n] = (char)tok[b * T + n], n++;
+    out[n] = 0;
+}
+
+// fresh task examples (train --task): example b of step s from (seed, s, b) alone: the same in
+// a batch of 4 as in one of 16 (the rows an MPI process draws do not change it), the same when
+// drawn again (a resumed run), other ones at the next step or another seed; each a right parity
+// example of length 1..4 after the BOS byte task.txt asks for, and never one of test.txt's,
+// which holds every example of lengths 1 and 2: only lengths 3 and 4 are trained on
+static void test_task_fresh(void) {
+    char dir[64], path[96];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-fresh-%d", (int)getpid());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "task = parity\nsummary = x\nmax_len = 4\nbos = yes\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    f = fopen(path, "w");
+    fprintf(f, "1\t0\t^0>0;\n1\t0\t^1>1;\n2\t0\t^00>0;\n2\t0\t^01>1;\n2\t0\t^10>1;\n2\t0\t^11>0;\n3\t0\t^101>0;\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/train.txt", dir);
+    f = fopen(path, "w");
+    fprintf(f, "2\t0\t^11>0;\n3\t0\t^111>1;\n");
+    fclose(f);
+    TaskData d, e;
+    taskdata_load(&d, path), taskdata_load(&e, path);
+    taskdata_fresh(&d, dir, 7), taskdata_fresh(&e, dir, 8);
+    int T = d.longest, B = 16;
+    int *tok = malloc(sizeof(int) * B * T), *tgt = malloc(sizeof(int) * B * T), *pos = malloc(sizeof(int) * B * T);
+    int *tok2 = malloc(sizeof(int) * B * T), len[16], seen[5] = {0}, right = 1, apart = 1, same = 1, moved = 0, seeded = 0;
+    char s2[64];
+    for (long step = 0; step < 40; step++) {
+        task_draw_fresh(&d, step, B, T, 0, tok, tgt, pos, len);
+        task_draw_fresh(&d, step, 4, T, 0, tok2, tgt, pos, NULL);
+        for (int b = 0; b < 4; b++) same &= !memcmp(tok + b * T, tok2 + b * T, sizeof(int) * T);
+        task_draw_fresh(&d, step + 1, 4, T, 0, tok2, tgt, pos, NULL);
+        moved += memcmp(tok, tok2, sizeof(int) * 4 * T) != 0;
+        task_draw_fresh(&e, step, 4, T, 0, tok2, tgt, pos, NULL);
+        seeded += memcmp(tok, tok2, sizeof(int) * 4 * T) != 0;
+        for (int b = 0; b < B; b++) {
+            row_text(tok, b, T, s2);
+            const char *s = s2 + 1; // after the BOS byte
+            int n = (int)strcspn(s, ">"), par = 0;
+            for (int i = 0; i < n; i++) par ^= s[i] == '1';
+            right &= s2[0] == TASK_BOS && n >= 1 && n <= 4 && s[n + 1] == '0' + par && !strcmp(s + n + 2, ";") && len[b] == n + 4;
+            seen[n >= 1 && n <= 4 ? n : 0]++;
+            apart &= n > 2 && strcmp(s, "101>0;") != 0;
+        }
+    }
+    check(right, "fresh task examples: each the BOS byte and a right parity example of length 1..4, its length given", "a row breaks it");
+    check(apart && !seen[1] && !seen[2] && seen[3] && seen[4], "fresh task examples: never one of test.txt's (lengths 1 and 2 all in it)",
+          "lengths seen 1:%d 2:%d 3:%d 4:%d", seen[1], seen[2], seen[3], seen[4]);
+    check(same, "fresh task examples: example b of a step is the same in a batch of 4 as in one of 16", "a row differs");
+    check(moved == 40 && seeded == 40, "fresh task examples: other ones at the next step and with another seed", "%d and %d of 40", moved, seeded);
+    task_draw_fresh(&d, 3, B, T, 0, tok, tgt, pos, NULL);
+    task_draw_fresh(&d, 3, B, T, 0, tok2, tgt, pos, NULL);
+    check(!memcmp(tok, tok2, sizeof(int) * B * T), "fresh task examples: a step drawn again gives the same batch", "it differs");
+    free(tok), free(tgt), free(pos), free(tok2);
+    taskdata_free(&d), taskdata_free(&e);
+    const char *files[] = {"task.txt", "test.txt", "train.txt"};
+    for (int i = 0; i < 3; i++) snprintf(path, sizeof path, "%s/%s", dir, files[i]), remove(path);
+    rmdir(dir);
+}
+
+// a task.txt's format and BOS byte (task_spec_read): one without them (an older task gen's)
+// means the old examples, msb for add and no BOS; the ones it names shape task_make's examples,
+// at most as long as task_max_bytes says, and some that long (add: those with a carry)
+static void test_task_spec(void) {
+    char dir[64], path[96];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-spec-%d", (int)getpid());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    const char *txt[] = {"task = add\nmax_len = 3\n", "task = add\nmax_len = 3\nformat = lsb\nbos = yes\n",
+                         "task = sum\nmax_len = 3\nformat = scratch\nbos = yes\n", "task = parity\nmax_len = 3\n"};
+    int want_fmt[] = {TASK_FMT_MSB, TASK_FMT_LSB, TASK_FMT_SCRATCH, TASK_FMT_PLAIN}, want_bos[] = {0, 1, 1, 0}, ok = 1, fits = 1;
+    char got[4][64];
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(txt[i], f);
+        fclose(f);
+        TaskSpec s;
+        task_spec_read(&s, dir);
+        ok &= s.format == want_fmt[i] && s.bos == want_bos[i] && s.max_len == 3;
+        Rng r;
+        int reach = 0;
+        for (int k = 0; k < 200; k++) {
+            rng_seed(&r, (uint64_t)k);
+            int n = task_make(&s, got[i], sizeof got[i], 3, 0, &r);
+            fits &= n <= task_max_bytes(&s), reach |= n == task_max_bytes(&s);
+        }
+        fits &= reach;
+        rng_seed(&r, 11);
+        task_make(&s, got[i], sizeof got[i], 3, 0, &r);
+    }
+    check(ok, "task.txt: format and bos as named; without them msb (add), plain, no BOS", "a field read wrong");
+    check(fits, "task_make: every example within task_max_bytes, some that long", "one is longer, or none reaches it");
+    // the same draws in every format: add lsb is msb's numbers reversed, sum scratch ends in the plain answer
+    int lsb_ok = strlen(got[0]) + 1 == strlen(got[1]) && got[1][0] == TASK_BOS && got[1][1] == got[0][2] && got[1][3] == got[0][0];
+    check(lsb_ok, "task_make add: lsb writes msb's operands reversed after the BOS byte", "msb '%s', lsb '%s'", got[0], got[1]);
+    const char *eq = strchr(got[2], TASK_SCRATCH_END), *gt = strchr(got[2], TASK_SEP);
+    int run = 0, scratch_ok = eq && gt && eq - gt == 4 && strlen(got[2]) == 11;
+    for (int i = 0; scratch_ok && i < 3; i++) run = (run + got[2][1 + i] - '0') % 10, scratch_ok = gt[1 + i] == '0' + run;
+    check(scratch_ok && eq[1] == '0' + run, "task_make sum scratch: the running sums mod 10, '=', the answer", "got '%s'", got[2]);
+    remove(path), rmdir(dir);
 }
 
 static int files_equal(const char *a, const char *b) {
@@ -980,6 +1145,9 @@ int main(void) {
     test_positions();
     test_task_positions();
     test_task_token_accuracy();
+    test_task_final_answer();
+    test_task_fresh();
+    test_task_spec();
     test_pack();
     test_checkpoint();
     return check_done();

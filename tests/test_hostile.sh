@@ -130,5 +130,23 @@ $BIN train "${S[@]}" --steps 2 --out "$tmp/empty" > /dev/null 2> "$tmp/e" && [ -
 $BIN eval --ckpt "$tmp/run/model.bin" --data "$tmp/text.txt" --lengths 16 --max-tokens 256 --csv "$tmp/two/e.csv" \
   --per-position "$tmp/two/p.csv" > /dev/null 2> "$tmp/e" && [ -s "$tmp/two/e.csv" ] && [ -s "$tmp/two/p.csv" ] \
   && ok "eval --csv D/e.csv --per-position D/p.csv (both new): both written" || bad "two new outputs" "rc $?: $(tail -1 "$tmp/e")"
+# an unknown subcommand of task is named, like an unknown command (it printed the usage alone)
+for sub in frob --frob; do
+  $BIN task $sub > "$tmp/o" 2> "$tmp/e"; rc=$?
+  [ $rc = 2 ] && [ "$(grep -c . "$tmp/e")" = 1 ] && grep -q "^posgpt: error: unknown task subcommand '$sub'; try gen, eval" "$tmp/e" \
+    && ok "task $sub: an unknown subcommand, named (exit 2)" || bad "task $sub" "rc $rc: $(head -2 "$tmp/e")"
+done
+# from the second hostile pass (issue 32): a flag's value that is a flag, a --keep-every no step
+# reaches, a bootstrap of too few resamples or of one window, an output onto the task's train.txt
+flag "export --out --help (a forgotten value)" "needs a value, and the next word '--help' is a flag" bash -c "cd '$tmp' && '$PWD/$BIN' export '$CK' --out --help"
+[ -e "$tmp/--help" ] && bad "export --out --help" "wrote ./--help" || ok "... and no file named --help was written"
+flag "train --keep-every beyond --steps" "beyond --steps 4: no copy would be kept" $BIN train "${S[@]}" --steps 4 --ckpt-every 2 --keep-every 100 --out "$tmp/ke"
+flag "eval --ci --ci-resamples 1" "ci-resamples must be in \[100" $BIN "${E[@]}" --ci --ci-resamples 1
+$BIN eval --ckpt "$CK" --data "$tmp/text.txt" --lengths 16 --max-tokens 16 --ci > "$tmp/o" 2> "$tmp/e" \
+  && grep -q ",nan,nan,nan,nan$" "$tmp/o" && grep -q "no 95% CI: one window" "$tmp/e" \
+  && ok "eval --ci over one window: no interval (nan), and it says so" || bad "ci one window" "$(tail -1 "$tmp/o")"
+cp "$tmp/copy/train.txt" "$tmp/train.orig"
+refused "task eval --csv onto the task's train.txt" "is also the task's training set" $BIN "${TE[@]}" --csv "$tmp/copy/train.txt"
+cmp -s "$tmp/copy/train.txt" "$tmp/train.orig" && ok "... and train.txt is intact" || bad "task train.txt" "replaced"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

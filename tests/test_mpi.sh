@@ -3,7 +3,8 @@
 #  - `mpirun -np 2` trains bit for bit like one process with the same --grad-shards (the
 #    checkpoint's bytes and every logged loss and gradient norm), for a bias scheme on text, a
 #    query-dependent one with random positions, and a task (a masked loss: the shards score
-#    different numbers of answer bytes), also packed (--pack: each shard packs its own rows);
+#    different numbers of answer bytes; fresh examples, made on every process alike), also
+#    packed (--pack: each shard packs its own rows);
 #    -np 4 likewise;
 #  - cutting the batch in shards computes the same gradient: the first step's gradient norm of
 #    2 and 4 shards agrees with 1 shard's to 1e-4 (float sums in another order, relative
@@ -13,7 +14,7 @@
 #  - SIGTERM to mpirun, or to one rank only: every process stops after the same step, rank 0
 #    saves it, and the message says so; a rank killed outright (SIGKILL) ends the job with
 #    mpirun's message and the last periodic checkpoint intact and resumable;
-#  - refusals: 3 processes, the plain build under mpirun, eval under mpirun, a --grad-shards
+#  - refusals: 3 processes, their messages whole lines (one prefix each), the plain build under mpirun, eval under mpirun, a --grad-shards
 #    the batch or the process count cannot take;
 #  - the processes agree before the first step: a flag given differently on one rank (--lr, a
 #    scheme hyperparameter, --stop-at, which used to leave rank 1 waiting forever, --data) is
@@ -67,6 +68,10 @@ for c in "${cases[@]}"; do
   [ "$(grep -c 'OpenBLAS' "$tmp/$name-np2.err")" = 1 ] && grep -q "2 processes x 1 threads" "$tmp/$name-np2.err" \
     && ok "$name: one banner, naming the processes" || bad "$name: banner" "$(grep OpenBLAS "$tmp/$name-np2.err")"
 done
+# (the task runs make fresh examples, task_draw_fresh: example b of a step is the same on any process)
+grep -q "^examples = fresh" "$tmp/task-np2/config.txt" && grep -q "^examples = fresh" "$tmp/task-pack-np2/config.txt" \
+  && ok "task, task-pack: trained on fresh examples (the default), the same bytes on 2 processes as on one" \
+  || bad "task: fresh examples" "$(grep examples "$tmp/task-np2/config.txt")"
 "$MPIBIN" train "${A[@]}" --pos cope --grad-shards 4 --out "$tmp/s4" > /dev/null 2>&1
 "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/np4" > /dev/null 2> "$tmp/np4.err"
 same "$tmp/s4" "$tmp/np4" && ok "cope: mpirun -np 4 gives the bytes and losses of one process with --grad-shards 4" \
@@ -136,6 +141,16 @@ expect() { # NAME PATTERN command...: fails (not by timeout's 124) with a messag
   else bad "$name" "rc $rc; $(grep -m1 error "$tmp/x.err")"; fi
 }
 expect "3 processes" "needs a power of two" "${MPIRUN[@]}" -np 3 "$MPIBIN" train "${A[@]}" --pos alibi --out "$tmp/x3"
+# every rank's message is one line with one prefix (die printed it in three writes, and the
+# ranks' pieces interleaved after MPI_Init: "posgpt: error: posgpt: error: rank 1: ...")
+mixed=0
+for i in 1 2 3 4 5; do
+  "${MPIRUN[@]}" -np 3 "$MPIBIN" train "${A[@]}" --pos alibi --out "$tmp/x3" > /dev/null 2> "$tmp/x.err"
+  [ "$(grep -c '^posgpt: error: \(rank [12]: \)\?train: 3 processes; the exact gradient sum needs a power of two (1, 2, 4, 8, ...): use mpirun -np 2$' "$tmp/x.err")" = 3 ] \
+    && ! grep -q 'error: .*posgpt: error' "$tmp/x.err" || mixed=$((mixed + 1))
+done
+[ $mixed = 0 ] && ok "3 ranks refusing at once: each message is one whole line, one prefix" \
+  || bad "ranks' messages" "mixed in $mixed of 5 tries: $(grep -m1 'error: .*error' "$tmp/x.err")"
 expect "plain build under mpirun" "built without MPI" "${MPIRUN[@]}" -np 2 "$BIN" train "${A[@]}" --pos alibi --out "$tmp/xp"
 expect "eval under mpirun" "eval runs in one process" "${MPIRUN[@]}" -np 2 "$MPIBIN" eval --ckpt "$tmp/s1/model.bin" --data "$tmp/text.txt"
 expect "--grad-shards 3" "a power of two" $BIN train "${A[@]}" --pos alibi --grad-shards 3 --out "$tmp/x4"

@@ -4,6 +4,8 @@
 #  - a series that explodes is clipped and marked, and the others keep the y range;
 #    --ylog, --ymax and --no-clip do what they say;
 #  - run names come from config.txt, else the directory, else --label;
+#  - --out is .png or .svg (another name is refused); an accuracy CSV's accuracy is checked, and
+#    the title names its tasks (or counts them);
 #  - bad input gives exactly one line on stderr containing "error", a non-zero exit, no PNG.
 . "$(dirname "$0")/lib.sh" plot
 
@@ -167,6 +169,14 @@ for f in fig zoom; do
   else bad "svg $f" "groups $opens/$closes, clips $uses/$defs"; fi
 done
 
+# --xlabel, --ylabel, --caption replace the kind's axis titles and caption (a figure whose CSV
+# columns carry other quantities, e.g. tools/study3_report.sh's ratio against training step)
+$BIN plot --out "$tmp/lab.svg" --kind offset --xlabel "training step" --ylabel "ppl at 16x / ppl at 1x" --caption "my caption" \
+  "$tmp/eval.csv" 2>/dev/null
+if grep -q '>training step</text>' "$tmp/lab.svg" && grep -q '>ppl at 16x / ppl at 1x</text>' "$tmp/lab.svg" && grep -q '>my caption</text>' "$tmp/lab.svg" \
+   && ! grep -q 'position offset K' "$tmp/lab.svg"; then ok "--xlabel, --ylabel and --caption replace the axis titles and the caption"
+else bad "axis labels" "$(grep -o '>[^<]*</text>' "$tmp/lab.svg" | head -5 | tr '\n' ' ')"; fi
+
 # ---- bad input: one line on stderr with "error", non-zero exit, no PNG ----
 expect_error() { # name, text the message must contain, args...
   local name=$1 want=$2; shift 2
@@ -218,6 +228,11 @@ expect_error "size out of range" "--width" "${O[@]}" --width 5 "$tmp/eval.csv"
 expect_error "not a font" "not a TrueType font" "${O[@]}" --font "$tmp/eval.csv" "$tmp/eval.csv"
 expect_error "missing font" "cannot read font" "${O[@]}" --font "$tmp/nosuch.ttf" "$tmp/eval.csv"
 expect_error "unwritable output" "cannot write figure" --out "$tmp/no/such/dir/x.png" "$tmp/eval.csv"
+# the format comes from --out's name: .png or .svg, nothing else (a .jpg name got PNG bytes)
+for o in x.jpg x.PDF x noext.d/x; do
+  expect_error "--out $o" "name it FILE.png or FILE.svg" --out "$tmp/$o" "$tmp/eval.csv"
+  [ -e "$tmp/$o" ] && bad "--out $o" "written"
+done
 
 # ---- accuracy (posgpt task eval CSVs): seeds averaged with a band, the training lengths shaded ----
 acc() { # scheme seed: accuracy falling past length 20, with seed-dependent noise; two depths per length
@@ -255,8 +270,28 @@ pts() { $BIN plot --out "$tmp/acc-tok.png" --stats "$@" "$tmp/acc-tok.csv" 2> /d
 $BIN plot --out "$tmp/acc-tok.svg" --metric token "$tmp/acc-tok.csv" 2> /dev/null && grep -q "Per-token accuracy" "$tmp/acc-tok.svg" \
   && ok "accuracy --metric token: the title says per-token" || bad "accuracy token title" "no 'Per-token accuracy' in the SVG"
 expect_error "accuracy --metric token on a CSV without per-token counts" "tokens" "${O[@]}" --metric token "$tmp/acc-one.csv"
+sed 's/,0.6$/,0.9/' "$tmp/acc-tok.csv" > "$tmp/acc-tokbad.csv"
+expect_error "accuracy --metric token: token_accuracy checked" "acc-tokbad.csv line 3: token_accuracy 0.9 disagrees with tokens_correct / tokens = 0.6" \
+  "${O[@]}" --metric token "$tmp/acc-tokbad.csv"
 expect_error "accuracy --metric ppl" "kind accuracy takes exact or token" "${O[@]}" --metric ppl "$tmp/acc-tok.csv"
 expect_error "--metric token on perplexity CSVs" "applies to kind accuracy" "${O[@]}" --metric token "$tmp/eval.csv"
+# the accuracy column is checked too: a number in [0, 1] that agrees with correct / examples
+for v in nan inf -0.1 1.5 0.9; do
+  printf 'task,scheme,train_max_len,len,depth,examples,correct,accuracy\nreverse,alibi,20,3,0,10,5,0.5\nreverse,alibi,20,4,0,10,5,%s\n' $v > "$tmp/acc-v.csv"
+  expect_error "accuracy $v" "acc-v.csv line 3: $(case $v in nan|inf) echo "column 'accuracy' is '$v', not a finite number";;
+    0.9) echo "accuracy 0.9 disagrees with correct / examples = 0.5";; *) echo "accuracy $v is outside [0, 1]";; esac)" "${O[@]}" "$tmp/acc-v.csv"
+done
+printf 'task,scheme,train_max_len,len,depth,examples,correct,accuracy\nreverse,alibi,20,3,0,10.5,5,0.476190\n' > "$tmp/acc-v.csv"
+expect_error "accuracy: a fraction of an example" "acc-v.csv line 2" "${O[@]}" "$tmp/acc-v.csv"
+# the title names every task of the files (it named the first file's alone)
+sed 's/^reverse,/copy,/' "$tmp/acc-one.csv" > "$tmp/acc-copy.csv"
+$BIN plot --out "$tmp/acc2t.svg" "$tmp/acc-one.csv" "$tmp/acc-copy.csv" 2> /dev/null \
+  && grep -q 'Exact-match accuracy vs length (reverse, copy;' "$tmp/acc2t.svg" && ok "accuracy: two tasks, both named in the title" \
+  || bad "accuracy title" "$(grep -o 'Exact-match[^<]*' "$tmp/acc2t.svg")"
+for t in sort add sum parity; do sed "s/^reverse,/$t,/" "$tmp/acc-one.csv" > "$tmp/acc-$t.csv"; done
+$BIN plot --out "$tmp/acc5t.svg" "$tmp/acc-one.csv" "$tmp/acc-copy.csv" "$tmp"/acc-{sort,add,sum}.csv 2> /dev/null \
+  && grep -q 'Exact-match accuracy vs length (5 tasks;' "$tmp/acc5t.svg" && ok "accuracy: five tasks, counted in the title" \
+  || bad "accuracy title 5" "$(grep -o 'Exact-match[^<]*' "$tmp/acc5t.svg")"
 
 # ---- seeds of a perplexity study (--seeds): their mean, with a band from the lowest to the highest ----
 for sd in 1 2 3; do # eval_tame.csv's perplexities, scaled by a seed's factor

@@ -6,8 +6,9 @@
 #  - lengths: training 1..L, test 1..M L with the same count at each; the same seed gives the
 #    same files, another seed other ones; bad requests are one-line errors, made before anything
 #    is written; an existing task is replaced only with --overwrite; a stopped gen leaves nothing;
-#  - task files: every malformed line (huge or wrapped lengths, CRLF, BOM, blank lines, ...) is
-#    refused naming the file, the line and the problem;
+#  - task files: every malformed line (huge or wrapped lengths, CRLF, BOM, blank lines, a length
+#    N that is not its prompt's or beyond the task's, ...) is refused naming the file, the line
+#    and the problem;
 #  - train --task trains on the answers, records it, and resumes;
 #  - task eval's exact match: on a test file holding the model's own greedy answers
 #    (--outputs) every example is right; with each answer's first byte changed, none is; random
@@ -15,9 +16,9 @@
 #    --batch-tokens); flags it would ignore, and outputs that are inputs, are refused.
 . "$(dirname "$0")/lib.sh" tasks
 
-# rule TASK: awk program printing "bad LINE" for every line whose answer breaks the task's rule
+# rule TASK [FORMAT]: awk program printing "bad LINE" for every line whose answer breaks the task's rule
 check_rule() {
-  awk -F'\t' -v task="$1" '
+  awk -F'\t' -v task="$1" -v fmt="${2:-}" '
     function rev(s,  r, i) { r = ""; for (i = length(s); i > 0; i--) r = r substr(s, i, 1); return r }
     function srt(s,  a, n, i, j, t, r) { n = length(s); for (i = 1; i <= n; i++) a[i] = substr(s, i, 1)
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -25,15 +26,16 @@ check_rule() {
     function add(x, y,  i, c, d, r) { r = ""; c = 0
       for (i = 0; i < length(x); i++) { d = substr(x, length(x) - i, 1) + substr(y, length(y) - i, 1) + c; r = (d % 10) r; c = int(d / 10) }
       return (c ? "1" : "") r }
-    { n = $1; body = $3; sep = index(body, ">"); p = substr(body, 1, sep - 1); a = substr(body, sep + 1)
+    { n = $1; body = $3; if (substr(body, 1, 1) == "^") body = substr(body, 2); sep = index(body, ">"); p = substr(body, 1, sep - 1); a = substr(body, sep + 1)
       if (substr(a, length(a), 1) != ";") { print "bad end: " $0; next }
       a = substr(a, 1, length(a) - 1)
       if (task == "copy") want = p
       else if (task == "reverse") want = rev(p)
       else if (task == "sort") want = srt(p)
-      else if (task == "add") { split(p, o, "+"); want = add(o[1], o[2]); if (length(o[1]) != n || length(o[2]) != n) { print "bad len: " $0; next } }
-      else if (task == "sum") { s = 0; for (i = 1; i <= length(p); i++) s += substr(p, i, 1); want = s % 10 }
-      else if (task == "parity") { s = 0; for (i = 1; i <= length(p); i++) s += substr(p, i, 1); want = s % 2 }
+      else if (task == "add") { split(p, o, "+"); want = fmt == "lsb" ? rev(add(rev(o[1]), rev(o[2]))) : add(o[1], o[2]); if (length(o[1]) != n || length(o[2]) != n) { print "bad len: " $0; next } }
+      else if (task == "sum" || task == "parity") { m = task == "sum" ? 10 : 2; s = 0; r = ""
+        for (i = 1; i <= length(p); i++) { s = (s + substr(p, i, 1)) % m; r = r s }
+        want = (fmt == "scratch" ? r "=" : "") s }
       else if (task == "passkey") { match(p, /The pass key is [0-9]+\./); want = substr(p, RSTART + 16, RLENGTH - 17)
         m = gsub(/ (The grass is green|The sky is blue|The sun is yellow|Here we go|There and back again)\./, "&", p)
         if (m + (substr(p, 1, 3) != "The" || substr(p, 1, 9) == "The pass " ? 0 : 1) != n) { print "bad sentences: " $0; next } }
@@ -48,13 +50,15 @@ for t in copy reverse sort add sum parity passkey; do
   fi
   b=$(cat "$d/train.txt" "$d/test.txt" | check_rule $t | head -3)
   [ -z "$b" ] && ok "task gen $t: every answer is what the task defines (300 training, 84 test examples)" || bad "task gen $t answers" "$b"
+  [ "$(cat "$d/train.txt" "$d/test.txt" | cut -f3 | grep -vc '^^')" = 0 ] && grep -qx "bos = yes" "$d/task.txt" \
+    && ok "task gen $t: every example starts with the BOS byte '^' (the default), task.txt says so" || bad "task gen $t BOS" "$(head -1 "$d/train.txt")"
   tr_lens=$(cut -f1 "$d/train.txt" | sort -n | uniq | tr '\n' ' ')
   te_counts=$(cut -f1 "$d/test.txt" | sort -n | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')
   [ "$tr_lens" = "1 2 3 4 5 6 " ] && [ "$(cut -f1 "$d/test.txt" | sort -n | uniq | wc -l)" = 12 ] && [ "$te_counts" = "7 " ] \
     && ok "task gen $t: training lengths 1..6, test lengths 1..12 with 7 each" || bad "task gen $t lengths" "train: $tr_lens test counts: $te_counts"
 done
 # passkey: the depth column says where the key is (0%: before any filler, 100%: after all of it)
-awk -F'\t' '$2 == 0 && substr($3, 1, 16) != "The pass key is " { bad = 1 } $2 == 100 && $3 !~ /Remember it\. What is/ { bad = 1 } END { exit bad }' \
+awk -F'\t' '$2 == 0 && substr($3, 2, 16) != "The pass key is " { bad = 1 } $2 == 100 && $3 !~ /Remember it\. What is/ { bad = 1 } END { exit bad }' \
   "$tmp/passkey/test.txt" && ok "task gen passkey: the key sits at the depth the line gives" || bad "passkey depth" "$(head -2 "$tmp/passkey/test.txt")"
 $BIN task gen --task reverse --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$tmp/again" 2> /dev/null
 $BIN task gen --task reverse --max-len 6 --n 300 --test-per-len 7 --seed 4 --out "$tmp/other" 2> /dev/null
@@ -66,6 +70,36 @@ for args in "--task nosuch --out $tmp/x" "--task parity --max-len 40000 --out $t
   $BIN task gen $args > /dev/null 2> "$tmp/err"; rc=$?
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "task gen" "$tmp/err" && ok "task gen $args: a one-line error" || bad "task gen $args" "rc $rc: $(cat "$tmp/err")"
 done
+
+# --no-bos: no BOS byte, recorded; the rest of this file trains and evaluates on such a copy
+# task (legacy lengths: copy's longest example of length 6 is 14 bytes, 15 with the BOS byte)
+$BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$tmp/copyBOS" 2> /dev/null
+$BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 3 --no-bos --overwrite --out "$tmp/copy" 2> /dev/null
+[ "$(cut -f3 "$tmp/copy/train.txt" "$tmp/copy/test.txt" | grep -c '^^')" = 0 ] && grep -qx "bos = no" "$tmp/copy/task.txt" \
+  && grep -q "^command = .* --no-bos --out" "$tmp/copy/task.txt" && [ -z "$(check_rule copy < "$tmp/copy/train.txt")" ] \
+  && diff -q <(cut -f3 "$tmp/copy/train.txt") <(cut -f3 "$tmp/copyBOS/train.txt" | cut -c2-) > /dev/null \
+  && ok "task gen --no-bos: the same examples without the BOS byte; task.txt says bos = no" || bad "task gen --no-bos" "$(head -1 "$tmp/copy/train.txt")"
+
+# formats: add --format lsb writes every number least significant digit first (the msb
+# examples of the same seed, each number reversed); sum and parity --format scratch write the
+# running sums before '=' and the answer (the plain answer of the same seed after the '=')
+for v in "add lsb" "sum scratch" "parity scratch"; do
+  read -r t f <<< "$v"
+  $BIN task gen --task $t --format $f --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$tmp/$t-$f" 2> /dev/null
+  b=$(cat "$tmp/$t-$f/train.txt" "$tmp/$t-$f/test.txt" | check_rule $t $f | head -3)
+  if [ $f = lsb ]; then
+    same=$(awk -F'\t' -v OFS='\t' 'function rev(s,  r, i) { r = ""; for (i = length(s); i > 0; i--) r = r substr(s, i, 1); return r }
+      { split(substr($3, 2), q, /[+>;]/); $3 = "^" rev(q[1]) "+" rev(q[2]) ">" rev(q[3]) ";"; print }' "$tmp/add/train.txt" | cmp -s - "$tmp/$t-$f/train.txt" && echo y)
+  else same=$(cut -f3 "$tmp/$t-$f/train.txt" | sed 's/>.*=/>/' | cmp -s - <(cut -f3 "$tmp/$t/train.txt") && echo y); fi
+  [ -z "$b" ] && [ "$same" = y ] && grep -qx "format = $f" "$tmp/$t-$f/task.txt" && grep -q -- "--format $f" "$tmp/$t-$f/task.txt" \
+    && ok "task gen $t --format $f: every answer is what the format defines, the default format's examples rewritten; task.txt says so" \
+    || bad "task gen $t --format $f" "${b:-not the default format examples rewritten} $(head -1 "$tmp/$t-$f/train.txt")"
+done
+grep -qx "format = msb" "$tmp/add/task.txt" && grep -qx "format = plain" "$tmp/sum/task.txt" \
+  && ok "task gen: the default formats are msb (add) and plain, recorded" || bad "default formats" "$(grep format "$tmp/add/task.txt")"
+$BIN task gen --task copy --format lsb --out "$tmp/g/fmt" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -qx "posgpt: error: task gen: --format lsb: copy takes plain" "$tmp/err" && [ ! -e "$tmp/g" ] \
+  && ok "task gen --format a task does not take: refused in one line, naming what it takes" || bad "--format refusal" "rc $rc: $(cat "$tmp/err")"
 
 # task gen validates every flag before it writes anything: nothing is left behind
 for args in "--task passkey --depths ''" "--task passkey --depths 0,25," "--task passkey --depths 5,,6" "--task passkey --depths 1e2" \
@@ -119,11 +153,17 @@ a blank line|2\t0\tab>ab;\n\n2\t0\tab>ab;\n|2: is blank
 a ; inside the answer|2\t0\tab>a;b;\n|1: the answer 'a;b;' holds ';' before its end
 a cut line|2\t0\tab>ab;\n2\t0\tab>a|2: the answer 'a' does not end with ';'
 a NUL byte|2\t0\tab>ab;\n2\t0\ta\0b>ab;\n|2: holds a NUL byte
+a length that is not its prompt's|2\t0\tab>ab;\n3\t0\tab>ab;\n|2: the length N is 3, but the prompt holds 3 bytes where a copy prompt of length 3 holds 4
+a length the task does not allow|2\t0\tab>ab;\n1001\t0\tab>ab;\n|2: the length N is 1001, more than the 1000 that copy allows
 EOF
 mkdir -p "$tmp/bad/tr" && printf '2\t0\tab>ab;\r\n2\t0\tab>ab;\r\n' > "$tmp/bad/tr/train.txt"
 $BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 1: ends with a carriage return" "$tmp/err" \
   && ok "train --task with CRLF lines: refused naming train.txt and the line" || bad "train --task CRLF" "rc $rc: $(cat "$tmp/err")"
+cp "$tmp/copy/task.txt" "$tmp/bad/tr/" && printf '2\t0\tab>ab;\n5\t0\tabcd>abcd;\n' > "$tmp/bad/tr/train.txt"
+$BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 2: the length N is 5, but the prompt holds 5 bytes" "$tmp/err" \
+  && ok "train --task with a length that is not its prompt's: refused naming train.txt and the line" || bad "train --task N" "rc $rc: $(cat "$tmp/err")"
 
 # train --task: the answers only, recorded, resumable
 T=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 30 --eval-every 10 --threads 1)
@@ -134,6 +174,47 @@ $BIN train "${T[@]}" --out "$tmp/run" --stop-at 15 > /dev/null 2> "$tmp/train.er
   || bad "train --task" "$(tail -2 "$tmp/train.err"; grep -E 'task|seq_len' "$tmp/run/config.txt")"
 $BIN train "${T[@]}" --seq-len 10 --out "$tmp/short" > /dev/null 2> "$tmp/err"
 grep -q "longest example .* 14 bytes" "$tmp/err" && ok "train --task: a --seq-len too short for the longest example is refused" || bad "seq-len" "$(cat "$tmp/err")"
+
+# fresh examples (the default): made every step by the generator, not drawn from train.txt. A
+# directory whose train.txt holds other examples but the same held-out last 15 trains to the
+# same losses; drawn from the file (--task-examples file), it does not. Stopped at 10 and
+# resumed, the bytes of the uninterrupted run; the resumed run keeps its way, a flag saying the
+# other is refused. A test set holding every example the lengths allow leaves none to train on.
+$BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 9 --no-bos --out "$tmp/copy9" 2> /dev/null
+mkdir -p "$tmp/copyB" && cp "$tmp/copy/task.txt" "$tmp/copy/test.txt" "$tmp/copyB/"
+{ head -285 "$tmp/copy9/train.txt"; tail -15 "$tmp/copy/train.txt"; } > "$tmp/copyB/train.txt"
+F=(--pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 20 --eval-every 10 --log-every 1 --threads 1)
+for v in A:copy B:copyB fA:copy fB:copyB; do
+  n=${v%%:*}; X=(); [ "${n#f}" != "$n" ] && X=(--task-examples file)
+  $BIN train --task "$tmp/${v#*:}" "${F[@]}" "${X[@]}" --out "$tmp/fr$n" > /dev/null 2>&1 || bad "fresh run $n" "failed"
+done
+losses() { cut -d, -f1-5 "$1/log.csv"; }
+! cmp -s "$tmp/copy/train.txt" "$tmp/copyB/train.txt" && [ "$(losses "$tmp/frA")" = "$(losses "$tmp/frB")" ] \
+  && [ "$(losses "$tmp/frfA")" != "$(losses "$tmp/frfB")" ] && grep -q "^examples = fresh (made every step from task.txt: copy, lengths 1..6" "$tmp/frA/config.txt" \
+  && grep -q "^examples = file (drawn from the first 285 of train.txt)" "$tmp/frfA/config.txt" \
+  && ok "train --task: fresh examples by default (the same losses whatever train.txt's training part holds; --task-examples file reads it)" \
+  || bad "fresh examples" "$(diff <(losses "$tmp/frA") <(losses "$tmp/frB") | head -3; grep examples "$tmp/frA/config.txt")"
+$BIN train --task "$tmp/copy" "${F[@]}" --out "$tmp/frR" --stop-at 10 > /dev/null 2>&1 && $BIN train --resume "$tmp/frR" > /dev/null 2>&1
+cmp -s "$tmp/frR/model.bin" "$tmp/frA/model.bin" && $BIN info "$tmp/frR/model.bin" | grep -q "^task examples *fresh each step" \
+  && ok "train --task, fresh examples: stopped at 10 and resumed, the uninterrupted run's bytes; info says fresh" || bad "fresh resume" "model.bin differs"
+$BIN train --task "$tmp/copy" "${F[@]}" --out "$tmp/frR2" --stop-at 10 > /dev/null 2>&1
+$BIN train --task "$tmp/copyBOS" "${F[@]}" --steps 2 --out "$tmp/frBOS" > /dev/null 2>&1
+mkdir -p "$tmp/copyOld" && cp "$tmp/copy/train.txt" "$tmp/copy/test.txt" "$tmp/copyOld/" && grep -v "^bos = " "$tmp/copy/task.txt" > "$tmp/copyOld/task.txt"
+$BIN train --task "$tmp/copyOld" "${F[@]}" --steps 2 --out "$tmp/frOld" > /dev/null 2>&1
+grep -q "^seq_len = 15$" "$tmp/frBOS/config.txt" && grep -q "^seq_len = 14$" "$tmp/frOld/config.txt" && grep -q "^examples = fresh" "$tmp/frOld/config.txt" \
+  && ok "train --task, fresh examples: with a BOS byte (rows of 15 for copy at 6), a task.txt without bos (older task gen) none (14)" \
+  || bad "fresh BOS" "$(grep -h seq_len "$tmp/frBOS/config.txt" "$tmp/frOld/config.txt")"
+mkdir -p "$tmp/copyFmt" && cp "$tmp/copy/train.txt" "$tmp/copy/test.txt" "$tmp/copyFmt/" && sed 's/^format = .*/format = lsb/' "$tmp/copy/task.txt" > "$tmp/copyFmt/task.txt"
+$BIN train --task "$tmp/copyFmt" "${F[@]}" --out "$tmp/frFmt" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "task description '$tmp/copyFmt/task.txt': format = lsb; copy takes plain" "$tmp/err" \
+  && ok "train --task: a task.txt naming a format its task does not take is refused" || bad "task.txt format" "rc $rc: $(cat "$tmp/err")"
+$BIN train --resume "$tmp/frR2" --task-examples file > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "^posgpt: error: --task-examples file: the run in '$tmp/frR2' makes fresh examples every step; drop the flag" "$tmp/err" \
+  && ok "train --resume --task-examples file on a fresh run: refused" || bad "resume --task-examples" "rc $rc: $(cat "$tmp/err")"
+$BIN task gen --task parity --max-len 2 --n 40 --test-per-len 30 --out "$tmp/par2" 2> /dev/null
+$BIN train --task "$tmp/par2" "${F[@]}" --out "$tmp/par2run" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "task parity: 1000 fresh examples in a row were test examples; the test set holds (nearly) every example of lengths 1..2" "$tmp/err" \
+  && ok "train --task: a test set holding every example of the training lengths is refused (nothing fresh to train on)" || bad "exhausted" "rc $rc: $(cat "$tmp/err")"
 
 # train --task --pack: each step's examples packed into rows (attention and positions per
 # example). The same examples as one a row, so the same losses up to float rounding: the first

@@ -50,6 +50,17 @@ for s in t5 cope; do
     else bad "$s: training on $1 threads${2:+ bound $2/$3}" "$(cmp "$tmp/$s-t1/model.bin" "$d/model.bin" 2>&1 | head -1)"; fi
   done
 done
+# bound threads keep their cores when posgpt re-executes itself for faster OpenBLAS kernels
+# (POSGPT_TEST_REEXEC=1 forces that path): the OpenMP runtime had bound the first thread to one
+# core, and the new image must not inherit that one-core mask (all threads would share it; the
+# start-up check then warns that the process may run on 1 core)
+if [ "$(nproc)" -ge 2 ]; then
+  d=$tmp/reexec
+  POSGPT_TEST_REEXEC=1 OMP_PROC_BIND=close OMP_PLACES=cores $BIN train "${A[@]}" --pos t5 --threads 2 --out "$d" > /dev/null 2> "$d.err"; rc=$?
+  if [ $rc = 0 ] && ! grep -q "may run on" "$d.err" && same_ckpt t5 "$d"; then
+    ok "re-executed for the OpenBLAS kernel under OMP_PROC_BIND=close OMP_PLACES=cores: 2 threads keep 2 cores, same checkpoint"
+  else bad "re-exec under binding" "rc $rc; $(grep -m1 "may run on\|error" "$d.err")"; fi
+else echo "# skipped the re-exec binding check: one core"; fi
 # resume across thread counts: stop at step 6 on 2 threads, continue on 1 and on 3
 for t in 1 3; do
   d=$tmp/split-t$t

@@ -8,11 +8,16 @@
 //   build/bench decode CONFIG SCHEME CTX [tokens]      greedy decoding tokens/s at a CTX-token context, batch 1,
 //                                                       with the key/value cache and recomputing the window
 //   build/bench sgemm                                   sgemm GFLOP/s at 2048^3 and at the step's shapes
+//   build/bench gemm CONFIG [reps]                    per product shape of a training step: GFLOP/s of gemm
+//                                                       (our work units, this thread count) with OpenBLAS
+//                                                       and, in a BLAS=onednn build, oneDNN; and of one
+//                                                       whole call that the library threads itself
 //   build/bench scaling CONFIG [steps]                 per-op work units and one-thread times of a training
 //                                                       step (sinusoidal), and the step time they predict on
 //                                                       4 to 64 threads (docs/performance.md, "Scaling model")
 // CONFIG: S (4 layers, d 128, 4 heads, T 128, batch 32) or M (6, 256, 8, T 256, batch 16).
 // Output lines start with RESULT and are key=value pairs.
+#include "bf16.h"
 #include "cli.h"
 #include "decode.h"
 #include "gpt.h"
@@ -21,6 +26,9 @@
 #include "positions.h"
 
 #include <cblas.h>
+#ifdef POSGPT_ONEDNN
+#include <dnnl.h>
+#endif
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,8 +133,21 @@ static void trainer_free(Trainer *tr) {
     gpt_free(&tr->m);
 }
 
+// BENCH_PRECISION=bf16: the products in bf16 (train --precision bf16), refused like train
+// refuses it where the CPU has no bf16 products
+static const char *bench_precision(void) {
+    const char *p = getenv("BENCH_PRECISION");
+    char why[160];
+    if (!p || !strcmp(p, "fp32")) return "fp32";
+    if (strcmp(p, "bf16")) die("BENCH_PRECISION must be fp32 or bf16, got '%s'", p);
+    if (!cpu_has_bf16(why, sizeof why)) die("BENCH_PRECISION=bf16 needs a CPU with %s", why);
+    gemm_set_bf16(1);
+    return "bf16";
+}
+
 static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
     Trainer tr;
+    const char *prec = bench_precision();
     trainer_init(&tr, c, scheme);
     int T = c.T, B = c.B, N = B * T;
     double *dt = xmalloc(steps * sizeof(double));
@@ -136,9 +157,9 @@ static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
     }
     double med = median(dt, steps), tps = N / med, fpt = flops_per_token(&tr.m, T), loss = tr.loss;
     printf("RESULT kind=train scheme=%s L=%d d=%d H=%d T=%d B=%d threads=%d tokens_per_s=%.1f step_s=%.4f min_s=%.4f max_s=%.4f "
-           "gflops=%.2f flops_per_token=%.0f loss=%.4f peak_rss_mib=%.0f\n",
+           "gflops=%.2f flops_per_token=%.0f loss=%.4f peak_rss_mib=%.0f precision=%s bf16_by=%s\n",
            scheme, c.L, c.C, c.NH, T, B, omp_get_max_threads(), tps, med, dt[0], dt[steps - 1], tps * fpt / 1e9, fpt, loss,
-           peak_rss_mib());
+           peak_rss_mib(), prec, strcmp(prec, "bf16") ? "-" : gemm_sbgemm_in_use() ? "sbgemm" : "sgemm-on-rounded-inputs");
     free(dt);
     trainer_free(&tr);
 }
@@ -148,9 +169,10 @@ static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
 // run by p threads in ceil(u / p) rounds, so the step takes sum over ops of ceil(u / p) t / u,
 // plus the step's time outside the timed ops (run serially). A lower bound on the critical
 // path: it leaves out unequal units, memory bandwidth shared by the cores, and the fork/join of
-// each op's team.
-static void bench_scaling(Cfg c, int steps) {
-    omp_set_num_threads(1);
+// each op's team. With `profile` (bench profile), the same per-op times at the current thread
+// count, no prediction: set beside the one-thread times, each op's own speedup.
+static void bench_scaling(Cfg c, int steps, int profile) {
+    if (!profile) omp_set_num_threads(1);
     Trainer tr;
     trainer_init(&tr, c, "sinusoidal");
     train_step(&tr, c, 0); // warm-up
@@ -163,8 +185,14 @@ static void bench_scaling(Cfg c, int steps) {
     for (int i = 0; i < prof_n; i++) {
         ProfRec *r = &prof_rec[i];
         ops += r->s / steps;
-        printf("OP config=%s op=%s shape=%dx%dx%d calls=%ld units=%ld ms=%.3f\n", c.L == 4 ? "S" : "M", r->op, r->M, r->N, r->K,
-               r->calls / steps, r->units, 1e3 * r->s / steps);
+        printf("OP config=%s threads=%d op=%s shape=%dx%dx%d calls=%ld units=%ld ms=%.3f\n", c.L == 4 ? "S" : "M",
+               omp_get_max_threads(), r->op, r->M, r->N, r->K, r->calls / steps, r->units, 1e3 * r->s / steps);
+    }
+    if (profile) {
+        printf("RESULT kind=profile L=%d d=%d H=%d T=%d B=%d threads=%d step_ms=%.2f untimed_ms=%.2f\n", c.L, c.C, c.NH, c.T,
+               c.B, omp_get_max_threads(), 1e3 * step, 1e3 * (step - ops));
+        trainer_free(&tr);
+        return;
     }
     printf("RESULT kind=scaling L=%d d=%d H=%d T=%d B=%d step_ms=%.2f untimed_ms=%.2f", c.L, c.C, c.NH, c.T, c.B, 1e3 * step,
            1e3 * (step - ops));
@@ -268,16 +296,104 @@ static void bench_sgemm(void) {
            sgemm_gflops(4096, 512, 128, 0, 1, 0.5));
 }
 
+// The products of a config's training step (model/gpt.c, model/layers.c): each linear (and the
+// tied head) forward, input gradient and weight gradient over the step's N = B T rows; the
+// attention's per-(batch, head) products over T x T, as B NH calls in one parallel loop (each
+// then runs on one thread, as in the model; the model cuts them into query blocks besides).
+typedef struct { const char *op; int ta, tb, M, N, K, per_head; } GemmShape;
+static int step_shapes(Cfg c, GemmShape *s) {
+    int N = c.B * c.T, C = c.C, HS = c.C / c.NH, n = 0;
+    struct { const char *name; int OC, IC; } lin[] = {{"qkv", 3 * C, C}, {"attn_proj", C, C}, {"fc", 4 * C, C},
+                                                      {"fc_proj", C, 4 * C}, {"head", 256, C}};
+    static char names[5][3][32];
+    for (int i = 0; i < 5; i++) {
+        snprintf(names[i][0], 32, "%s.fwd", lin[i].name);
+        snprintf(names[i][1], 32, "%s.dinp", lin[i].name);
+        snprintf(names[i][2], 32, "%s.dW", lin[i].name);
+        s[n++] = (GemmShape){names[i][0], 0, 1, N, lin[i].OC, lin[i].IC, 0};
+        s[n++] = (GemmShape){names[i][1], 0, 0, N, lin[i].IC, lin[i].OC, 0};
+        s[n++] = (GemmShape){names[i][2], 1, 0, lin[i].OC, lin[i].IC, N, 0};
+    }
+    s[n++] = (GemmShape){"attn.QKt|dP", 0, 1, c.T, c.T, HS, 1};
+    s[n++] = (GemmShape){"attn.PV|dQ", 0, 0, c.T, HS, c.T, 1};
+    s[n++] = (GemmShape){"attn.dK|dV", 1, 0, c.T, HS, c.T, 1};
+    return n;
+}
+// one timed run of shape g: way 0 gemm (work units), 1 one whole call of the library
+static double gemm_once(const GemmShape *g, int heads, int way, float *A, float *Bm, float *Cm) {
+    int lda = g->ta ? g->M : g->K, ldb = g->tb ? g->K : g->N;
+    size_t sa = (size_t)g->M * g->K, sb = (size_t)g->K * g->N, sc = (size_t)g->M * g->N;
+    double t0 = now_seconds();
+    if (g->per_head) {
+#pragma omp parallel for schedule(static)
+        for (int h = 0; h < heads; h++) gemm(g->ta, g->tb, g->M, g->N, g->K, 1, A + h * sa, lda, Bm + h * sb, ldb, 0, Cm + h * sc, g->N);
+    } else if (way == 0) gemm(g->ta, g->tb, g->M, g->N, g->K, 1, A, lda, Bm, ldb, 0, Cm, g->N);
+#ifdef POSGPT_ONEDNN
+    else if (gemm_get_lib() == GEMM_ONEDNN)
+        dnnl_sgemm(g->ta ? 'T' : 'N', g->tb ? 'T' : 'N', g->M, g->N, g->K, 1, A, lda, Bm, ldb, 0, Cm, g->N);
+#endif
+    else cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, g->tb ? CblasTrans : CblasNoTrans, g->M, g->N, g->K, 1,
+                     A, lda, Bm, ldb, 0, Cm, g->N);
+    return now_seconds() - t0;
+}
+// per shape: the median GFLOP/s over reps of each library (alternating, so a slow spell of a
+// shared machine hits both) and way; "-" where this build has no oneDNN or the way does not apply
+static void bench_gemm(Cfg c, int reps) {
+    GemmShape sh[32];
+    int n = step_shapes(c, sh), heads = c.B * c.NH, nlib = 1;
+#ifdef POSGPT_ONEDNN
+    nlib = 2;
+#endif
+    GemmLib lib0 = gemm_get_lib();
+    for (int l = 0; l < nlib; l++) {
+        gemm_set_lib(l ? GEMM_ONEDNN : GEMM_OPENBLAS);
+        printf("LIB %s\n", gemm_lib_name());
+    }
+    for (int i = 0; i < n; i++) {
+        const GemmShape *g = &sh[i];
+        int copies = g->per_head ? heads : 1;
+        size_t sa = (size_t)g->M * g->K * copies, sb = (size_t)g->K * g->N * copies, sc = (size_t)g->M * g->N * copies;
+        float *A = xmalloc(sa * 4), *Bm = xmalloc(sb * 4), *Cm = xmalloc(sc * 4);
+        for (size_t k = 0; k < sa; k++) A[k] = (float)(k % 7) * 0.1f - 0.3f;
+        for (size_t k = 0; k < sb; k++) Bm[k] = (float)(k % 5) * 0.1f - 0.2f;
+        double flops = 2.0 * g->M * g->N * g->K * copies, gf[2][2] = {{0, 0}, {0, 0}};
+        for (int way = 0; way < (g->per_head ? 1 : 2); way++) {
+            double dt[2][64];
+            int m = reps < 64 ? reps : 64;
+            for (int r = -2; r < m; r++) // two warm-up rounds
+                for (int l = 0; l < nlib; l++) {
+                    gemm_set_lib(l ? GEMM_ONEDNN : GEMM_OPENBLAS);
+                    double d = gemm_once(g, heads, way, A, Bm, Cm);
+                    if (r >= 0) dt[l][r] = d;
+                }
+            for (int l = 0; l < nlib; l++) gf[l][way] = flops / median(dt[l], m) / 1e9;
+        }
+        printf("RESULT kind=gemm config=%s op=%s shape=%dx%dx%d ta=%d tb=%d calls=%d units=%d threads=%d", c.L == 4 ? "S" : "M",
+               g->op, g->M, g->N, g->K, g->ta, g->tb, copies, gemm_units(g->M, g->N, g->K), omp_get_max_threads());
+        const char *key[2][2] = {{"openblas", "openblas_whole"}, {"onednn", "onednn_whole"}};
+        for (int l = 0; l < 2; l++)
+            for (int way = 0; way < 2; way++)
+                if (l < nlib && gf[l][way] > 0) printf(" %s=%.1f", key[l][way], gf[l][way]);
+                else printf(" %s=-", key[l][way]);
+        printf("\n");
+        free(A), free(Bm), free(Cm);
+    }
+    gemm_set_lib(lib0);
+}
+
 int main(int argc, char **argv) {
     ensure_fast_blas(argv);
     if (argc >= 4 && !strcmp(argv[1], "train")) bench_train(config(argv[2]), argv[3], argc > 4 ? atoi(argv[4]) : 3, argc > 5 ? atoi(argv[5]) : 15);
     else if (argc >= 5 && !strcmp(argv[1], "eval")) bench_eval(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 3);
     else if (argc >= 5 && !strcmp(argv[1], "decode")) bench_decode(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 64);
     else if (argc >= 2 && !strcmp(argv[1], "sgemm")) bench_sgemm();
-    else if (argc >= 3 && !strcmp(argv[1], "scaling")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2);
+    else if (argc >= 3 && !strcmp(argv[1], "gemm")) bench_gemm(config(argv[2]), argc > 3 ? atoi(argv[3]) : 9);
+    else if (argc >= 3 && !strcmp(argv[1], "scaling")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2, 0);
+    else if (argc >= 3 && !strcmp(argv[1], "profile")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2, 1);
     else {
         fprintf(stderr, "usage: bench train S|M SCHEME [warmup] [steps] | bench eval S|M SCHEME T [reps] | "
-                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm | bench scaling S|M [steps]\n");
+                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm | bench gemm S|M [reps] | bench scaling S|M [steps] | "
+                        "bench profile S|M [steps]\n");
         return 2;
     }
     return 0;

@@ -15,10 +15,20 @@
 #     three steps on one thread; the model: docs/performance.md, "Scaling model");
 #   bind: a config S training step on 2 threads unbound and bound (OMP_PROC_BIND=close
 #     OMP_PLACES=cores), and the ratio bound / unbound (the target: at most 1.10);
+#   onednn (not in the default PARTS): in a BLAS=onednn build (build/onednn/bench, made if
+#     missing; Debian: libdnnl-dev), per product shape of a config S and M training step the
+#     GFLOP/s of OpenBLAS and oneDNN, as posgpt calls them (work units on this thread count) and
+#     as one whole call the library threads itself, medians of REPS (9) alternating reps, and the
+#     faster library; then training tokens/s at S and M (rope) with each library (POSGPT_BLAS),
+#     medians of ROUNDS alternating rounds (default 3);
+#   bf16: training tokens/s at configs S and M (rope), fp32 and bf16 (train --precision bf16)
+#     in alternating runs, medians of ROUNDS (default 3), the ratio bf16 / fp32, and what ran
+#     the bf16 products (cblas_sbgemm, or sgemm on the rounded inputs: no speed-up expected);
+#     refused with the reason on a CPU without AVX512-BF16 / AMX-BF16 (not in the default PARTS);
 #   with TORCH=1, the project's own PyTorch reference model (tools/torch_ref.py, written from
 #     docs/model.md and docs/schemes.md; needs /usr/bin/python3 with Debian's python3-torch) at
 #     the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: PARTS (which of "train eval decode plot pack mpi scaling bind" to run; default all), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
+# Environment: PARTS (which of "train eval decode plot pack mpi scaling bind onednn bf16" to run; default all but onednn and bf16), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
 #   ROUNDS (training runs per scheme and side, alternating posgpt and PyTorch; default 3 with TORCH=1, else 1).
 # Training figures are medians: of the timed steps within a run, then of the rounds; the
 # ratio is the median of the rounds' ratios, each taken between runs made one after the
@@ -45,7 +55,7 @@ if [ "${TORCH:-0}" = 1 ]; then
 fi
 . tools/bench_lib.sh # get, list, med
 parts=" ${PARTS:-train eval decode plot pack mpi scaling bind} "
-for p in $parts; do case $p in train|eval|decode|plot|pack|mpi|scaling|bind) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi, scaling, bind; got '$p'" >&2; exit 2 ;; esac; done
+for p in $parts; do case $p in train|eval|decode|plot|pack|mpi|scaling|bind|onednn|bf16) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi, scaling, bind, onednn, bf16; got '$p'" >&2; exit 2 ;; esac; done
 want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
@@ -213,4 +223,52 @@ if want bind; then
   ratio=$(med "${q[@]}")
   printf "binding, config S, 2 threads: step %.4f s unbound, %.4f s with OMP_PROC_BIND=close OMP_PLACES=cores; ratio %.3f (%s)\n" \
     "$(med "${u[@]}")" "$(med "${b[@]}")" "$ratio" "$(awk -v r="$ratio" 'BEGIN { print r <= 1.10 ? "within the 1.10 target" : "ABOVE the 1.10 target" }')"
+fi
+
+# oneDNN against OpenBLAS, per product shape and per training step (one BLAS=onednn binary runs both)
+if want onednn; then
+  OB=build/onednn/bench
+  make --no-print-directory BLAS=onednn $OB > /dev/null # (anew where the sources changed)
+  echo
+  echo "oneDNN against OpenBLAS, $OMP_NUM_THREADS threads; CPU: $cpu"
+  $OB gemm S 1 | sed -n 's/^LIB /  library: /p'
+  for cfg in $([ "${QUICK:-0}" = 1 ] && echo S || echo "S M"); do
+    echo "products of a config $cfg training step: GFLOP/s, median of ${REPS:-9} alternating reps (gemm: posgpt's work units;"
+    echo "whole: one call the library threads itself; attention: B x heads calls in one parallel loop)"
+    printf "%-15s %14s %5s %6s %9s %9s %9s %9s  %s\n" product shape calls units openblas onednn "ob whole" "dnn whole" faster
+    $OB gemm $cfg "${REPS:-9}" | grep '^RESULT kind=gemm ' | while read -r line; do
+      ob=$(echo "$line" | get openblas) dn=$(echo "$line" | get onednn)
+      printf "%-15s %14s %5d %6d %9s %9s %9s %9s  %s\n" "$(echo "$line" | get op)" "$(echo "$line" | get shape)" \
+        "$(echo "$line" | get calls)" "$(echo "$line" | get units)" "$ob" "$dn" "$(echo "$line" | get openblas_whole)" \
+        "$(echo "$line" | get onednn_whole)" "$(awk -v a="$ob" -v b="$dn" 'BEGIN { printf "%s %.2fx", (b > a) ? "oneDNN" : "OpenBLAS", (b > a) ? b / a : a / b }')"
+    done
+    o=() d=() q=()
+    for round in $(seq "${ROUNDS:-3}"); do # alternating, so a slow spell of a shared machine hits both
+      to=$(POSGPT_BLAS=openblas $OB train $cfg rope 3 "$steps" | get tokens_per_s)
+      td=$(POSGPT_BLAS=onednn $OB train $cfg rope 3 "$steps" | get tokens_per_s)
+      o+=("$to") d+=("$td") q+=("$(awk -v a="$td" -v b="$to" 'BEGIN { print a / b }')")
+    done
+    printf "training, config %s, rope: %.0f tokens/s with OpenBLAS, %.0f with oneDNN; oneDNN / OpenBLAS %.3f (median of %s rounds of %s steps)\n\n" \
+      $cfg "$(med "${o[@]}")" "$(med "${d[@]}")" "$(med "${q[@]}")" "${ROUNDS:-3}" "$steps"
+  done
+fi
+
+# bf16 against fp32: training tokens/s at S and M, alternating runs (a slow spell hits both)
+if want bf16; then
+  echo
+  if ! BENCH_PRECISION=bf16 $B train S rope 0 1 > /dev/null 2> /tmp/posgpt-bench-bf16.$$; then
+    echo "bf16: skipped: $(sed 's/^posgpt: error: //' /tmp/posgpt-bench-bf16.$$)"
+  else
+    for cfg in S M; do
+      f=() h=() q=() by=""
+      for round in $(seq "${ROUNDS:-3}"); do
+        tf=$(BENCH_PRECISION=fp32 $B train $cfg rope 3 "$steps" | get tokens_per_s)
+        r=$(BENCH_PRECISION=bf16 $B train $cfg rope 3 "$steps"); th=$(echo "$r" | get tokens_per_s); by=$(echo "$r" | get bf16_by)
+        f+=("$tf") h+=("$th") q+=("$(awk -v a="$th" -v b="$tf" 'BEGIN { print a / b }')")
+      done
+      printf "bf16, config %s (rope), %d threads, OpenBLAS %s kernels, bf16 products by %s: %.0f tokens/s fp32, %.0f bf16; ratio %.2f (median of %d rounds)\n" \
+        $cfg "$OMP_NUM_THREADS" "$core" "$by" "$(med "${f[@]}")" "$(med "${h[@]}")" "$(med "${q[@]}")" "${ROUNDS:-3}"
+    done
+  fi
+  rm -f /tmp/posgpt-bench-bf16.$$
 fi

@@ -10,6 +10,7 @@
 #   tools/deps.sh torch    also Debian's PyTorch and NumPy, for the optional cross-checks
 #                          (tools/torch_ref.py, torch_crosscheck.py, safetensors_check.py)
 #   tools/deps.sh mpi      also OpenMPI, for ./posgpt-mpi (make MPI=1) and its tests
+#   tools/deps.sh onednn   also oneDNN, for make BLAS=onednn (Debian: libdnnl-dev)
 #   tools/deps.sh clang    also clang and its OpenMP runtime (make test-clang)
 #   tools/deps.sh arm64    also the arm64 cross compiler, arm64 libraries and qemu (make
 #                          test-arm64; Debian only: adds the arm64 architecture to dpkg)
@@ -52,6 +53,9 @@ fi
 if [[ $want == *" mpi "* ]]; then
   command -v mpicc >/dev/null || pkgs libopenmpi-dev openmpi-devel open-mpi
   command -v mpirun >/dev/null || pkgs openmpi-bin - -
+fi
+if [[ $want == *" onednn "* ]]; then
+  header oneapi/dnnl/dnnl.h || pkgs libdnnl-dev onednn-devel onednn
 fi
 if [[ $want == *" clang "* ]]; then
   command -v clang >/dev/null || pkgs clang clang -

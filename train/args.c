@@ -156,6 +156,8 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
         if (eq) val = eq + 1;
         else if (i + 1 < argc) val = argv[++i];
         else die("%s: --%s needs a value", cmd, name);
+        if (!eq && d->name && d->type == ARG_STR && !strncmp(val, "--", 2) && val[2]) // "--out --help": a forgotten value
+            die("%s: --%s needs a value, and the next word '%s' is a flag; a file whose name starts with -- is ./%s", cmd, name, val, val);
         if (!d->name) {
             if (hyp && first_scheme_with(name) < pos_count()) {
                 if (hyp->n >= 32) die("%s: too many scheme flags", cmd);

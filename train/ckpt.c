@@ -67,8 +67,11 @@ enum {
     H_SHARDS = 312, H_EXT_TRAINLEN = 316, H_EXT_WINDOW = 320, H_EXT_FACTOR = 328, H_EXT_METHOD = 336,
     // the scheme's learning-rate multiplier (train --pos-lr-mult; 0 = 1, as in files written
     // before it, so a run without the flag writes the same bytes) and the snapshots kept
-    // (train --keep-every; 0 = none)
-    H_POSLRMULT = 352, H_KEEPEVERY = 360, H_LEARNED = 364, H_UNTILACC = 368,
+    // (train --keep-every; 0 = none); the precision of the products (train --precision: 0 =
+    // fp32, as in files written before it; 1 = bf16)
+    H_POSLRMULT = 352, H_KEEPEVERY = 360, H_PRECISION = 364,
+    // train --until-acc: the step that reached it (0: not yet) and the threshold (0: none)
+    H_LEARNED = 368, H_UNTILACC = 372,
     H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
@@ -148,11 +151,13 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     put_u64(h, H_DBYTES, r->data_bytes), put_u64(h, H_VBYTES, r->val_bytes);
     put_u32(h, H_DCRC, r->data_crc), put_u32(h, H_VCRC, r->val_crc);
     put_u32(h, H_EVALEVERY, (uint32_t)r->eval_every), put_u32(h, H_CKPTEVERY, (uint32_t)r->ckpt_every);
-    uint32_t flags = (uint32_t)(r->skip_nonfinite != 0) | (uint32_t)(r->task != 0) << 1 | (uint32_t)(r->task && r->pack) << 2;
+    uint32_t flags = (uint32_t)(r->skip_nonfinite != 0) | (uint32_t)(r->task != 0) << 1 | (uint32_t)(r->task && r->pack) << 2 |
+                     (uint32_t)(r->task && r->fresh) << 3;
     put_u32(h, H_LOGEVERY, (uint32_t)r->log_every), put_u32(h, H_RUNFLAGS, flags);
     put_u64(h, H_VALTOKENS, (uint64_t)r->val_tokens);
     put_f64(h, H_POSLRMULT, ts->pos_lr_mult != 1 ? ts->pos_lr_mult : 0), put_u32(h, H_KEEPEVERY, (uint32_t)r->keep_every);
     put_u32(h, H_LEARNED, (uint32_t)ts->learned_step), put_f64(h, H_UNTILACC, r->until_acc);
+    put_u32(h, H_PRECISION, (uint32_t)(ts->bf16 != 0));
     memcpy(h + H_DPATH, r->data, strnlen(r->data, CKPT_PATH_BYTES - 1));
     memcpy(h + H_VPATH, r->val, strnlen(r->val, CKPT_PATH_BYTES - 1));
 
@@ -285,12 +290,13 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         uint64_t step = get_u64(h, H_STEP);
         uint32_t shards = ver >= 5 ? get_u32(h, H_SHARDS) : 1;
         double plm = ver >= 5 ? get_f64(h, H_POSLRMULT) : 0;
+        uint32_t prec = ver >= 5 ? get_u32(h, H_PRECISION) : 0;
         const char *bad = !(lr >= 0 && lr <= 10) ? "lr" : !(mlr >= 0 && mlr <= 1) ? "min_lr_frac" : !(wd >= 0 && wd <= 10) ? "weight decay"
                           : !(b1 >= 0 && b1 < 1) ? "beta1" : !(b2 >= 0 && b2 < 1) ? "beta2" : !(eps > 0 && eps <= 1) ? "eps"
                           : !(clip >= 0 && clip <= 1e9) ? "clip" : !(isnan(val) || (val >= 0 && isfinite(val))) ? "val_loss"
                           : steps < 1 || steps > (1u << 30) ? "steps" : warm > steps ? "warmup" : batch < 1 || batch > (1u << 20) ? "batch"
                           : step > steps ? "step" : shards > SHARDS_MAX || shards_check((int)shards, (int)batch, 1, why, sizeof why)
-                          ? "gradient shards" : !(plm >= 0 && plm <= 1e6) ? "pos_lr_mult" : NULL;
+                          ? "gradient shards" : !(plm >= 0 && plm <= 1e6) ? "pos_lr_mult" : prec > 1 ? "precision" : NULL;
         if (bad)
             FAIL("checkpoint '%s' holds an impossible trainer state: %s (lr %g, min_lr_frac %g, wd %g, betas %g/%g, eps %g, clip %g, "
                  "step %llu of %u, warmup %u, batch %u in %u shards, val_loss %g)", name, bad, lr, mlr, wd, b1, b2, eps, clip,
@@ -309,7 +315,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt && !ke && !ua && !learned;
         const char *bad = none ? NULL : !run.data_bytes ? "data size" : ev < 1 || ev > (1u << 30) ? "eval_every"
                         : ce < 1 || ce > (1u << 30) ? "ckpt_every" : le < 1 || le > (1u << 30) ? "log_every"
-                        : fl > 7 || (fl & 4 && !(fl & 2)) ? "flags" : vt > (uint64_t)1e15 ? "val_tokens"
+                        : fl > 15 || (fl & 12 && !(fl & 2)) ? "flags" : vt > (uint64_t)1e15 ? "val_tokens"
                         : !(ua >= 0 && ua <= 1) || (ua > 0 && !(fl & 2)) ? "until_acc"
                         : learned > get_u64(h, H_STEP) || (learned && !(ua > 0)) ? "learned step" : NULL;
         for (int k = 0; k < 2 && !bad; k++) {
@@ -318,7 +324,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         }
         if (bad) FAIL("checkpoint '%s' holds an impossible run record: %s", name, bad);
         run.eval_every = (int)ev, run.ckpt_every = (int)ce, run.log_every = (int)le, run.skip_nonfinite = (int)(fl & 1);
-        run.task = (int)(fl >> 1 & 1), run.pack = (int)(fl >> 2 & 1);
+        run.task = (int)(fl >> 1 & 1), run.pack = (int)(fl >> 2 & 1), run.fresh = (int)(fl >> 3 & 1);
         run.val_tokens = (long)vt, run.keep_every = (int)ke, run.until_acc = ua;
         memcpy(run.data, h + H_DPATH, CKPT_PATH_BYTES);
         memcpy(run.val, h + H_VPATH, CKPT_PATH_BYTES);
@@ -341,6 +347,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         double plm = ver >= 5 ? get_f64(h, H_POSLRMULT) : 0;
         ts->pos_lr_mult = plm > 0 ? plm : 1.0;
         ts->learned_step = ver >= 5 && run.data_bytes ? (long)get_u32(h, H_LEARNED) : 0;
+        ts->bf16 = ver >= 5 && get_u32(h, H_PRECISION) == 1;
         ts->run = run;
         ts->version = (int)ver;
     }

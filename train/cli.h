@@ -16,6 +16,13 @@ int cmd_export(int argc, char **argv);
 void ensure_fast_blas(char **argv);
 // set OpenMP + OpenBLAS threads (0: leave the default) and print the start-up banner
 void runtime_setup(int threads);
+// --precision VALUE: 0 for fp32, 1 for bf16; dies naming the flag otherwise
+int precision_parse(const char *value);
+// bf16 products need a CPU that runs them (bf16.h: cpu_has_bf16): dies "<what> needs a CPU
+// with <feature>; <advice>" on one without
+void require_bf16_cpu(const char *what, const char *advice);
+// switches the products to bf16 (gemm_set_bf16) and says so on stderr: what runs them
+void precision_start_bf16(const char *what);
 // dies with the estimate when `need` bytes exceed the memory available: "<what> needs about X
 // GiB of memory, but Y GiB is available; <advice>" (before allocating, not killed after)
 void require_memory(double need, const char *what, const char *advice);

@@ -120,6 +120,7 @@ static void default_text(const char *ckpt, const TrainState *ts, int all, const 
 int cmd_eval(int argc, char **argv) {
     const char *ckpt = NULL, *data = NULL, *val = NULL, *lengths = NULL, *protocol = "nonoverlapping", *csv = NULL;
     const char *per_pos = NULL, *per_win = NULL, *positions = "contiguous", *offsets = "0", *scaling = "none";
+    const char *precision = "fp32";
     int stride = 0, batch_tokens = 8192, threads = 0, clamp = 0, rand_max = 0, all = 0, ci = 0, resamples = CI_RESAMPLES_DEFAULT;
     long max_tokens = 65536, seed = 1;
     double factor = 0;
@@ -149,9 +150,11 @@ int cmd_eval(int argc, char **argv) {
         {"per-position", ARG_STR, &per_pos, "write mean loss by window index to this CSV"},
         {"ci", ARG_FLAG, &ci, "add a 95% bootstrap interval over the windows (fixed seed) of loss and ppl: columns "
                               "loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high"},
-        {"ci-resamples", ARG_INT, &resamples, "--ci: bootstrap resamples", 1, 1 << 24},
+        {"ci-resamples", ARG_INT, &resamples, "--ci: bootstrap resamples (at least 100: the interval's ends are the 2.5th and 97.5th percentiles of them)", 100, 1 << 24},
         {"per-window", ARG_STR, &per_win, "write each window's mean loss to this CSV (compare two checkpoints: tools/paired.sh)"},
         {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
+        {"precision", ARG_STR, &precision, "the matrix products' inputs: fp32 | bf16 (rounded to bfloat16, summed in fp32; "
+                                           "needs a CPU with AVX512-BF16 or AMX); whatever the model trained in"},
         {NULL}};
     args_parse(argc, argv, 2, defs, NULL, "eval", "--ckpt FILE [--data FILE] [flags]", NULL, 0);
     if (!ckpt) die("eval: --ckpt FILE is required (see posgpt eval --help)");
@@ -180,6 +183,8 @@ int cmd_eval(int argc, char **argv) {
     if (factor != 0 && factor < 1) die("--rope-factor must be 0 (from the length) or >= 1, got %g", factor);
     if (args_given("ci-resamples") && !ci) die("--ci-resamples applies only with --ci");
     if (!ci) resamples = 0;
+    int bf16 = precision_parse(precision);
+    if (bf16) require_bf16_cpu("eval --precision bf16", "drop the flag to evaluate in fp32");
 
     GPT m;
     TrainState ts;
@@ -190,6 +195,7 @@ int cmd_eval(int argc, char **argv) {
                     (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"--data", data}, {"--val", val}}, 3);
     m.clamp_pos = clamp;
     runtime_setup(threads);
+    if (bf16) precision_start_bf16("evaluation's matrix products");
     const GPTConfig *c = &m.cfg;
     const PosState *ps = gpt_scheme(&m, 0);
     char why[256];
@@ -265,7 +271,8 @@ int cmd_eval(int argc, char **argv) {
             if (out_flush_check(out)) die("cannot write %s: %s", csv ? csv : "to standard output", strerror(errno));
             fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));
-            if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f)", exp(cib[0]), exp(cib[1]));
+            if (resamples && isnan(cib[0])) fprintf(stderr, " (no 95%% CI: one window; raise --max-tokens)");
+            else if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f)", exp(cib[0]), exp(cib[1]));
             fprintf(stderr, "\n");
             if (pp) {
                 for (int t = 0; t < L; t++)

@@ -118,9 +118,12 @@ int cmd_info(int argc, char **argv) {
         else printf("val             the last 10%% of the data\n");
         if (r->task && r->pack) printf("task examples   packed into rows of %d x seq_len (train --pack)\n", TASK_PACK_ROW);
         else if (r->task) printf("task examples   one a row\n");
+        if (r->task) printf("task examples   %s\n", r->fresh ? "fresh each step (made by the generator, none a test example)" : "drawn from train.txt");
         printf("schedule        validation every %d steps on %ld tokens (0 = all), checkpoint every %d, log every %d%s\n",
                r->eval_every, r->val_tokens, r->ckpt_every, r->log_every, r->skip_nonfinite ? ", skip non-finite steps" : "");
     } else printf("data            not recorded (format v1, or not written by posgpt train)\n");
+    printf("precision       %s\n", ts.bf16 ? "bf16 (matrix products' inputs in bfloat16, summed in fp32; weights and AdamW state fp32)"
+                                            : "fp32");
     if (ts.pos_lr_mult != 1) printf("pos lr mult     %g (the scheme's tensors learn at %g x lr)\n", ts.pos_lr_mult, ts.pos_lr_mult);
     if (r->keep_every) printf("kept snapshots  every %d steps (model-STEP.bin)\n", r->keep_every);
     if (r->until_acc > 0 && ts.learned_step)

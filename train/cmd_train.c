@@ -10,6 +10,7 @@
 #include "dist.h"
 #include "evaluate.h"
 #include "fileio.h"
+#include "layers.h"
 #include "positions.h"
 #include "progress.h"
 #include "rundir.h"
@@ -43,6 +44,7 @@ typedef struct {
     int task;
     TaskSet learn_test, learn; // --until-acc: the task's test.txt, and the sample of it scored (task_learn_sample)
     int learn_len;    // --until-acc: the training lengths 1..learn_len (task.txt's max_len)
+    int learn_final;  // --until-acc: the final answers alone are scored (a scratch format; task_eval.h)
     char dir[4096], ckpt_path[4200], log_path[4200];
     FILE *logf;
     long last_ckpt;   // step of the checkpoint on disk (-1: none yet)
@@ -78,12 +80,12 @@ static int row_len(const Run *r) { return packed(r) ? TASK_PACK_ROW * r->m.cfg.T
 static int shard_rows(const Run *r) {
     int Bs = r->ts.batch / r->ts.grad_shards;
     if (!packed(r)) return Bs;
-    int k = row_len(r) / r->tasks.set.max_total;
+    int k = row_len(r) / r->tasks.longest;
     return (Bs + k - 1) / k;
 }
 
 // validation's row length: a task's longest example (its padding is never scored), or T
-static int val_len(const Run *r) { return r->task ? r->tasks.set.max_total : r->m.cfg.T; }
+static int val_len(const Run *r) { return r->task ? r->tasks.longest : r->m.cfg.T; }
 
 // training's activations (the attention maps grow as batch x layers x heads x T^2) and
 // validation's, on top of the parameters, gradients and moments: refused with the estimate
@@ -115,11 +117,14 @@ static void print_config(FILE *f, const Run *r) {
     if (c->ext_method[0])
         fprintf(f, "rope_scaling = %s\nrope_factor = %g\nrope_from_len = %d\n", c->ext_method, c->ext_factor, c->ext_train_len);
     if (r->task) {
-        fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : "(from the run)", r->tasks.set.max_total);
+        fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : "(from the run)", r->tasks.longest);
         if (ts->run.pack)
             fprintf(f, "pack = yes (rows of %d x seq_len = %d bytes; each but a shard's last holds %d examples at least)\n",
-                    TASK_PACK_ROW, row_len(r), row_len(r) / r->tasks.set.max_total);
+                    TASK_PACK_ROW, row_len(r), row_len(r) / r->tasks.longest);
         else fprintf(f, "pack = no\n");
+        if (r->tasks.fresh) fprintf(f, "examples = fresh (made every step from task.txt: %s, lengths 1..%d; none a test example)\n",
+                                    r->tasks.spec.task->name, r->tasks.spec.max_len);
+        else fprintf(f, "examples = file (drawn from the first %d of train.txt)\n", r->tasks.ntrain);
         fprintf(f, "val = (the last %d examples)\n", r->tasks.set.n - r->tasks.ntrain);
         if (ts->run.until_acc > 0)
             fprintf(f, "until_acc = %g\nuntil_acc_sample = the first %d test examples of each length 1..%d (%d examples, greedy)\n",
@@ -131,7 +136,7 @@ static void print_config(FILE *f, const Run *r) {
     fprintf(f, "lr = %g\nmin_lr_frac = %g\nweight_decay = %g\nbeta1 = %g\nbeta2 = %g\neps = %g\nclip = %g\nseed = %llu\n",
             ts->lr, ts->min_lr_frac, ts->wd, ts->beta1, ts->beta2, ts->eps, ts->clip, (unsigned long long)ts->seed);
     fprintf(f, "eval_every = %d\nval_tokens = %ld\nckpt_every = %d\n", a->eval_every, a->val_tokens, a->ckpt_every);
-    fprintf(f, "keep_every = %d\npos_lr_mult = %g\n", a->keep_every, ts->pos_lr_mult);
+    fprintf(f, "keep_every = %d\npos_lr_mult = %g\nprecision = %s\n", a->keep_every, ts->pos_lr_mult, ts->bf16 ? "bf16" : "fp32");
     if (a->init_from)
         fprintf(f, "init_from = %s\noptimizer = %s\n", a->init_from, a->keep_optimizer ? "the checkpoint's moments" : "fresh");
 }
@@ -177,6 +182,9 @@ static void check_study_flags(const TrainArgs *a) {
     if (!args_given("keep-every")) return;
     if (a->keep_every <= 0)
         die("--keep-every must be a positive number of steps, got %d (leave it out to keep no snapshots)", a->keep_every);
+    if (!a->resume && a->keep_every > a->steps)
+        die("--keep-every %d is beyond --steps %d: no copy would be kept; give at most %d (or leave it out)", a->keep_every,
+            a->steps, a->steps);
     if (!a->resume && a->keep_every % a->ckpt_every)
         die("--keep-every %d is not a multiple of --ckpt-every %d: each kept model-STEP.bin is a copy of a checkpoint the run "
             "saves; give a multiple of %d (or change --ckpt-every)", a->keep_every, a->ckpt_every, a->ckpt_every);
@@ -209,7 +217,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     *a = (TrainArgs){.positions = "contiguous", .pos_sharing = "paper", .seq_len = 128, .layers = 4,
                      .d_model = 128, .heads = 4, .batch = 32, .steps = 2000, .warmup = -1, .eval_every = 200,
                      .ckpt_every = 500, .log_every = 10, .val_tokens = 65536, .lr = 1e-3, .min_lr_frac = 0.1, .wd = 0.1,
-                     .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1, .pos_lr_mult = 1};
+                     .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .clip = 1.0, .seed = 1, .pos_lr_mult = 1, .precision = "fp32"};
     static char pos_help[600];
     snprintf(pos_help, sizeof pos_help, "position scheme (required for a new run; --resume and --init-from keep the "
              "checkpoint's): %s, or randomized (= sinusoidal --positions random)", pos_names());
@@ -224,6 +232,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into rows of 4 x --seq-len, first fit, each example "
                                      "attending to its own bytes at its own positions: the gradient of one example a row, up to "
                                      "rounding, in fewer positions; the run keeps it"},
+        {"task-examples", ARG_STR, &a->task_examples, "with --task: fresh (default: new examples from the generator every "
+                                                       "step, none a test example) | file (drawn from DIR/train.txt); the run keeps it"},
         {"out", ARG_STR, &a->out, "run directory (default: out/<scheme>-<seq-len>, under the working directory)"},
         {"resume", ARG_STR, &a->resume, "continue the run in this directory from its model.bin"},
         {"init-from", ARG_STR, &a->init_from, "start a new run from this checkpoint's weights (same model; new --seq-len, --steps, --lr, ...)"},
@@ -264,6 +274,9 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"grad-shards", ARG_INT, &a->grad_shards, "cut each step's batch into N shards whose gradients are summed in one fixed order "
                                                   "(a power of two; 0 = 1, or the process count under MPI): the same N gives the same "
                                                   "bits on any number of processes", 0, SHARDS_MAX},
+        {"precision", ARG_STR, &a->precision, "the matrix products' inputs: fp32 | bf16 (rounded to bfloat16, summed in fp32; "
+                                              "weights, gradients and AdamW state stay fp32; validation runs in fp32; needs a CPU "
+                                              "with AVX512-BF16 or AMX; the run keeps it)"},
         {"skip-nonfinite", ARG_FLAG, &a->skip_nonfinite, "skip a step whose loss or gradient is not finite, instead of stopping"},
         {"overwrite", ARG_FLAG, &a->overwrite, "start a new run even if --out holds one (its checkpoint and log are replaced)"},
         {"stop-at", ARG_INT, &a->stop_at, "stop after this step with a checkpoint (continue later with --resume); 0 = run to the end", 0, 1 << 30},
@@ -284,11 +297,15 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         die("--init-from starts a new run from a checkpoint's weights; --resume continues a run: give one of them");
     if (a->keep_optimizer && !a->init_from) die("--keep-optimizer applies only with --init-from");
     if (a->pack && !a->task && !a->resume) die("--pack packs a task's examples into rows: it applies only with --task");
+    if (a->task_examples && strcmp(a->task_examples, "fresh") && strcmp(a->task_examples, "file"))
+        die("--task-examples must be fresh or file, got '%s'", a->task_examples);
+    if (a->task_examples && !a->task && !a->resume) die("--task-examples says where a task's training examples come from: it applies only with --task");
     check_study_flags(a);
     if (args_given("until-acc") && !(a->until_acc > 0))
         die("--until-acc must be above 0 (an exact-match accuracy in (0, 1], e.g. 0.9), got %g", a->until_acc);
     if (args_given("until-acc") && !a->task && !a->resume)
         die("--until-acc stops when a task is learned (held-out exact match): it applies only with --task");
+    if (precision_parse(a->precision) && !a->resume) require_bf16_cpu("--precision bf16", "drop the flag to train in fp32");
     if (a->task) {
         static char path[4200];
         if (a->data || a->val) die("--task DIR trains on DIR/train.txt: drop --data and --val");
@@ -297,15 +314,22 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     }
 }
 
-// --until-acc: the task's test.txt beside its train.txt, and the sample scored at eval points
-static void load_learn_sample(Run *r) {
-    char dir[4200], path[4300], v[32];
-    snprintf(dir, sizeof dir, "%s", r->a.data);
+// the task's directory: the one of its train.txt (--data)
+static void task_dir(const Run *r, char *dir, size_t n) {
+    snprintf(dir, n, "%s", r->a.data);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0; // DIR/train.txt -> DIR
-    else snprintf(dir, sizeof dir, ".");
-    if (!task_meta(dir, "max_len", v, sizeof v) || (r->learn_len = atoi(v)) < 1)
-        die("--until-acc: '%s/task.txt' gives no max_len (posgpt task gen writes it)", dir);
+    else snprintf(dir, n, ".");
+}
+
+// --until-acc: the task's test.txt beside its train.txt, and the sample scored at eval points,
+// as task eval scores it (task.txt's spec: a scratch format's final answers)
+static void load_learn_sample(Run *r) {
+    char dir[4200], path[4300];
+    task_dir(r, dir, sizeof dir);
+    TaskSpec spec;
+    task_spec_read(&spec, dir);
+    r->learn_len = spec.max_len, r->learn_final = task_decode_final_only(&spec);
     snprintf(path, sizeof path, "%s/test.txt", dir);
     taskset_read(&r->learn_test, path);
     int *which, n = task_learn_sample(&r->learn_test, r->learn_len, &which);
@@ -327,7 +351,7 @@ static double learn_accuracy(const Run *r) {
     int *which = xmalloc((size_t)l->n * sizeof(int)), *tok = xmalloc((size_t)l->n * sizeof(int)), right = 0;
     char *ok = xmalloc((size_t)l->n);
     for (int i = 0; i < l->n; i++) which[i] = i;
-    TaskDecode how = {64, r->ts.rand_max, 1, NULL};
+    TaskDecode how = {64, r->ts.rand_max, 1, NULL, r->learn_final};
     task_decode(&r->m, l, which, l->n, &how, ok, tok);
     for (int i = 0; i < l->n; i++) right += ok[i];
     free(which), free(tok), free(ok);
@@ -353,7 +377,17 @@ static void load_tasks(Run *r) {
     if (args_given("val-tokens"))
         die("--val-tokens applies to text runs; a task run validates on all of its held-out examples (drop the flag)");
     taskdata_load(&r->tasks, r->a.data);
-    int need = r->tasks.set.max_total;
+    const RunRecord *rec = &r->ts.run;
+    r->a.fresh = r->a.resume ? rec->fresh : !r->a.task_examples || !strcmp(r->a.task_examples, "fresh");
+    if (r->a.resume && r->a.task_examples && r->a.fresh != !strcmp(r->a.task_examples, "fresh"))
+        die("--task-examples %s: the run in '%s' %s; drop the flag", r->a.task_examples, r->dir,
+            rec->fresh ? "makes fresh examples every step" : "draws its examples from train.txt");
+    if (r->a.fresh) {
+        char dir[4200];
+        task_dir(r, dir, sizeof dir);
+        taskdata_fresh(&r->tasks, dir, r->a.resume ? r->ts.seed : (uint64_t)r->a.seed);
+    }
+    int need = r->tasks.longest;
     if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = need;
     int T = r->a.resume ? r->m.cfg.T : r->a.seq_len;
     if (need > T) die("the longest example of '%s' has %d bytes; --seq-len %d is too short for it", r->a.data, need, T);
@@ -437,6 +471,11 @@ static void open_resumed(Run *r) {
         die("the run in '%s' already finished (%ld of %d steps); extend it with --resume %s --steps N (N > %d)", r->dir, ts->step,
             ts->steps, r->dir, ts->steps);
     r->opt.pos_lr_mult = a->pos_lr_mult = ts->pos_lr_mult;
+    if (ts->bf16) {
+        char what[4300];
+        snprintf(what, sizeof what, "--resume %s: the run trains with --precision bf16, which", r->dir);
+        require_bf16_cpu(what, "resume it on a machine with one (a run keeps its precision)");
+    }
     choose_shards(r, ts->grad_shards);
     if (a->stop_at && a->stop_at <= ts->step)
         die("--stop-at %d is not ahead of the run in '%s': it is at step %ld of %d", a->stop_at, r->dir, ts->step, ts->steps);
@@ -452,7 +491,8 @@ static void open_resumed(Run *r) {
         a->log_every = rec->log_every, a->skip_nonfinite = a->skip_nonfinite || rec->skip_nonfinite;
         a->keep_every = rec->keep_every, a->until_acc = rec->until_acc;
         if (rec->task) load_tasks(r);
-        else if (a->task || a->pack) die("--%s: the run in '%s' trained on text, not on a task", a->task ? "task" : "pack", r->dir);
+        else if (a->task || a->pack || a->task_examples)
+            die("--%s: the run in '%s' trained on text, not on a task", a->task ? "task" : a->pack ? "pack" : "task-examples", r->dir);
         if (a->pack && !rec->pack) { // the same gradient, summed in another order
             ts->run.pack = 1;
             if (r->lead)
@@ -544,8 +584,8 @@ static void start_new(Run *r) {
     AdamW src_opt = {0};
     int rand_max;
     new_model_config(r, &c, &src, &src_opt, &rand_max);
-    if (r->task && c.T < r->tasks.set.max_total) // (--init-from keeps the checkpoint's length unless --seq-len is given)
-        die("the longest example of '%s' has %d bytes; the run's --seq-len %d is too short for it", a->data, r->tasks.set.max_total, c.T);
+    if (r->task && c.T < r->tasks.longest) // (--init-from keeps the checkpoint's length unless --seq-len is given)
+        die("the longest example of '%s' has %d bytes; the run's --seq-len %d is too short for it", a->data, r->tasks.longest, c.T);
     gpt_build(&r->m, &c);
     if (a->init_from) {
         memcpy(r->m.params, src.params, r->m.num_params * sizeof(real)); // same model: the same parameter layout
@@ -560,6 +600,7 @@ static void start_new(Run *r) {
     if (ts->warmup > ts->steps) die("--warmup %d is longer than --steps %d", ts->warmup, ts->steps);
     ts->val_loss = NAN;
     ts->pos_lr_mult = a->pos_lr_mult;
+    ts->bf16 = precision_parse(a->precision);
     check_pos_lr_mult(r);
     rng_seed(&ts->rng, (uint64_t)a->seed ^ 0x5eed0fda7aULL);
     choose_shards(r, 0);
@@ -624,6 +665,7 @@ static void open_outputs(Run *r) {
             run_label(c->scheme, r->ts.rand_max, label, sizeof label), c->L, c->C, c->NH, c->T, r->ts.batch, r->m.num_params,
             gpt_flop_params(&r->m), r->dir);
     fprintf(stderr, "data: %zu training bytes, %zu held-out bytes\n", r->corpus.ntrain, r->corpus.nval);
+    if (r->ts.bf16) precision_start_bf16("training's matrix products (validation: fp32)");
 }
 
 // ---- the loop ----
@@ -633,7 +675,8 @@ static void draw_batch(Run *r, int *tok, int *tgt, int *pos, int *len) {
     int B = r->ts.batch, T = r->m.cfg.T;
     const Corpus *cp = &r->corpus;
     if (r->task) {
-        task_draw(&r->tasks, &r->ts.rng, B, T, r->ts.rand_max, tok, tgt, pos, len);
+        if (r->tasks.fresh) task_draw_fresh(&r->tasks, r->ts.step, B, T, r->ts.rand_max, tok, tgt, pos, len);
+        else task_draw(&r->tasks, &r->ts.rng, B, T, r->ts.rand_max, tok, tgt, pos, len);
         return;
     }
     for (int b = 0; b < B; b++) {
@@ -650,7 +693,9 @@ static int compute_gradients(Run *r, Progress *pr, long step, const int *tok, co
     static long nan_step = -2; // fault injection for the tests: a NaN in the qkv_w gradient at this step
     if (nan_step == -2) nan_step = getenv("POSGPT_INJECT_NAN_STEP") ? atol(getenv("POSGPT_INJECT_NAN_STEP")) : -1;
     GPT *m = &r->m;
+    gemm_set_bf16(r->ts.bf16); // (the step's products only: validation stays fp32)
     *loss = shards_gradient(&r->sh, m, r->ts.batch, r->m.cfg.T, tok, tgt, pos, packed(r) ? len : NULL);
+    gemm_set_bf16(0);
     if (step + 1 == nan_step) m->grads[m->offsets[P_QKVW]] = NAN;
     *norm = gpt_grad_norm(m);
     if (isfinite(*loss) && isfinite(*norm)) return 1;

@@ -92,7 +92,7 @@ static int cmp_double(const void *a, const void *b) {
 
 void eval_bootstrap_ci(const EvalResult *r, int resamples, uint64_t seed, double *lo, double *hi) {
     long K = r->windows;
-    if (!r->win_loss || K < 1 || resamples < 1) {
+    if (!r->win_loss || K < 2 || resamples < 1) { // one window: no spread to resample (nan, not a zero-width interval)
         *lo = *hi = NAN;
         return;
     }

@@ -38,6 +38,7 @@ typedef struct {
 // replacement (seeded: the same interval on every run), each the tokens' mean over the windows
 // drawn (r from evaluate with spec->per_window). The windows' scored targets are disjoint; the
 // draws treat windows as independent, which ignores the text's correlation between neighbours.
+// Fewer than 2 windows: nan for both ends (one window has no spread to resample).
 void eval_bootstrap_ci(const EvalResult *r, int resamples, uint64_t seed, double *lo, double *hi);
 
 // m: a model whose parameters to use (activations are allocated on a view of it).

@@ -2,8 +2,8 @@
 #include "cli.h"
 #include "dist.h"
 #include "fileio.h"
+#include "layers.h"
 
-#include <cblas.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(cmd, "--version")) { // after the kernel check: names the kernel posgpt runs with
         ensure_fast_blas(argv);
-        printf("posgpt %s\nOpenBLAS %s kernels\n", POSGPT_VERSION, openblas_get_corename());
+        printf("posgpt %s\n%s\n", POSGPT_VERSION, gemm_lib_name());
         return out_close_stdout(0);
     }
     int (*fn)(int, char **) = !strcmp(cmd, "train")    ? cmd_train

@@ -1,5 +1,6 @@
-// runtime.c - set-up shared by the subcommands: the OpenBLAS kernel check, threads, the
-// start-up banner; labels.
+// runtime.c - set-up shared by the subcommands: the matrix library (POSGPT_BLAS, in a
+// BLAS=onednn build) and the OpenBLAS kernel check, threads, the start-up banner (which names
+// the library and its kernel); labels.
 //
 // Debian's OpenBLAS (DYNAMIC_ARCH) may not recognise a new CPU and fall back to old SSE3
 // kernels ("Prescott"), several times slower than the AVX2/AVX-512 ones the CPU can run.
@@ -8,8 +9,10 @@
 // A user-set OPENBLAS_CORETYPE is always respected. The check is x86-64 only (elsewhere OpenBLAS
 // names no such kernels); the CPU affinity is read on Linux only (elsewhere: the cores online).
 #define _GNU_SOURCE // sched_getaffinity
+#include "bf16.h"
 #include "cli.h"
 #include "dist.h"
+#include "layers.h"
 
 #ifdef __linux__
 #include <sched.h>
@@ -45,21 +48,56 @@ static int cpu_level(void) {
 static int cpu_level(void) { return 0; } // no x86 kernels to pick
 #endif
 
+#ifdef __linux__
+// The CPUs of the OpenMP places (OMP_PLACES, or the places OMP_PROC_BIND implies) into *set;
+// returns how many, 0 when there are no places. Under binding the runtime has already bound the
+// initial thread to the first place, so this union, not the thread's own mask, is what the
+// process may run on: the mask the runtime started from, or the CPUs the user listed.
+static int places_cpus(cpu_set_t *set) {
+    CPU_ZERO(set);
+    int n = omp_get_num_places();
+    for (int p = 0; p < n; p++) {
+        int k = omp_get_place_num_procs(p);
+        int *ids = k > 0 ? malloc((size_t)k * sizeof *ids) : NULL;
+        if (!ids) continue;
+        omp_get_place_proc_ids(p, ids);
+        for (int i = 0; i < k; i++)
+            if (ids[i] >= 0 && ids[i] < CPU_SETSIZE) CPU_SET(ids[i], set);
+        free(ids);
+    }
+    return CPU_COUNT(set);
+}
+
+// An exec keeps the initial thread's one-core mask: the new image would build its places from
+// that core alone and run every thread on it (measured on a 16-core Xeon: 8 bound threads at the
+// speed of one). Before the exec the process gets back the union of the places.
+static void unbind_places(void) {
+    cpu_set_t set;
+    if (places_cpus(&set) > 0) sched_setaffinity(0, sizeof set, &set);
+}
+#endif
+
 // this program again with the same arguments: /proc/self/exe on Linux, else argv[0] (a path,
 // or a name on PATH); returns only if it failed
 static void reexec(char **argv) {
 #ifdef __linux__
+    unbind_places();
     execv("/proc/self/exe", argv);
 #endif
     execvp(argv[0], argv);
 }
 
 void ensure_fast_blas(char **argv) {
-    if (getenv("OPENBLAS_CORETYPE") || getenv("POSGPT_NO_REEXEC")) return;
+    gemm_select_lib(getenv("POSGPT_BLAS"));
+    if (getenv("POSGPT_NO_REEXEC")) return;
+    // POSGPT_TEST_REEXEC=1 (tests only): re-execute once even with the right kernel, so that the
+    // path runs on any machine (tests/test_threads.sh: bound threads keep their cores)
+    int test = getenv("POSGPT_TEST_REEXEC") != NULL;
+    if (getenv("OPENBLAS_CORETYPE") && !test) return;
     const char *core = openblas_get_corename();
     int cpu = cpu_level();
-    if (!core || core_level(core) >= cpu) return;
-    setenv("OPENBLAS_CORETYPE", cpu == 3 ? "SkylakeX" : "Haswell", 1);
+    if (!core || (core_level(core) >= cpu && !test)) return;
+    if (!getenv("OPENBLAS_CORETYPE")) setenv("OPENBLAS_CORETYPE", cpu == 3 ? "SkylakeX" : cpu == 2 ? "Haswell" : core, 1);
     setenv("POSGPT_NO_REEXEC", "1", 1); // never loop
     reexec(argv);
     // exec failed: carry on with the slow kernels, but say so
@@ -71,6 +109,9 @@ void ensure_fast_blas(char **argv) {
 static int usable_cores(const char **why) {
 #ifdef __linux__
     cpu_set_t set;
+    *why = "its OpenMP places";
+    int places = places_cpus(&set);
+    if (places > 0) return places;
     *why = "its CPU affinity";
     if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
 #endif
@@ -96,11 +137,28 @@ void runtime_setup(int threads) {
     }
     if (dist_rank() > 0) return; // one banner for an MPI run
     if (dist_size() > 1)
-        fprintf(stderr, "posgpt %s | OpenBLAS %s kernels | %d processes x %d threads\n", POSGPT_VERSION, openblas_get_corename(),
-                dist_size(), omp_get_max_threads());
-    else
-        fprintf(stderr, "posgpt %s | OpenBLAS %s kernels | %d threads\n", POSGPT_VERSION, openblas_get_corename(),
+        fprintf(stderr, "posgpt %s | %s | %d processes x %d threads\n", POSGPT_VERSION, gemm_lib_name(), dist_size(),
                 omp_get_max_threads());
+    else
+        fprintf(stderr, "posgpt %s | %s | %d threads\n", POSGPT_VERSION, gemm_lib_name(), omp_get_max_threads());
+}
+
+int precision_parse(const char *value) {
+    if (!strcmp(value, "fp32")) return 0;
+    if (!strcmp(value, "bf16")) return 1;
+    die("--precision must be fp32 or bf16, got '%s'", value);
+}
+
+void require_bf16_cpu(const char *what, const char *advice) {
+    char why[160];
+    if (!cpu_has_bf16(why, sizeof why)) die("%s needs a CPU with %s; %s", what, why, advice);
+}
+
+void precision_start_bf16(const char *what) {
+    gemm_set_bf16(1);
+    if (dist_rank() == 0)
+        fprintf(stderr, "precision: %s in bf16 (inputs rounded to nearest even, %s conversion; sums, weights and optimizer "
+                "state in fp32) by %s\n", what, bf16_convert_kind(), gemm_bf16_backend());
 }
 
 // memory a new allocation may take: MemAvailable (Linux), else half the physical memory.

@@ -72,6 +72,7 @@ void settings_check_resume(const Origin *o, const TrainArgs *a, const HyperArgs 
     same_num(o, "wd", a->wd, ts->wd), same_num(o, "beta1", a->beta1, ts->beta1), same_num(o, "beta2", a->beta2, ts->beta2);
     same_num(o, "eps", a->eps, ts->eps), same_num(o, "clip", a->clip, ts->clip);
     same_num(o, "pos-lr-mult", a->pos_lr_mult, ts->pos_lr_mult);
+    same_str(o, "precision", a->precision, ts->bf16 ? "bf16" : "fp32");
     if (args_given("seed") && (uint64_t)a->seed != ts->seed) {
         char x[32], y[32];
         snprintf(x, sizeof x, "%ld", a->seed), snprintf(y, sizeof y, "%llu", (unsigned long long)ts->seed);
@@ -99,7 +100,8 @@ void settings_record_run(RunRecord *r, const TrainArgs *a, const Corpus *corpus)
     r->val_bytes = corpus->val_bytes, r->val_crc = corpus->val_crc;
     r->eval_every = a->eval_every, r->ckpt_every = a->ckpt_every, r->log_every = a->log_every;
     r->skip_nonfinite = a->skip_nonfinite, r->val_tokens = a->val_tokens, r->task = a->task != NULL;
-    r->pack = a->task && a->pack, r->keep_every = a->keep_every, r->until_acc = a->task ? a->until_acc : 0;
+    r->pack = a->task && a->pack, r->fresh = a->task && a->fresh, r->keep_every = a->keep_every;
+    r->until_acc = a->task ? a->until_acc : 0;
 }
 
 static void same_text(const Origin *o, const char *what, const char *path, uint64_t bytes, uint32_t crc, uint64_t rbytes,

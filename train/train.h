@@ -9,9 +9,12 @@
 
 typedef struct {
     const char *data, *val, *task, *out, *pos, *positions, *pos_sharing, *resume, *init_from, *rope_scaling;
+    const char *precision; // fp32 | bf16 (the products' inputs)
     int seq_len, layers, d_model, heads, batch, steps, warmup, rand_max, max_pos;
     int eval_every, ckpt_every, log_every, threads, stop_at, skip_nonfinite, overwrite, keep_optimizer, grad_shards, pack;
     int keep_every;     // 0, or keep model-STEP.bin every N steps
+    const char *task_examples; // --task-examples fresh|file (NULL: fresh for a new run, the run's own on resume)
+    int fresh;          // the task's training examples are made fresh each step (resolved from task_examples)
     double pos_lr_mult; // the position scheme's tensors learn at this times --lr
     double until_acc;   // with --task: 0, or stop at the eval point whose held-out exact match reaches it
     int randomized; // --pos randomized (sinusoidal at random positions)

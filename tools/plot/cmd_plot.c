@@ -24,7 +24,7 @@
 
 typedef struct {
     PlotQuery q;
-    const char *out, *title, *font;
+    const char *out, *title, *font, *xlabel, *ylabel, *caption;
     int width, height, no_clip, stats, smooth;
     double ymax, ymin, zoom;
     char *label_buf, *lab[256];
@@ -54,6 +54,9 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
         {"kind", ARG_STR, &kind_s, "ppl | position | training | offset | accuracy; auto: from the first file's header (never offset)"},
         {"out", ARG_STR, &a->out, "the figure: .png, or .svg for vectors with text as text (required)"},
         {"title", ARG_STR, &a->title, "figure title; none: made from the data; \"\": no title"},
+        {"xlabel", ARG_STR, &a->xlabel, "x axis label; none: the kind's (e.g. a CSV whose pos_offset column holds training steps)"},
+        {"ylabel", ARG_STR, &a->ylabel, "y axis label; none: the metric's"},
+        {"caption", ARG_STR, &a->caption, "the line under the plot; none: made from the data and the y axis policy"},
         {"width", ARG_INT, &a->width, "image width in pixels", 320, 8000},
         {"height", ARG_INT, &a->height, "image height in pixels", 240, 8000},
         {"metric", ARG_STR, &a->q.metric, "the y value: kinds ppl, offset: ppl | loss | bpc (default ppl); kind accuracy: exact | "
@@ -103,6 +106,9 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
     a->q.kind = kind, a->q.files = a->files, a->q.nfiles = nf;
     refuse_overlap("plot --out", a->out, "the font --font", a->font);
     for (int i = 0; i < nf; i++) refuse_overlap("plot --out", a->out, "the input CSV", a->files[i]);
+    const char *ext = strrchr(a->out, '.'); // the format comes from the name: never PNG bytes under another one
+    if (!ext || strchr(ext, '/') || (strcasecmp(ext, ".png") && strcasecmp(ext, ".svg")))
+        die("plot: --out '%s': the figure is written as .png or .svg; name it FILE.png or FILE.svg", a->out);
 }
 
 // append printf-style to a string buffer, truncating at its size
@@ -173,6 +179,21 @@ static void reference_lines_and_ticks(Figure *fg, const SeriesSet *ss, const Plo
     }
 }
 
+// kind accuracy: the tasks the rows hold (each row's protocol field), for the title: one or a few
+// named ("copy, reverse"), more counted ("5 tasks")
+static void task_names_of(const Rows *rs, char *buf, size_t n) {
+    int nt = 0;
+    buf[0] = 0;
+    for (int i = 0; i < rs->n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = !strcmp(rs->r[j].protocol, rs->r[i].protocol);
+        if (seen) continue;
+        if (nt < 3) append(buf, n, "%s%s", nt ? ", " : "", rs->r[i].protocol);
+        nt++;
+    }
+    if (nt > 3) snprintf(buf, n, "%d tasks", nt);
+}
+
 // the title, the axis titles and the caption: what the rows are, then the y-axis policy
 static void titles(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Rows *rs, const YClip *yc, int smooth) {
     const PlotQuery *q = &a->q;
@@ -211,8 +232,10 @@ static void titles(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Row
         why = is_ppl ? "5× the median at offset 0" : "3× the median at offset 0";
     } else if (q->kind == KIND_ACCURACY) {
         const char *acc = !strcmp(q->metric, "token") ? "Per-token" : "Exact-match";
-        if (single_tl) snprintf(title_buf, tn, "%s accuracy vs length (%s; trained on lengths 1..%d)", acc, rs->r[0].protocol, se[0].train_len);
-        else snprintf(title_buf, tn, "%s accuracy vs length (%s)", acc, rs->r[0].protocol);
+        char tasks[128];
+        task_names_of(rs, tasks, sizeof tasks);
+        if (single_tl) snprintf(title_buf, tn, "%s accuracy vs length (%s; trained on lengths 1..%d)", acc, tasks, se[0].train_len);
+        else snprintf(title_buf, tn, "%s accuracy vs length (%s)", acc, tasks);
         snprintf(ylab, yn, "%s", !strcmp(q->metric, "token") ? "per-token accuracy (answer bytes right)" : "exact-match accuracy");
         append(cap, cn, "%s", single_tl ? "shaded: the training lengths" : "training lengths differ: not shaded");
     } else {
@@ -255,6 +278,9 @@ static void compose(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Ro
     }
     else ch.xlabel = "step";
     if (a->title && !*a->title) ch.title = NULL;
+    if (a->xlabel) ch.xlabel = a->xlabel;
+    if (a->ylabel) ch.ylabel = a->ylabel;
+    if (a->caption) ch.caption = a->caption;
     fg->ch = ch;
 }
 

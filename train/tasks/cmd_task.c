@@ -95,14 +95,15 @@ static void tmp_commit(const char *out, int how) {
 
 // n examples into path: lengths from lens (n of them), passkey depths from depths (or random);
 // refused past TASK_MAX_FILE bytes, the most the reader takes
-static void write_examples(const char *path, const Task *t, const int *lens, const int *depth_pct, long n, Rng *rng) {
+static void write_examples(const char *path, const TaskSpec *s, const int *lens, const int *depth_pct, long n, Rng *rng) {
+    const Task *t = s->task;
     OutFile o;
     FILE *f = out_open(&o, path, "task file");
     char *buf = xmalloc(TASK_MAX_LINE);
     size_t bytes = 0;
     for (long i = 0; i < n; i++) {
         int d = depth_pct ? depth_pct[i] : (int)rng_below(rng, 101);
-        t->make(buf, TASK_MAX_LINE, lens[i], d / 100.0, rng);
+        task_make(s, buf, TASK_MAX_LINE, lens[i], d / 100.0, rng);
         int k = fprintf(f, "%d\t%d\t%s\n", lens[i], strcmp(t->name, "passkey") ? 0 : d, buf);
         bytes += k > 0 ? (size_t)k : 0;
         if (bytes > TASK_MAX_FILE)
@@ -129,9 +130,9 @@ static int parse_depths(const char *s, int *dep) {
 }
 
 static int task_gen(int argc, char **argv) {
-    const char *name = NULL, *depths_s = NULL;
+    const char *name = NULL, *depths_s = NULL, *format_s = NULL;
     char *out = NULL;
-    int max_len = 20, n = 20000, per_len = 100, mult = 2, overwrite = 0;
+    int max_len = 20, n = 20000, per_len = 100, mult = 2, overwrite = 0, no_bos = 0;
     long seed = 1;
     ArgDef defs[] = {
         {"task", ARG_STR, &name, "the task (required)"},
@@ -142,6 +143,9 @@ static int task_gen(int argc, char **argv) {
         {"test-mult", ARG_INT, &mult, "test lengths run 1..M L", 1, 1000},
         {"depths", ARG_STR, &depths_s, "passkey: the key's depths in the test set, in percent (training: any depth; default 0,25,50,75,100)"},
         {"seed", ARG_LONG, &seed, "seed of the generator", 0, 9e18},
+        {"format", ARG_STR, &format_s, "the examples' format: add msb (default) | lsb; sum and parity plain (default) | scratch "
+                                       "(docs/tasks.md)"},
+        {"no-bos", ARG_FLAG, &no_bos, "no BOS byte ('^') at the start of each example (default: one)"},
         {"overwrite", ARG_FLAG, &overwrite, "--out may hold a task already: its train.txt, test.txt and task.txt are replaced"},
         {NULL}};
     args_parse(argc, argv, 3, defs, NULL, "task gen", "--task NAME --out DIR [flags]", NULL, 0);
@@ -151,6 +155,8 @@ static int task_gen(int argc, char **argv) {
     if (!t) die("task gen: unknown task '%s'; choose one of %s", name, task_names());
     if (!out || !*out) die("task gen: --out DIR is required");
     for (size_t k = strlen(out); k > 1 && out[k - 1] == '/';) out[--k] = 0; // "dir/" is dir
+    int format = format_s ? task_format_find(t, format_s) : task_format_default(t);
+    if (format < 0) die("task gen: --format %s: %s takes %s", format_s, t->name, task_formats(t));
     if ((long)max_len * mult > t->max_n)
         die("task gen: test lengths up to %ld exceed the %d that %s allows", (long)max_len * mult, t->max_n, t->name);
     int passkey = !strcmp(t->name, "passkey"), dep[101], ndep = 0;
@@ -168,17 +174,20 @@ static int task_gen(int argc, char **argv) {
     rng_seed(&rng, (uint64_t)seed);
     int *lens = xmalloc((size_t)n * sizeof(int));
     for (int i = 0; i < n; i++) lens[i] = 1 + (int)rng_below(&rng, (uint64_t)max_len);
-    write_examples(g_tmpfile[0], t, lens, NULL, n, &rng);
+    TaskSpec spec = {t, max_len, !no_bos, format};
+    write_examples(g_tmpfile[0], &spec, lens, NULL, n, &rng);
     int *tl = xmalloc((size_t)ntest * sizeof(int)), *td = xmalloc((size_t)ntest * sizeof(int));
     for (long i = 0; i < ntest; i++) tl[i] = 1 + (int)(i / per_len), td[i] = passkey ? dep[(i % per_len) % ndep] : 0;
-    write_examples(g_tmpfile[1], t, tl, td, ntest, &rng);
+    write_examples(g_tmpfile[1], &spec, tl, td, ntest, &rng);
     OutFile o;
     FILE *f = out_open(&o, g_tmpfile[2], "task description");
     fprintf(f, "task = %s\nsummary = %s\nmax_len = %d\ntrain_examples = %d\ntest_lengths = 1..%d\ntest_per_len = %d\n", t->name,
             t->summary, max_len, n, max_len * mult, per_len);
     if (passkey) fprintf(f, "test_depths = %s\n", depths_s);
-    fprintf(f, "seed = %ld\ncommand = posgpt task gen --task %s --max-len %d --n %d --test-per-len %d --test-mult %d --seed %ld%s%s --out %s\n",
-            seed, t->name, max_len, n, per_len, mult, seed, passkey ? " --depths " : "", passkey ? depths_s : "", out);
+    fprintf(f, "bos = %s\nformat = %s\n", no_bos ? "no" : "yes", task_format_name(format));
+    fprintf(f, "seed = %ld\ncommand = posgpt task gen --task %s --max-len %d --n %d --test-per-len %d --test-mult %d --seed %ld%s%s "
+            "--format %s%s --out %s\n", seed, t->name, max_len, n, per_len, mult, seed, passkey ? " --depths " : "",
+            passkey ? depths_s : "", task_format_name(format), no_bos ? " --no-bos" : "", out);
     out_commit(&o);
     tmp_commit(out, how);
     fprintf(stderr, "wrote %s: %d training examples (lengths 1..%d), %ld test examples (lengths 1..%d, %d each)\n", out, n,
@@ -197,6 +206,10 @@ int cmd_task(int argc, char **argv) {
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
         printf(help, task_names());
         return 0;
+    }
+    if (*sub) { // a word that is no subcommand: say so, like an unknown command
+        fprintf(stderr, "posgpt: error: unknown task subcommand '%s'; try gen, eval (see posgpt task --help)\n", sub);
+        return 2;
     }
     fprintf(stderr, help, task_names());
     return 2;

@@ -20,28 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-// "key = value" of a task.txt, or NULL
-static const char *meta(const char *text, const char *key, char *buf, size_t n) {
-    size_t k = strlen(key);
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (!strncmp(p, key, k) && !strncmp(p + k, " = ", 3)) {
-            const char *v = p + k + 3, *e = strchr(v, '\n');
-            snprintf(buf, n, "%.*s", (int)(e ? e - v : (long)strlen(v)), v);
-            return buf;
-        }
-    return NULL;
-}
-
-const char *task_meta(const char *dir, const char *key, char *buf, size_t n) {
-    char path[4200];
-    size_t len;
-    snprintf(path, sizeof path, "%s/task.txt", dir);
-    char *desc = (char *)read_regular_file(path, "task description", 1 << 20, &len);
-    const char *v = meta(desc, key, buf, n);
-    free(desc);
-    return v;
-}
-
 static const TaskSet *g_set; // for the sorts
 static int by_prompt(const void *a, const void *b) {
     const TaskExample *x = &g_set->ex[*(const int *)a], *y = &g_set->ex[*(const int *)b];
@@ -53,9 +31,9 @@ static int by_len_depth(const void *a, const void *b) {
 }
 
 // the tallies by (length, depth), a CSV row each, from every example's results (right[i], its
-// answer bytes right tok_right[i])
-static void write_accuracies(FILE *f, const TaskSet *set, const char *right, const int *tok_right, const char *name,
-                             const char *label, const char *maxlen, long *all, long *allr) {
+// scored bytes right tok_right[i]; final_only as task_decode's)
+static void write_accuracies(FILE *f, const TaskSet *set, const char *right, const int *tok_right, int final_only, const char *name,
+                             const char *label, int maxlen, long *all, long *allr) {
     int *by = xmalloc((size_t)set->n * sizeof(int));
     for (int i = 0; i < set->n; i++) by[i] = i;
     g_set = set;
@@ -66,8 +44,8 @@ static void write_accuracies(FILE *f, const TaskSet *set, const char *right, con
         const TaskExample *x = &set->ex[by[i]];
         long r = 0, nt = 0, tr = 0;
         for (j = i; j < set->n && set->ex[by[j]].len == x->len && set->ex[by[j]].depth_pct == x->depth_pct; j++)
-            r += right[by[j]], nt += set->ex[by[j]].nanswer, tr += tok_right[by[j]];
-        fprintf(f, "%s,%s,%s,%d,%d,%d,%ld,%.6f,%ld,%ld,%.6f\n", name, label, maxlen, x->len, x->depth_pct, j - i, r, (double)r / (j - i),
+            r += right[by[j]], tr += tok_right[by[j]], nt += set->ex[by[j]].nanswer - task_scored_from(&set->ex[by[j]], final_only);
+        fprintf(f, "%s,%s,%d,%d,%d,%d,%ld,%.6f,%ld,%ld,%.6f\n", name, label, maxlen, x->len, x->depth_pct, j - i, r, (double)r / (j - i),
                 nt, tr, (double)tr / nt);
         *all += j - i, *allr += r;
     }
@@ -97,6 +75,15 @@ static const char *default_task(const char *ckpt, const TrainState *ts) {
     return dir;
 }
 
+int task_scored_from(const TaskExample *x, int final_only) {
+    int from = 0;
+    for (int k = 0; final_only && k < x->nanswer; k++)
+        if (x->answer[k] == TASK_SCRATCH_END) from = k + 1;
+    return from;
+}
+
+int task_decode_final_only(const TaskSpec *spec) { return spec->format == TASK_FMT_SCRATCH; }
+
 // the examples which[0..n), in order of prompt length: a batch holds one prompt length
 void task_decode(const GPT *m, const TaskSet *set, int *which, int n, const TaskDecode *o, char *right, int *tok_right) {
     int batch = o->batch, rand_pos = o->rand_max > 0, maxp = 0, ntot = set->max_total; // ntot: a row's stride in rpos
@@ -106,7 +93,7 @@ void task_decode(const GPT *m, const TaskSet *set, int *which, int n, const Task
     Decoder d;
     decoder_init(&d, m, batch, ntot, maxp);
     int *tok = xmalloc((size_t)batch * maxp * sizeof(int)), *next = xmalloc((size_t)batch * sizeof(int));
-    int *ok = xmalloc((size_t)batch * sizeof(int)), *done = xmalloc((size_t)batch * sizeof(int)), *tr = xmalloc((size_t)batch * sizeof(int));
+    int *from = xmalloc((size_t)batch * sizeof(int)), *done = xmalloc((size_t)batch * sizeof(int)), *tr = xmalloc((size_t)batch * sizeof(int));
     char *gen = xmalloc((size_t)batch * (ntot + 1)); // each row's answer so far
     // random positions: each row's whole example (prompt and answer) drawn at once, then fed
     // by column: the prompt's (B, np), then one (B, 1) a decoded byte
@@ -121,7 +108,7 @@ void task_decode(const GPT *m, const TaskSet *set, int *which, int n, const Task
             const TaskExample *x = row[b] = &set->ex[which[i + (b < nb ? b : nb - 1)]];
             for (int t = 0; t < np; t++) tok[b * np + t] = (unsigned char)x->prompt[t];
             maxa = x->nanswer > maxa ? x->nanswer : maxa;
-            ok[b] = 1, done[b] = 0, tr[b] = 0, gen[(size_t)b * (ntot + 1)] = 0;
+            from[b] = task_scored_from(x, o->final_only), done[b] = 0, tr[b] = 0, gen[(size_t)b * (ntot + 1)] = 0;
         }
         decoder_reset(&d);
         for (int b = 0; b < batch && rand_pos; b++) { // each example: its own draws, from (seed, its line) alone
@@ -141,8 +128,7 @@ void task_decode(const GPT *m, const TaskSet *set, int *which, int n, const Task
                 next[b] = best;
                 if (done[b]) continue;
                 gen[(size_t)b * (ntot + 1) + k] = (char)best, gen[(size_t)b * (ntot + 1) + k + 1] = 0;
-                if (best != (unsigned char)x->answer[k]) ok[b] = 0;
-                else tr[b]++;
+                tr[b] += k >= from[b] && best == (unsigned char)x->answer[k]; // (bytes before from[b]: decoded, not scored)
                 done[b] = best == TASK_END || k + 1 >= x->nanswer;
                 live += !done[b]; // (a wrong answer is decoded on: its later bytes count for per-token accuracy)
             }
@@ -156,13 +142,13 @@ void task_decode(const GPT *m, const TaskSet *set, int *which, int n, const Task
         }
         for (int b = 0; b < nb; b++) {
             const TaskExample *x = row[b];
-            right[which[i + b]] = (char)ok[b], tok_right[which[i + b]] = tr[b];
+            right[which[i + b]] = (char)(tr[b] == x->nanswer - from[b]), tok_right[which[i + b]] = tr[b]; // every scored byte right
             if (o->outputs) fprintf(o->outputs, "%d\t%d\t%.*s%s\n", x->len, x->depth_pct, x->nprompt, x->prompt, gen + (size_t)b * (ntot + 1));
         }
         i += nb;
     }
     decoder_free(&d);
-    free(tok), free(next), free(ok), free(done), free(tr), free(gen), free(rpos), free(fpos);
+    free(tok), free(next), free(from), free(done), free(tr), free(gen), free(rpos), free(fpos);
 }
 
 int task_learn_sample(const TaskSet *test, int max_len, int **which) {
@@ -200,14 +186,16 @@ int task_eval(int argc, char **argv) {
     TrainState ts;
     ckpt_load(ckpt, &m, &ts, NULL);
     if (!dir) dir = default_task(ckpt, &ts);
-    char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
-    char test_txt[4200], task_txt[4200];
+    char path[4200], label[64];
+    char test_txt[4200], task_txt[4200], train_txt[4200]; // the task's training set is no output either
     snprintf(test_txt, sizeof test_txt, "%s/test.txt", dir), snprintf(task_txt, sizeof task_txt, "%s/task.txt", dir);
+    snprintf(train_txt, sizeof train_txt, "%s/train.txt", dir);
     refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--outputs", outputs}}, 2,
-                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"the task's test set", test_txt}, {"the task's description", task_txt}}, 3);
-    if (!task_meta(dir, "task", name, sizeof name) || !task_find(name))
-        die("task eval: '%s' names no task (posgpt task gen writes it)", task_txt);
-    task_meta(dir, "max_len", maxlen, sizeof maxlen);
+                    (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"the task's test set", test_txt}, {"the task's description", task_txt},
+                                  {"the task's training set", train_txt}}, 4);
+    TaskSpec spec; // the task, its training lengths and its format (a scratch one: final answers scored)
+    task_spec_read(&spec, dir);
+    const char *name = spec.task->name;
     snprintf(path, sizeof path, "%s/test.txt", dir);
     TaskSet set;
     taskset_read(&set, path);
@@ -240,11 +228,11 @@ int task_eval(int argc, char **argv) {
     run_label_extension(label, sizeof label, m.cfg.ext_method);
     if (ts.rand_max && !rand_pos) snprintf(label + strlen(label), sizeof label - strlen(label), " (contiguous eval)");
     double t0 = now_seconds();
-    TaskDecode how = {batch, rand_pos ? rand_max : 0, (uint64_t)seed, fo};
+    TaskDecode how = {batch, rand_pos ? rand_max : 0, (uint64_t)seed, fo, task_decode_final_only(&spec)};
     task_decode(&m, &set, order, set.n, &how, right, tok_right);
     double secs = now_seconds() - t0;
     long all, allr;
-    write_accuracies(f, &set, right, tok_right, name, label, maxlen, &all, &allr);
+    write_accuracies(f, &set, right, tok_right, how.final_only, name, label, spec.max_len, &all, &allr);
     if (csv) out_commit(&o);
     if (fo) out_commit(&oo);
     fprintf(stderr, "%s on %s: %ld of %ld test examples exactly right (%.1f%%), %.1f s\n", label, name, allr, all, 100.0 * allr / all,

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // appends to a bounded buffer; the generators size their output, so running out is a bug
 typedef struct {
@@ -37,12 +38,18 @@ static void make_letters(char *buf, size_t cap, int n, Rng *rng, int how) {
     if (how == 2) qsort(s, (size_t)n, 1, cmp_char);
     put(&o, s, (size_t)n), putc_(&o, TASK_END);
 }
-static void make_copy(char *b, size_t cap, int n, double d, Rng *r) { (void)d, make_letters(b, cap, n, r, 0); }
-static void make_reverse(char *b, size_t cap, int n, double d, Rng *r) { (void)d, make_letters(b, cap, n, r, 1); }
-static void make_sort(char *b, size_t cap, int n, double d, Rng *r) { (void)d, make_letters(b, cap, n, r, 2); }
+static void make_copy(char *b, size_t cap, int n, double d, int f, Rng *r) { (void)d, (void)f, make_letters(b, cap, n, r, 0); }
+static void make_reverse(char *b, size_t cap, int n, double d, int f, Rng *r) { (void)d, (void)f, make_letters(b, cap, n, r, 1); }
+static void make_sort(char *b, size_t cap, int n, double d, int f, Rng *r) { (void)d, (void)f, make_letters(b, cap, n, r, 2); }
 
-// two n-digit numbers (no leading zero unless n = 1) and their sum, most significant first
-static void make_add(char *buf, size_t cap, int n, double depth, Rng *rng) {
+static void put_reversed(Out *o, const char *s, int n) {
+    for (int i = n - 1; i >= 0; i--) putc_(o, s[i]);
+}
+
+// two n-digit numbers (no leading zero unless n = 1) and their sum: every number most
+// significant digit first (msb), or least significant first (lsb: the operands and the sum
+// written backwards, so each digit of the sum follows the ones it depends on)
+static void make_add(char *buf, size_t cap, int n, double depth, int format, Rng *rng) {
     (void)depth;
     Out o = {buf, 0, cap};
     char a[1024] = {0}, b[1024] = {0}, s[1026]; // zeroed: quiets -Wmaybe-uninitialized (n >= 1 always)
@@ -56,40 +63,37 @@ static void make_add(char *buf, size_t cap, int n, double depth, Rng *rng) {
         s[k++] = (char)('0' + d % 10), carry = d / 10;
     }
     if (carry) s[k++] = '1';
-    put(&o, a, (size_t)n), putc_(&o, '+'), put(&o, b, (size_t)n), putc_(&o, TASK_SEP);
-    for (int i = k - 1; i >= 0; i--) putc_(&o, s[i]);
+    if (format == TASK_FMT_LSB) {
+        put_reversed(&o, a, n), putc_(&o, '+'), put_reversed(&o, b, n), putc_(&o, TASK_SEP), put(&o, s, (size_t)k);
+    } else {
+        put(&o, a, (size_t)n), putc_(&o, '+'), put(&o, b, (size_t)n), putc_(&o, TASK_SEP), put_reversed(&o, s, k);
+    }
     putc_(&o, TASK_END);
 }
 
-// n digits and their sum mod 10
-static void make_sum(char *buf, size_t cap, int n, double depth, Rng *rng) {
-    (void)depth;
+// n digits below base and their sum mod base (sum: base 10; parity: base 2, the parity of n
+// bits); scratch: the running sums mod base first, one a digit, then '=' and the answer
+static void make_digits(char *buf, size_t cap, int n, int format, Rng *rng, int base) {
     Out o = {buf, 0, cap};
+    char run[60001];
     int t = 0;
     for (int i = 0; i < n; i++) {
-        int d = (int)rng_below(rng, 10);
-        t += d, putc_(&o, (char)('0' + d));
+        int d = (int)rng_below(rng, (uint64_t)base);
+        t = (t + d) % base, run[i] = (char)('0' + t), putc_(&o, (char)('0' + d));
     }
-    putc_(&o, TASK_SEP), putc_(&o, (char)('0' + t % 10)), putc_(&o, TASK_END);
+    putc_(&o, TASK_SEP);
+    if (format == TASK_FMT_SCRATCH) put(&o, run, (size_t)n), putc_(&o, TASK_SCRATCH_END);
+    putc_(&o, (char)('0' + t)), putc_(&o, TASK_END);
 }
-
-// n bits and their parity
-static void make_parity(char *buf, size_t cap, int n, double depth, Rng *rng) {
-    (void)depth;
-    Out o = {buf, 0, cap};
-    int t = 0;
-    for (int i = 0; i < n; i++) {
-        int d = (int)rng_below(rng, 2);
-        t ^= d, putc_(&o, (char)('0' + d));
-    }
-    putc_(&o, TASK_SEP), putc_(&o, (char)('0' + t)), putc_(&o, TASK_END);
-}
+static void make_sum(char *b, size_t cap, int n, double d, int f, Rng *r) { (void)d, make_digits(b, cap, n, f, r, 10); }
+static void make_parity(char *b, size_t cap, int n, double d, int f, Rng *r) { (void)d, make_digits(b, cap, n, f, r, 2); }
 
 // Passkey retrieval (Mohtashami & Jaggi 2023): n filler sentences, the key stated after
 // round(depth n) of them, then the question; the answer is the 5-digit key
 static const char *const FILLER[] = {"The grass is green. ", "The sky is blue. ", "The sun is yellow. ", "Here we go. ",
                                      "There and back again. "};
-static void make_passkey(char *buf, size_t cap, int n, double depth, Rng *rng) {
+static void make_passkey(char *buf, size_t cap, int n, double depth, int format, Rng *rng) {
+    (void)format;
     Out o = {buf, 0, cap};
     char key[6];
     for (int i = 0; i < 5; i++) key[i] = (char)('0' + (i == 0 ? 1 + rng_below(rng, 9) : rng_below(rng, 10)));
@@ -102,14 +106,26 @@ static void make_passkey(char *buf, size_t cap, int n, double depth, Rng *rng) {
     puts_(&o, "What is the pass key? The pass key is"), putc_(&o, TASK_SEP), puts_(&o, key), putc_(&o, TASK_END);
 }
 
+// the longest example at length n in a format: "PROMPT>ANSWER;"
+static int passkey_bytes(int n, int f) {
+    (void)f;
+    int b = (int)(strlen("The pass key is ") + 5 + strlen(". Remember it. ") + strlen("What is the pass key? The pass key is") + 7);
+    for (int i = 0; i < n; i++) b += (int)strlen(FILLER[i % 5]);
+    return b;
+}
+static int letters_bytes(int n, int f) { return (void)f, 2 * n + 2; }
+static int add_bytes(int n, int f) { return (void)f, 2 * n + 2 + (n + 1) + 1; } // "A+B>", a carry's extra digit, ";"
+static int digits_bytes(int n, int f) { return n + 3 + (f == TASK_FMT_SCRATCH ? n + 1 : 0); } // scratch: n running sums, '='
+
+#define PLAIN (1 << TASK_FMT_PLAIN)
 static const Task TASKS[] = {
-    {"copy", "repeat n letters", 1000, make_copy},
-    {"reverse", "n letters in reverse order", 1000, make_reverse},
-    {"sort", "n letters in ascending order", 1000, make_sort},
-    {"add", "the sum of two n-digit numbers", 1000, make_add},
-    {"sum", "the sum of n digits mod 10", 60000, make_sum},
-    {"parity", "the parity of n bits", 60000, make_parity},
-    {"passkey", "a 5-digit key hidden among n filler sentences", 2000, make_passkey},
+    {"copy", "repeat n letters", 1000, make_copy, letters_bytes, PLAIN},
+    {"reverse", "n letters in reverse order", 1000, make_reverse, letters_bytes, PLAIN},
+    {"sort", "n letters in ascending order", 1000, make_sort, letters_bytes, PLAIN},
+    {"add", "the sum of two n-digit numbers", 1000, make_add, add_bytes, 1 << TASK_FMT_MSB | 1 << TASK_FMT_LSB},
+    {"sum", "the sum of n digits mod 10", 60000, make_sum, digits_bytes, PLAIN | 1 << TASK_FMT_SCRATCH},
+    {"parity", "the parity of n bits", 60000, make_parity, digits_bytes, PLAIN | 1 << TASK_FMT_SCRATCH},
+    {"passkey", "a 5-digit key hidden among n filler sentences", 2000, make_passkey, passkey_bytes, PLAIN},
 };
 #define NTASKS ((int)(sizeof TASKS / sizeof TASKS[0]))
 
@@ -124,6 +140,26 @@ const char *task_names(void) {
     static char buf[128];
     if (!buf[0])
         for (int i = 0; i < NTASKS; i++) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? "|" : "", TASKS[i].name);
+    return buf;
+}
+
+static const char *const FORMATS[TASK_NFMT] = {"plain", "msb", "lsb", "scratch"};
+int task_format_default(const Task *t) {
+    int f = 0;
+    while (!(t->formats >> f & 1)) f++;
+    return f;
+}
+const char *task_format_name(int f) { return f >= 0 && f < TASK_NFMT ? FORMATS[f] : "?"; }
+int task_format_find(const Task *t, const char *name) {
+    for (int f = 0; f < TASK_NFMT; f++)
+        if (t->formats >> f & 1 && !strcmp(name, FORMATS[f])) return f;
+    return -1;
+}
+const char *task_formats(const Task *t) {
+    static char buf[64];
+    buf[0] = 0;
+    for (int f = 0; f < TASK_NFMT; f++)
+        if (t->formats >> f & 1) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? "|" : "", FORMATS[f]);
     return buf;
 }
 
@@ -198,6 +234,59 @@ static void parse_line(TaskSet *s, const char *path, long line, char *p, char *e
     x->answer = ans, x->nanswer = (int)(e - ans);
 }
 
+const char *task_meta(const char *text, const char *key, char *buf, size_t n) {
+    size_t k = strlen(key);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, key, k) && !strncmp(p + k, " = ", 3)) {
+            const char *v = p + k + 3, *e = strchr(v, '\n');
+            snprintf(buf, n, "%.*s", (int)(e ? e - v : (long)strlen(v)), v);
+            return buf;
+        }
+    return NULL;
+}
+
+// the description in the task.txt beside `path` into *spec; 0 when there is none (a task file
+// on its own: nothing to check it against)
+static int task_beside(const char *path, TaskSpec *spec) {
+    char dir[4200];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    char desc_path[4300];
+    snprintf(desc_path, sizeof desc_path, "%s/task.txt", dir);
+    struct stat st;
+    if (stat(desc_path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    task_spec_read(spec, dir);
+    return 1;
+}
+
+// every example's N against its prompt: the task's generator at length N makes a prompt of a
+// fixed size (N letters and the '>' for copy; 2N + 2 bytes for add; ...), which the line's must have
+static void check_lengths(TaskSet *s, const char *path, const TaskSpec *spec) {
+    const Task *t = spec->task;
+    int *want = xcalloc((size_t)t->max_n + 1, sizeof(int));
+    char *buf = xmalloc(TASK_MAX_LINE + 64);
+    Rng rng;
+    rng_seed(&rng, 1);
+    for (int i = 0; i < s->n; i++) {
+        const TaskExample *x = &s->ex[i];
+        if (x->len > t->max_n) {
+            free(want), free(buf);
+            refuse(s, path, i + 1, "the length N is %d, more than the %d that %s allows", x->len, t->max_n, t->name);
+        }
+        if (!want[x->len]) {
+            task_make(spec, buf, TASK_MAX_LINE + 64, x->len, 0.5, &rng);
+            want[x->len] = (int)(strchr(buf, TASK_SEP) + 1 - buf);
+        }
+        if (x->nprompt != want[x->len]) {
+            int w = want[x->len];
+            free(want), free(buf);
+            refuse(s, path, i + 1, "the length N is %d, but the prompt holds %d bytes where a %s prompt of length %d holds %d: "
+                   "N does not match the example (posgpt task gen writes them)", x->len, x->nprompt, t->name, x->len, w);
+        }
+    }
+    free(want), free(buf);
+}
+
 void taskset_read(TaskSet *s, const char *path) {
     memset(s, 0, sizeof *s);
     size_t n;
@@ -226,9 +315,44 @@ void taskset_read(TaskSet *s, const char *path) {
         taskset_free(s);
         die("task file '%s' has no examples (posgpt task gen writes them)", path);
     }
+    TaskSpec spec;
+    if (task_beside(path, &spec)) check_lengths(s, path, &spec);
 }
 
 void taskset_free(TaskSet *s) {
     free(s->text), free(s->ex);
     memset(s, 0, sizeof *s);
 }
+
+// ---- a task directory's description (task.txt: "key = value" lines) ----
+void task_spec_read(TaskSpec *s, const char *dir) {
+    char path[4200], v[256];
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    size_t n;
+    char *text = (char *)read_regular_file(path, "task description", 1 << 20, &n);
+    if (memchr(text, 0, n)) die("task description '%s' holds a NUL byte; it is not a task.txt (posgpt task gen writes them)", path);
+    memset(s, 0, sizeof *s);
+    if (!task_meta(text, "task", v, sizeof v) || !(s->task = task_find(v)))
+        die("task description '%s': %s; posgpt task gen writes a 'task = NAME' line (%s)", path,
+            task_meta(text, "task", v, sizeof v) ? "the task is unknown" : "no 'task = ' line", task_names());
+    long len = task_meta(text, "max_len", v, sizeof v) ? field_num(v, v + strlen(v), 1, s->task->max_n) : -1;
+    if (len < 0)
+        die("task description '%s': no 'max_len = L' line with L a whole number from 1 to %d (%s's longest); posgpt task gen "
+            "writes one", path, s->task->max_n, s->task->name);
+    s->max_len = (int)len;
+    const char *bos = task_meta(text, "bos", v, sizeof v);
+    if (bos && strcmp(bos, "yes") && strcmp(bos, "no")) die("task description '%s': bos = %s; it is yes or no", path, bos);
+    s->bos = bos && !strcmp(bos, "yes");
+    const char *fmt = task_meta(text, "format", v, sizeof v);
+    s->format = fmt ? task_format_find(s->task, fmt) : task_format_default(s->task);
+    if (s->format < 0) die("task description '%s': format = %s; %s takes %s", path, fmt, s->task->name, task_formats(s->task));
+    free(text);
+}
+
+int task_make(const TaskSpec *s, char *buf, size_t cap, int n, double depth, Rng *rng) {
+    if (s->bos) buf[0] = TASK_BOS;
+    s->task->make(buf + s->bos, cap - (size_t)s->bos, n, depth, s->format, rng);
+    return (int)strlen(buf);
+}
+
+int task_max_bytes(const TaskSpec *s) { return s->bos + s->task->bytes(s->max_len, s->format); }

@@ -5,11 +5,15 @@
 //   copy      n letters a..j                  answer: the same letters
 //   reverse   n letters a..j                  answer: them in reverse order
 //   sort      n letters a..j                  answer: them in ascending order
-//   add       two n-digit numbers, "A+B"      answer: A + B in decimal
-//   sum       n digits                        answer: their sum mod 10 (one digit)
+//   add       two n-digit numbers, "A+B"      answer: A + B in decimal (format msb: every number
+//                                             most significant digit first; lsb: least first)
+//   sum       n digits                        answer: their sum mod 10 (one digit; format scratch:
+//                                             the running sums mod 10, '=', then the answer)
 //   parity    n bits                          answer: 1 if an odd number of them is 1, else 0
+//                                             (scratch: the running parities, '=', the answer)
 //   passkey   n filler sentences with a 5-digit key stated at a depth, then the question
 //             answer: the key
+// Every example starts with the BOS byte '^' unless the task was made without (--no-bos).
 // Task files (`posgpt task gen`): a directory with train.txt (lengths uniform in 1..L),
 // test.txt (every length 1..M L, M = 2 by default, the same number of examples each) and
 // task.txt (what made them); a line per example, "N<tab>DEPTH<tab>PROMPT>ANSWER;" with N its
@@ -23,21 +27,52 @@
 
 #define TASK_SEP '>' // ends the prompt
 #define TASK_END ';' // ends the answer
+#define TASK_SCRATCH_END '=' // scratch format: ends the running values; the answer follows
+#define TASK_BOS '^' // starts every example of a task made with a BOS byte (task gen's default; --no-bos)
 #define TASK_MAX_LINE 65536            // the most bytes an example (and its length N) may have
 #define TASK_MAX_FILE ((size_t)1 << 30) // the largest task file read (task gen writes none larger)
+
+// formats (task gen --format; docs/tasks.md): a task takes some of them, the first its default
+enum { TASK_FMT_PLAIN, TASK_FMT_MSB, TASK_FMT_LSB, TASK_FMT_SCRATCH, TASK_NFMT };
 
 typedef struct {
     const char *name, *summary;
     int max_n;        // the longest n the generator accepts
     // writes the example "PROMPT>ANSWER;" of length n (no newline) into buf, NUL-terminated;
     // depth in [0, 1] places passkey's key (other tasks ignore it)
-    void (*make)(char *buf, size_t cap, int n, double depth, Rng *rng);
+    // in format (one of formats)
+    void (*make)(char *buf, size_t cap, int n, double depth, int format, Rng *rng);
+    int (*bytes)(int n, int format); // the most bytes an example of length n holds (the longest at n <= max_n)
+    int formats;      // bit f: the task takes format f
 } Task;
 
 int task_count(void);
 const Task *task_at(int i);
 const Task *task_find(const char *name);
 const char *task_names(void); // "copy|reverse|..."
+int task_format_default(const Task *t);              // its first format (what a task.txt without one means)
+int task_format_find(const Task *t, const char *name); // the format t takes by that name, or -1
+const char *task_format_name(int format);
+const char *task_formats(const Task *t);             // "msb|lsb"
+
+// How a task directory's examples are made, from its task.txt (task_spec_read): fresh
+// training examples (train --task, task_batch.h) are made the way task gen made the files.
+typedef struct {
+    const Task *task;
+    int max_len;      // training lengths are uniform in 1..max_len
+    int bos;          // each example starts with TASK_BOS
+    int format;       // TASK_FMT_*, one the task takes
+} TaskSpec;
+
+// DIR/task.txt's task, max_len, bos (yes | no; a task.txt without it, from before BOS
+// bytes: no) and format (one the task takes; without one: the task's first, msb or plain); dies with one line naming the file and the key for a
+// missing file, a missing or unknown task, a max_len out of 1..the task's max_n
+void task_spec_read(TaskSpec *s, const char *dir);
+// the example of length n (passkey: the key at depth in [0, 1]) into buf (cap bytes), as
+// task gen writes it (no newline), NUL-terminated; returns its bytes
+int task_make(const TaskSpec *s, char *buf, size_t cap, int n, double depth, Rng *rng);
+// the most bytes an example of length 1..max_len has (the row a fresh example needs)
+int task_max_bytes(const TaskSpec *s);
 
 // one example, split: the prompt ends with TASK_SEP, the answer with TASK_END
 typedef struct {
@@ -59,6 +94,10 @@ typedef struct {
 // one in 0..100 (digits only: no sign, space or exponent), a missing tab, '>' or ';', a second
 // '>', a ';' inside the answer, an empty answer, an example over TASK_MAX_LINE bytes, a tab in
 // the example, a NUL byte, CRLF line endings, a UTF-8 byte order mark, a blank line.
+// When a task.txt beside the file names a task, each line's N is also checked against its
+// prompt (the size that task's prompt has at length N) and the task's longest N.
 void taskset_read(TaskSet *s, const char *path);
+// the value of "key = value" in a task.txt's text, into buf, or NULL when it has no such key
+const char *task_meta(const char *text, const char *key, char *buf, size_t n);
 void taskset_free(TaskSet *s);
 #endif

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# test_study3.sh - tools/study3.sh --quick end to end on a generated corpus (every phase: the lr
+# and position-lr sweeps, the choice, the matched width, training with kept checkpoints, their
+# evaluation, the report): eval.csv's columns; chosen.csv is the rule applied to the measured
+# losses, and the rule itself on a constructed case; a second start trains and evaluates nothing
+# again; a tree binary that differs from the pinned one is refused; the report is byte-identical
+# when run twice and when run from the CSVs alone (every checkpoint deleted).
+. "$(dirname "$0")/lib.sh" study3
+
+phrase_text 1 12000 > "$tmp/c.txt"
+run() { DATA=$tmp/c.txt OUT=$tmp/o POSGPT=${2:-$BIN} tools/study3.sh --quick > "$tmp/$1.out" 2> "$tmp/$1.err"; }
+run first && ok "study3 --quick runs every phase and exits 0" || bad "study3 --quick" "$(tail -5 "$tmp/first.err")"
+head -1 "$tmp/o/eval.csv" | grep -q '^scheme,seed,step,train_len,eval_len,loss,ppl,ci_low,ci_high,.*flops_per_token' \
+  && ok "eval.csv has the columns scheme,seed,step,train_len,eval_len,loss,ppl,ci_low,ci_high ... flops_per_token" \
+  || bad "eval.csv header" "$(head -1 "$tmp/o/eval.csv")"
+# every kept checkpoint (steps 8, 16) evaluated; the final one at 1x..16x; every interval holds its ppl
+n8=$(awk -F, '$3 == 8 && $14 == "kept"' "$tmp/o/eval.csv" | wc -l); nf=$(awk -F, '$14 == "final"' "$tmp/o/eval.csv" | wc -l)
+out=$(awk -F, 'NR > 1 && !($8 <= $7 && $7 <= $9)' "$tmp/o/eval.csv" | head -2)
+# 8 runs (alibi, rope, t5 x 2 seeds, xl, the rope control): 2 lengths at step 8, 5 lengths at the end
+[ "$n8" = 16 ] && [ "$nf" = 40 ] && [ -z "$out" ] && ok "kept checkpoints at 1x and 16x ($n8 rows), final ones at 5 lengths ($nf), ci_low <= ppl <= ci_high" \
+  || bad "eval rows" "step 8: $n8, final: $nf, outside: $out"
+cmp -s <(tools/study3.sh --choose "$tmp/o/phaseA.csv") "$tmp/o/chosen.csv" && [ "$(wc -l < "$tmp/o/chosen.csv")" = 5 ] \
+  && ok "chosen.csv is the rule applied to the measured phaseA.csv (4 schemes)" || bad "chosen.csv" "$(cat "$tmp/o/chosen.csv")"
+# the rule on a constructed case: x's best is 3e-3 (0.980) but 1e-3 (0.989) is within 0.01: 1e-3;
+# at 1e-3, multiplier 10 (0.970) beats 1 (0.989) by more than 0.01: 10; y's 3e-3 run failed
+# (no loss): 1e-3; z: 3e-4 within 0.01 of the best (1e-3): 3e-4, and mult 10 within 0.01 of 1: 1
+cat > "$tmp/pa.csv" <<'CSV'
+scheme,lr,pos_lr_mult,steps,val_loss
+x,3e-4,1,8,1.000
+x,1e-3,1,8,0.989
+x,3e-3,1,8,0.980
+x,1e-3,10,8,0.970
+y,3e-4,1,8,1.5
+y,1e-3,1,8,1.2
+y,3e-3,1,5,
+z,3e-4,1,8,2.005
+z,1e-3,1,8,2.000
+z,3e-3,1,8,2.100
+z,3e-4,10,8,1.999
+CSV
+got=$(tools/study3.sh --choose "$tmp/pa.csv" | cut -d, -f1-3 | tr '\n' ' ')
+[ "$got" = "scheme,lr,pos_lr_mult x,1e-3,10 y,1e-3,1 z,3e-4,1 " ] && ok "the choice rule: the smallest lr, then multiplier, within 0.01 of the best; failed runs out" \
+  || bad "choice rule" "$got"
+grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-d$(awk -F, '$1 == "rope" { print $2 }' "$tmp/o/match.csv")/seed1/info.csv" ] \
+  && ok "the matched control's width comes from match.csv and was trained" || bad "match" "$(cat "$tmp/o/match.csv")"
+[ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A2 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] \
+  && grep -q '^| C8 | rotary |' "$tmp/o/claims.md" && ok "paired tests, rankings with '<'/'~', the figure and claims.md are written" \
+  || bad "report" "$(ls "$tmp/o")"
+# resume: nothing trained or evaluated again
+touch "$tmp/marker"; sleep 1
+run second && ok "a second start exits 0" || bad "second start" "$(tail -3 "$tmp/second.err")"
+newer=$(find "$tmp/o/A" "$tmp/o/B" \( -name '*.bin' -o -name 'eval-*.csv' -o -name 'perwin-*.csv' \) -newer "$tmp/marker" | head -3)
+nck=$(find "$tmp/o/B" -name 'model-*.bin' | wc -l)
+[ -z "$newer" ] && [ "$nck" = 16 ] && ok "a second start keeps every training and evaluation ($nck kept checkpoints)" || bad "resume" "$nck kept; rewritten: $newer"
+# an interrupted run resumes from its checkpoint
+d=$tmp/o/B/alibi/seed2
+rm -f "$d"/model*.bin "$d"/eval-*.csv
+# (the run's own flags, from its settings.txt, stopped at step 8)
+"$tmp/o/bin/posgpt" train --data "$tmp/c.txt" --out "$d" --overwrite --steps 16 --threads 1 $(cat "$d/settings.txt") --stop-at 8 > /dev/null 2>&1
+"$tmp/o/bin/posgpt" info "$d/model.bin" 2> /dev/null | grep -q "step 8 of 16," || bad "stopped run" "not at step 8 of 16"
+run third
+grep -q "was interrupted: resuming it" "$tmp/third.err" && "$tmp/o/bin/posgpt" info "$d/model.bin" | grep -q "step 16 of 16," \
+  && ok "a run stopped at step 8 of 16 is resumed to its end" || bad "interrupted" "$(grep -i alibi/seed2 "$tmp/third.err" | head -3)"
+# the pinned binary: a different tree binary is refused
+cp "$BIN" "$tmp/other"; echo >> "$tmp/other"
+run pinned "$tmp/other"; rc=$?
+[ $rc = 2 ] && grep -q "differs from the pinned" "$tmp/pinned.err" && ok "a tree binary that differs from the pinned one is refused (--repin to change)" \
+  || bad "pin" "rc $rc: $(tail -2 "$tmp/pinned.err")"
+# the report: byte-identical twice, and from the CSVs alone
+files="eval.csv paired.csv convergence.csv training.csv claims.md README.md ratio_vs_step.png"
+mkdir -p "$tmp/r1" "$tmp/r2"
+POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1 && for f in $files; do cp "$tmp/o/$f" "$tmp/r1/"; done
+POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1
+diff1=$(for f in $files; do cmp -s "$tmp/o/$f" "$tmp/r1/$f" || echo "$f"; done)
+find "$tmp/o" -name '*.bin' -delete; rm -rf "$tmp/o/bin"
+POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2> "$tmp/r.err"; rc=$?
+diff2=$(for f in $files; do cmp -s "$tmp/o/$f" "$tmp/r1/$f" || echo "$f"; done)
+[ -z "$diff1" ] && ok "the report run twice is byte-identical ($files)" || bad "report twice" "differ: $diff1"
+[ $rc = 0 ] && [ -z "$diff2" ] && ok "the report from the CSVs alone (no checkpoint, no pinned binary) is byte-identical" \
+  || bad "report from CSVs" "rc $rc, differ: $diff2 $(head -2 "$tmp/r.err")"
+
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# bench_cores.sh - the many-core measurement (docs/performance.md, "Many cores"): for a machine
+# with more cores than this one, where posgpt's build may not exist. Run it there with the
+# binaries and their libraries copied beside it (ldd build/bench; LD_LIBRARY_PATH):
+#   BENCH=path/to/build/bench BENCH_DNN=path/to/build/onednn/bench tools/bench_cores.sh > out.txt
+# Prints RESULT lines: config S training (rope) at 1, 2, 4, 8, 16 threads, each unbound and bound
+# (OMP_PROC_BIND=close OMP_PLACES=cores), 16 threads spread over threads, 8 under taskset; config
+# M at 1, 4, 16 threads likewise; the per-op profile of a step at 16 threads (bench profile);
+# and, with BENCH_DNN (a BLAS=onednn build), every product of an S and M step by library at 1 and
+# 16 threads (bench gemm) and a training step with each library (POSGPT_BLAS).
+set -uo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
+B=${BENCH:-build/bench} N=${BENCH_DNN:-} MAX=${MAXT:-16}
+lscpu | grep -i "model name"; OMP_NUM_THREADS=$MAX $B sgemm | head -1
+bound() { OMP_PROC_BIND=close OMP_PLACES=cores "$@"; }
+echo "== S rope unbound / close-cores / spread-threads"
+for t in 1 2 4 8 $MAX; do
+  OMP_NUM_THREADS=$t timeout 60 $B train S rope 3 15
+  bound env OMP_NUM_THREADS=$t timeout 60 $B train S rope 3 15
+done
+OMP_PROC_BIND=spread OMP_PLACES=threads OMP_NUM_THREADS=$MAX timeout 60 $B train S rope 3 15
+taskset -c 0-7 env OMP_NUM_THREADS=8 timeout 60 $B train S rope 3 15
+echo "== M rope unbound / close-cores"
+for t in 1 4 $MAX; do
+  OMP_NUM_THREADS=$t timeout 90 $B train M rope 2 8
+  bound env OMP_NUM_THREADS=$t timeout 90 $B train M rope 2 8
+done
+echo "== profile M and S at $MAX threads"
+OMP_NUM_THREADS=$MAX timeout 60 $B profile M 4
+OMP_NUM_THREADS=$MAX timeout 60 $B profile S 6
+[ -n "$N" ] || exit 0
+echo "== oneDNN"
+$N gemm S 1 | grep "^LIB" | head -2
+for t in 1 $MAX; do
+  OMP_NUM_THREADS=$t timeout 90 $N gemm S 5 | grep RESULT
+  OMP_NUM_THREADS=$t timeout 120 $N gemm M 3 | grep RESULT
+  for cfg in S M; do for lib in openblas onednn; do POSGPT_BLAS=$lib OMP_NUM_THREADS=$t timeout 90 $N train $cfg rope 2 8; done; done
+done

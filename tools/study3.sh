@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# study3.sh - the study a reviewer would accept (issue 33): each scheme at its own learning
+# rate, trained to convergence with checkpoints kept along the way, evaluated with confidence
+# intervals and paired tests, beside parameter-matched controls. The procedure, fixed before
+# the runs, is runs/study3/PROTOCOL.md; in short:
+#   phase A  each scheme at lr 3e-4, 1e-3, 3e-3 (seed 1, A_STEPS steps); schemes with their own
+#            tensors also at --pos-lr-mult 10 at the chosen lr; the choice (smallest lr, then
+#            multiplier, within TOL nats of the best 1x validation loss) into OUT/chosen.csv
+#   phase B  the chosen settings, B_STEPS steps, a checkpoint kept every KEEP steps; the core six
+#            with SEEDS, the relatives with REL_SEEDS, rope and kerple-power at xl's parameter
+#            count (the width from posgpt info; OUT/match.csv)
+#   phase C  every kept checkpoint at 1x and 16x on the first SAMPLE held-out bytes, the final
+#            one at 1x..16x on the whole held-out split, with --ci and --per-window
+#   report   tools/study3_report.sh OUT: eval.csv, the tables, the figure, claims.md (CSVs only)
+#
+#   tools/study3.sh            the default grid into runs/study3 (the core six; about 9.3 h on 2 cores)
+#   tools/study3.sh --full     and the relatives and the matched controls (about 16.5 h; reuses the default's runs)
+#   tools/study3.sh --quick    a tiny grid into runs/study3-quick (seconds; the CI smoke test)
+#   tools/study3.sh --report   redraw the report from OUT's CSVs only (also: tools/study3_report.sh OUT)
+#   tools/study3.sh --choose PHASEA.csv   print chosen.csv for a phaseA.csv (the rule alone)
+#   --repin (with any grid): pin the tree's binary again, though it differs from OUT/bin/posgpt
+#
+# Resumable across days: a run whose checkpoint finished its steps is kept, an interrupted one
+# resumes (train --resume), an evaluation newer than its checkpoint is kept. The binary is
+# pinned: copied to OUT/bin/posgpt at the first start and used for every run; a later start
+# whose tree binary (POSGPT, default ./posgpt) differs is refused unless --repin.
+# Environment: OUT=dir, DATA=file (default data/kjv.txt), JOBS=N runs at once (default 2, one
+# thread each), RANKS=N (tools/sweep.sh); CORE, RELATIVES, SEEDS, REL_SEEDS to change the grid.
+set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
+self=$(realpath "$0")
+cd "$(dirname "$self")/.."
+TOL=0.01
+# choose PHASEA.csv: the rule of PROTOCOL.md ("Phase A", 3): per scheme the smallest lr within
+# TOL of the lowest finite loss among its multiplier-1 runs, then the smallest multiplier
+# within TOL of the best among that lr's runs
+choose() {
+  awk -F, -v tol="$TOL" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { s = $c["scheme"]; lr = $c["lr"]; m = $c["pos_lr_mult"]; v = $c["val_loss"]
+      if (v == "" || v !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) next
+      if (!(s in seen)) { seen[s] = 1; order[++n] = s }
+      k[++r] = s; L[r] = lr + 0; LS[r] = lr; M[r] = m + 0; V[r] = v + 0 }
+    END { print "scheme,lr,pos_lr_mult,val_loss,rule"
+      for (i = 1; i <= n; i++) { s = order[i]; best = ""
+        for (j = 1; j <= r; j++) if (k[j] == s && M[j] == 1 && (best == "" || V[j] < best)) best = V[j]
+        if (best == "") continue
+        lr = -1; for (j = 1; j <= r; j++) if (k[j] == s && M[j] == 1 && V[j] <= best + tol && (lr < 0 || L[j] < lr)) { lr = L[j]; ls = LS[j] }
+        b2 = ""; for (j = 1; j <= r; j++) if (k[j] == s && L[j] == lr && (b2 == "" || V[j] < b2)) b2 = V[j]
+        m = -1; for (j = 1; j <= r; j++) if (k[j] == s && L[j] == lr && V[j] <= b2 + tol && (m < 0 || M[j] < m)) { m = M[j]; v = V[j] }
+        printf "%s,%s,%s,%.6f,smallest lr then multiplier within %s nats of the best 1x val_loss\n", s, ls, m, v, tol } }' "$1"
+}
+mode=default repin=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) mode=quick ;;
+    --full) mode=full ;;
+    --report) mode=report ;;
+    --repin) repin=1 ;;
+    --choose) choose "$2"; exit 0 ;;
+    --one) shift; mode=one; break ;; # one job of a list (called through tools/sweep.sh)
+    *) echo "study3.sh: error: unknown argument '$1' (see tools/study3.sh --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+relatives_all="kerple-power sandwich xl fire xpos"
+if [ "$mode" = quick ]; then
+  out=${OUT:-runs/study3-quick}
+  export T=32 MODEL="--layers 1 --heads 2" D=16 BATCH=4 A_STEPS=${A_STEPS:-8} B_STEPS=${B_STEPS:-16} KEEP=8 CKPT=4 EVERY=4
+  export SAMPLE=1024 FINAL_TOKENS=4096 VAL_TOKENS=1024 WIDTHS="8 16 24 32"
+  core=${CORE-"alibi rope t5"} relatives=${RELATIVES-"xl"} seeds=${SEEDS-"1 2"} rel_seeds=${REL_SEEDS-"1"} controls="rope"
+elif [ "$mode" != one ]; then
+  out=${OUT:-runs/study3}
+  export T=128 MODEL="--layers 4 --heads 4" D=128 BATCH=32 A_STEPS=1200 B_STEPS=4800 KEEP=600 CKPT=300 EVERY=240
+  export SAMPLE=131072 FINAL_TOKENS=0 VAL_TOKENS=65536 WIDTHS="$(seq -s ' ' 64 8 256)"
+  core=${CORE-"sinusoidal learned t5 alibi rope nope"} seeds=${SEEDS-"1 2 3"} rel_seeds=${REL_SEEDS-"1"}
+  relatives=${RELATIVES-""} controls=""
+  [ "$mode" = full ] && relatives=${RELATIVES-$relatives_all} controls="rope kerple-power"
+fi
+[ "$mode" = report ] && exec tools/study3_report.sh "$out"
+export LRS="3e-4 1e-3 3e-3" MULTS="10"
+
+bin=${PIN:-}
+# finished CKPT STEPS: the checkpoint exists and trained all its steps
+finished() { [ -s "$1" ] && grep -q "step $2 of $2," <("$bin" info "$1" 2> /dev/null); }
+# train_run DIR STEPS ARGS...: kept if finished, resumed if interrupted, else trained
+train_run() {
+  local d=$1 steps=$2; shift 2
+  mkdir -p "$d"
+  if [ -s "$d/settings.txt" ] && [ "$(cat "$d/settings.txt")" != "$*" ]; then
+    echo "    $d: made with other settings; trained again" >&2
+    rm -f "$d"/model*.bin "$d"/*.csv
+  fi
+  echo "$*" > "$d/settings.txt"
+  finished "$d/model.bin" "$steps" && return 0
+  if [ -s "$d/model.bin" ]; then
+    echo "    $d was interrupted: resuming it" >&2
+    "$bin" train --resume "$d" --data "$DATA" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
+  else
+    "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$steps" --threads 1 "$@" > "$d/train.txt" 2> "$d/train.err"
+  fi
+}
+# common SCHEME: the flags every run of SCHEME shares
+common() {
+  local x=(--pos "$1" --seq-len "$T" $MODEL --batch "$BATCH" --wd 0 --eval-every "$EVERY" --val-tokens "$VAL_TOKENS"
+    --ckpt-every "$CKPT")
+  [ "$1" = learned ] && x+=(--max-pos $((16 * T)))
+  echo "${x[@]}"
+}
+# ev OUTPUT CKPT ARGS...: posgpt eval, kept when OUTPUT is newer than CKPT (@OUT@ -> OUTPUT.part;
+# @PW@ -> the per-window file beside it, also renamed when complete)
+ev() {
+  local o=$1 ck=$2; shift 2
+  [ -s "$o" ] && [ "$o" -nt "$ck" ] && return 0
+  local a=() x pw=${o%.csv}; pw=$(dirname "$o")/perwin-${pw##*/eval-}.csv
+  for x in "$@"; do x=${x//@OUT@/$o.part}; a+=("${x//@PW@/$pw.part}"); done
+  "$bin" eval --ckpt "$ck" --data "$DATA" --threads 1 --ci "${a[@]}" 2>> "$(dirname "$o")/eval.log"
+  [ -e "$pw.part" ] && mv "$pw.part" "$pw"
+  mv "$o.part" "$o"
+}
+
+if [ "$mode" = one ]; then
+  job=$1
+  if [ "$job" = A ]; then # A SCHEME LR MULT
+    s=$2 lr=$3 m=$4
+    train_run "$OUT/A/$s/lr$lr-m$m" "$A_STEPS" $(common "$s") --d-model "$D" --lr "$lr" --pos-lr-mult "$m" --seed 1
+  elif [ "$job" = width ]; then # width SCHEME D: one step, for the parameter count
+    d=$OUT/match/$2-d$3
+    train_run "$d" 1 --pos "$2" --seq-len "$T" $MODEL --d-model "$3" --batch 1 --val-tokens "$T" --seed 1
+    "$bin" info "$d/model.bin" | awk -v s="$2" -v d="$3" '$1 == "parameters" { print s "," d "," $2; exit }' > "$d/params.csv"
+  elif [ "$job" = B ]; then # B RUN SCHEME SEED DMODEL
+    run=$2 s=$3 seed=$4 dm=$5
+    IFS=, read -r _ lr m _ < <(awk -F, -v s="$s" '$1 == s' "$OUT/chosen.csv")
+    [ -n "${lr:-}" ] || { echo "study3: no chosen lr for $s in $OUT/chosen.csv" >&2; exit 1; }
+    d=$OUT/B/$run/seed$seed
+    train_run "$d" "$B_STEPS" $(common "$s") --d-model "$dm" --lr "$lr" --pos-lr-mult "$m" --seed "$seed" --keep-every "$KEEP"
+    for ((k = KEEP; k <= B_STEPS; k += KEEP)); do
+      ev "$d/eval-$k.csv" "$d/model-$k.bin" --lengths 1x,16x --max-tokens "$SAMPLE" --csv @OUT@
+    done
+    ev "$d/eval-final.csv" "$d/model.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$FINAL_TOKENS" --csv @OUT@ --per-window @PW@
+    "$bin" info "$d/model.bin" | awk -v r="$run" -v s="$s" -v k="$seed" -v d="$dm" -v lr="$lr" -v m="$m" '
+      $1 == "parameters" { p = $2 } $1 == "flops/token" { f = $2 }
+      END { print "run,pos,seed,d_model,lr,pos_lr_mult,params,flops_per_token"; print r "," s "," k "," d "," lr "," m "," p "," f }' > "$d/info.csv"
+  else
+    echo "study3: unknown job '$*'" >&2; exit 2
+  fi
+  exit 0
+fi
+
+# ---- the grid ----
+export DATA=${DATA:-data/kjv.txt}
+if [ ! -s "$DATA" ]; then
+  [ "$DATA" = data/kjv.txt ] || { echo "study3: error: no corpus '$DATA' (DATA=file)" >&2; exit 2; }
+  make --no-print-directory data/kjv.txt
+fi
+src=${POSGPT:-./posgpt}
+[ -x "$src" ] || make --no-print-directory posgpt
+mkdir -p "$out/bin"
+export PIN=$out/bin/posgpt OUT=$out
+if [ ! -e "$PIN" ] || [ $repin = 1 ]; then
+  [ -e "$PIN" ] && echo "study3: --repin: $PIN replaced by $src (runs made before keep their results)" >&2
+  cp "$src" "$PIN.tmp" && mv "$PIN.tmp" "$PIN"
+elif ! cmp -s "$src" "$PIN"; then
+  echo "study3: error: $src differs from the pinned $PIN; rerun with --repin to pin it (runs made before keep their results), or POSGPT=$PIN" >&2
+  exit 2
+fi
+bin=$PIN
+t_start=$SECONDS
+echo "tools/study3.sh $([ $mode = default ] || echo "--$mode")$([ $repin = 1 ] && echo " --repin")   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), pinned $PIN, cksum $(cksum < "$PIN" | cut -d' ' -f1))" >> "$out/command.txt"
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+jobs=${JOBS:-$([ -n "${RANKS:-}" ] && echo 1 || echo 2)}
+sweep() { JOBS=$jobs SWEEP_ENV="OUT PIN DATA T MODEL D BATCH A_STEPS B_STEPS KEEP CKPT EVERY SAMPLE FINAL_TOKENS VAL_TOKENS" \
+  tools/sweep.sh "$list" "$self" --one; }
+phase() { echo "study3: $1 ($(grep -c . "$list") jobs)" >&2; sweep || failed=1; }
+failed=0
+has_tensors() { case $1 in learned | t5 | kerple-power | kerple-log | xl | fire | cope | shaw) return 0 ;; esac; return 1; }
+all="$core $relatives"
+# phase A
+for s in $all; do for lr in $LRS; do echo "A $s $lr 1"; done; done > "$list"
+phase "phase A, the lr sweep"
+gather_a() {
+  echo "scheme,lr,pos_lr_mult,steps,val_loss"
+  for s in $all; do for d in "$out/A/$s"/lr*-m*; do
+    [ -s "$d/log.csv" ] || continue
+    n=${d##*/lr}; lr=${n%-m*} m=${n##*-m}
+    # a run that did not finish its steps has no score (PROTOCOL.md: it is out)
+    awk -F, -v s="$s" -v lr="$lr" -v m="$m" -v n="$A_STEPS" 'NR > 1 && $3 != "" { st = $1; v = $3 }
+      END { print s "," lr "," m "," st "," (st == n ? v : "") }' "$d/log.csv"
+  done; done
+}
+gather_a > "$out/phaseA.csv"
+choose "$out/phaseA.csv" > "$out/chosen.csv"
+for s in $all; do has_tensors "$s" || continue
+  lr=$(awk -F, -v s="$s" '$1 == s { print $2 }' "$out/chosen.csv")
+  [ -n "$lr" ] && for m in $MULTS; do echo "A $s $lr $m"; done
+done > "$list"
+phase "phase A, the position-lr sweep"
+gather_a > "$out/phaseA.csv"
+choose "$out/phaseA.csv" > "$out/chosen.csv"
+# the matched controls' width: the candidate whose parameter count is closest to xl's
+if [ -n "$controls" ]; then
+  { echo "width xl $D"; for s in $controls; do for w in $WIDTHS; do echo "width $s $w"; done; done; } > "$list"
+  phase "the matched controls' width"
+  target=$(cat "$out/match/xl-d$D/params.csv" | cut -d, -f3)
+  { echo "scheme,d_model,params,target,target_params,rel_diff"
+    for s in $controls; do cat "$out"/match/"$s"-d*/params.csv | sort -t, -k2,2n |
+      awk -F, -v t="$target" -v D="$D" '{ d = $3 - t; if (d < 0) d = -d; if (b == "" || d < b) { b = d; w = $2; p = $3 } }
+        END { printf "%s,%s,%s,xl-d%s,%s,%+.4f\n", $1, w, p, D, t, (p - t) / t }'
+    done; } > "$out/match.csv"
+fi
+# phases B and C
+{
+  for seed in $seeds; do for s in $core; do echo "B $s $s $seed $D"; done; done
+  for seed in $rel_seeds; do for s in $relatives; do echo "B $s $s $seed $D"; done; done
+  for s in $controls; do w=$(awk -F, -v s="$s" '$1 == s { print $2 }' "$out/match.csv"); echo "B $s-d$w $s 1 $w"; done
+} > "$list"
+phase "phases B and C, training and evaluation"
+echo "study3 wall time: $(( (SECONDS - t_start) / 60 )) min (tools/study3.sh $mode; work kept from earlier starts takes no time)" | tee -a "$out/command.txt" >&2
+POSGPT=$bin tools/study3_report.sh "$out" > /dev/null || failed=1
+exit $failed
