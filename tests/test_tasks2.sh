@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_tasks2.sh - tools/tasks2.sh --quick end to end (copy at L = 4, two schemes, a 60-step cap,
 # trained with --until-acc): the binary is pinned in OUT/bin, acc.csv has the study's columns
-# with per-token accuracy and steps_to_learn, a second call trains nothing again; then
+# with per-token accuracy and steps_to_learn, a second call trains nothing again; the formats of
+# add, sum and parity; --plan's grids and worst-case estimate; then
 # tools/tasks2_report.sh on a constructed acc.csv: the ranking lists only the (task, scheme)
 # pairs learned (exact match >= 0.9 at 1x) in at least 2 seeds, and says how many qualified.
 . "$(dirname "$0")/lib.sh" tasks2
@@ -26,6 +27,27 @@ grep -q '"steps_to_learn"' "$tmp/q/copy/nope/seed1/summary.json" && grep -q "^un
 cp "$tmp/q/acc.csv" "$tmp/acc-first.csv"
 run second && grep -q "done earlier" "$tmp/second.err" && ! grep -q "train [0-9]* s" "$tmp/second.err" && cmp -s "$tmp/q/acc.csv" "$tmp/acc-first.csv" \
   && ok "tasks2: a second call trains and evaluates nothing again" || bad "tasks2 resume" "$(tail -3 "$tmp/second.err")"
+
+# the formats (add lsb, sum and parity scratch, BOS on) in the data each task's runs train on
+OUT=$tmp/f POSGPT=$BIN JOBS=1 TASKS="add sum parity" SCHEMES=nope tools/tasks2.sh --quick > "$tmp/f.out" 2> "$tmp/f.err" \
+  && grep -qx "format = lsb" "$tmp/f/data/add/task.txt" && grep -qx "format = scratch" "$tmp/f/data/sum/task.txt" \
+  && grep -qx "format = scratch" "$tmp/f/data/parity/task.txt" && [ "$(grep -lx "bos = yes" "$tmp"/f/data/*/task.txt | wc -l)" = 3 ] \
+  && [ -s "$tmp/f/sum/nope/seed1/acc.csv" ] \
+  && ok "tasks2: add trains on --format lsb, sum and parity on --format scratch, BOS on" \
+  || bad "tasks2 formats" "$(cat "$tmp"/f/data/*/task.txt 2>&1 | grep -E 'format|bos'; tail -3 "$tmp/f.err")"
+# the grids and the worst-case estimate (printed, nothing run): 8 schemes x 7 tasks x 3 seeds by
+# default, randomized positions over rope and alibi only under --full, about 6 hours at the caps
+plan=$(tools/tasks2.sh --plan 2>&1) full=$(tools/tasks2.sh --plan --full 2>&1)
+hours=$(sed -n 's/.*about \([0-9.]*\) hours on 2 quiet cores.*/\1/p' <<< "$plan")
+grep -q "= 168 runs (sinusoidal learned t5 alibi rope nope fire kerple-power);" <<< "$plan" && ! grep -q randomized <<< "$plan" \
+  && grep -q "= 210 runs (.* randomized-rope randomized-alibi);" <<< "$full" \
+  && awk -v h="$hours" 'BEGIN { exit !(h >= 5 && h <= 6.5) }' \
+  && ok "tasks2 --plan: 168 runs by default (8 schemes), 210 with --full (randomized rope, alibi); worst case $hours h (about 6)" \
+  || bad "tasks2 --plan" "$plan / $full"
+tools/tasks2.sh --help | grep -q "default grid takes about 6 hours on 2 quiet cores" && tools/tasks2.sh --help | grep -q "ESTIMATE" \
+  && ok "tasks2 --help: states the worst-case time, marked an estimate" || bad "tasks2 --help" "no estimate"
+[ "$(CAP_HARD=5000 tools/tasks2.sh --plan | sed -n 's/.*about \([0-9.]*\) hours.*/\1/p')" != "$hours" ] \
+  && ok "tasks2 --plan: the estimate follows the caps in force (CAP_HARD)" || bad "tasks2 --plan caps" "same estimate"
 
 # the qualifying rule on a constructed acc.csv (L = 2, lengths 1..6; 10 examples a length):
 # copy: alibi learned in 3 seeds, rope in 2 (seed 3 at 0.8), nope in 1 -> alibi and rope rank,

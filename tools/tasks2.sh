@@ -7,20 +7,34 @@
 # depths). tools/tasks2_report.sh then writes acc.csv and table.md, whose ranking lists only the
 # (task, scheme) pairs learned at 1x (exact match >= 0.9 at lengths 1..L) in >= 2 of 3 seeds.
 #
-#   tools/tasks2.sh            the default grid into runs/tasks2: 7 tasks x 10 schemes x 3 seeds
-#                              (the core six sinusoidal learned t5 alibi rope nope, fire,
-#                              kerple-power, and randomized positions over rope and alibi)
+#   tools/tasks2.sh            the default grid into runs/tasks2: 7 tasks x 8 schemes x 3 seeds
+#                              (the core six sinusoidal learned t5 alibi rope nope, fire and
+#                              kerple-power): 168 runs
+#   tools/tasks2.sh --full     the same plus randomized positions over rope and alibi (10
+#                              schemes, 210 runs)
+#   tools/tasks2.sh --plan     the grid's run count and worst-case time estimate, nothing run
+#                              (--plan --full: the full grid's)
 #   tools/tasks2.sh --quick    a smoke test into runs/tasks2-quick (seconds: copy at L = 4, two
 #                              schemes, one seed, a 60-step cap)
 #   tools/tasks2.sh --figures  only the report, from the CSVs in the folder
 #
+# Time: if every run goes to its cap, the default grid takes about 6 hours on 2 quiet cores.
+# That is an ESTIMATE, not a measurement of this grid: the six L = 20 tasks at about 9 steps/s
+# a run (a quiet-machine rate measured at L = 20, one thread a run, two runs at once) plus 15%
+# for task eval and the held-out checks, passkey at about 3.6 steps/s eval included (its 2000-
+# step runs in runs/tasks, the same settings). A run that learns stops early, so the grid is
+# usually shorter; --plan prints the estimate for the caps and subset in force.
+#
 # Settings: L = 20 for the six short tasks (test lengths 1..60), passkey L = 4 filler sentences
-# (test 1..32); step caps 5000 (copy, reverse, sort; CAP_SHORT=N), 10000 (add, sum, parity;
-# CAP_HARD=N) and 10000 (passkey; CAP_PASSKEY=N), fixed when a task's data is made (OUT/data/
-# TASK/cap), a batch of 64, validation and the learned check every 250 steps; the model and learning rate
+# (test 1..32); formats (task gen --format; docs/tasks.md): add lsb (least significant digit
+# first), sum and parity scratch (the running values, '=', the answer; exact match scores the
+# final answer), each example starting with the BOS byte; step caps 1500 (copy, reverse, sort;
+# CAP_SHORT=N), 2500 (add, sum, parity; CAP_HARD=N) and 1000 (passkey; CAP_PASSKEY=N), fixed
+# when a task's data is made (OUT/data/TASK/cap), a batch of 64, validation and the learned
+# check every 250 steps; the model and learning rate
 # of tools/tasks.sh (3 blocks, width 64, 4 heads, lr 3e-3: runs/tasks/README.md). The cosine
 # schedule runs over the cap, whatever step a run stops at.
-# Randomized positions (Ruoss et al. 2023) over a base: train --pos rope|alibi --positions
+# Randomized positions (Ruoss et al. 2023; --full only) over a base: train --pos rope|alibi --positions
 # random --rand-max R (R = 4 x the longest test example), evaluated at random positions too;
 # `train --pos randomized` is the sinusoidal base only (tools/tasks.sh ran it).
 # The binary is pinned: ./posgpt (or POSGPT=FILE) is copied to OUT/bin/posgpt when the study
@@ -38,12 +52,12 @@ self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 
 all_tasks="copy reverse sort add sum parity passkey"
-all_schemes="sinusoidal learned t5 alibi rope nope fire kerple-power randomized-rope randomized-alibi"
+default_schemes="sinusoidal learned t5 alibi rope nope fire kerple-power"
+full_schemes="$default_schemes randomized-rope randomized-alibi"
 
-# the training format of each task: the ONE place to change when `task gen --format` exists
-# (e.g. add) echo "--format lsb" ;; sum | parity) echo "--format scratchpad" ;;), all of
-# its words passed to task gen as they are; none yet on this branch
-task_format() { case "$1" in *) echo "" ;; esac; }
+# the training format of each task: the ONE place that sets it, all of its words passed to
+# task gen as they are (BOS on: task gen's default)
+task_format() { case "$1" in add) echo "--format lsb" ;; sum | parity) echo "--format scratch" ;; *) echo "" ;; esac; }
 
 # ---- one run (called through tools/sweep.sh; the settings come in the environment) ----
 if [ "${1:-}" = --one ]; then
@@ -78,13 +92,17 @@ if [ "${1:-}" = --one ]; then
   exit 0
 fi
 
-mode=default failed=0
-case "${1:-}" in
-  --quick) mode=quick ;;
-  --figures) mode=figures ;;
-  "") ;;
-  *) echo "usage: tools/tasks2.sh [--quick | --figures]   (see the comment at the top)" >&2; exit 2 ;;
-esac
+mode=default failed=0 full=0 plan=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) mode=quick ;;
+    --figures) mode=figures ;;
+    --full) full=1 ;;
+    --plan) plan=1 ;;
+    *) echo "usage: tools/tasks2.sh [--full] [--plan] | --quick | --figures   (see the comment at the top)" >&2; exit 2 ;;
+  esac
+done
+all_schemes=$([ $full = 1 ] && echo "$full_schemes" || echo "$default_schemes")
 if [ $mode = quick ]; then
   export OUT=${OUT:-runs/tasks2-quick} EVAL=20 UNTIL=0.9
   tasks=${TASKS:-copy} schemes=${SCHEMES:-"nope randomized-alibi"} seeds=${SEEDS:-1}
@@ -96,8 +114,25 @@ else
 fi
 export LR=3e-3 PACK=--pack
 task_L() { [ $mode = quick ] && echo 4 && return; [ "$1" = passkey ] && echo 4 || echo 20; }
-task_cap() { [ $mode = quick ] && echo 60 && return; case "$1" in copy | reverse | sort) echo "${CAP_SHORT:-5000}" ;; passkey) echo "${CAP_PASSKEY:-10000}" ;; *) echo "${CAP_HARD:-10000}" ;; esac; }
+task_cap() { [ $mode = quick ] && echo 60 && return; case "$1" in copy | reverse | sort) echo "${CAP_SHORT:-1500}" ;; passkey) echo "${CAP_PASSKEY:-1000}" ;; *) echo "${CAP_HARD:-2500}" ;; esac; }
+# the worst case (every run to its cap) in hours on JOBS quiet cores: the estimate of the header
+# (9 steps/s at L = 20 plus 15% for evaluation, passkey 3.6 steps/s), from the caps in force
+plan_hours() {
+  local runs=$(( $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) t core=0
+  for t in $tasks; do
+    core=$(awk -v c="$core" -v n=$runs -v cap="$(task_cap "$t")" -v pk=$([ "$t" = passkey ] && echo 1 || echo 0) \
+      'BEGIN { print c + n * cap / (pk ? 3.6 : 9 / 1.15) }')
+  done
+  awk -v c="$core" -v j="$jobs" 'BEGIN { printf "%.1f", c / j / 3600 }'
+}
 jobs=${JOBS:-$([ -n "${RANKS:-}" ] && echo 1 || echo 2)} # (per MPI process under RANKS)
+if [ $plan = 1 ]; then
+  echo "tasks2 grid: $(echo $tasks | wc -w) tasks x $(echo $schemes | wc -w) schemes x $(echo $seeds | wc -w) seeds =" \
+    "$(( $(echo $tasks | wc -w) * $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) runs ($schemes); caps:" \
+    "$(for t in $tasks; do printf '%s %s, ' "$t" "$(task_cap "$t")"; done | sed 's/, $//')"
+  echo "worst case (every run to its cap): about $(plan_hours) hours on $jobs quiet cores (an estimate: see --help)"
+  exit 0
+fi
 mkdir -p "$OUT"
 
 if [ $mode != figures ]; then
