@@ -11,6 +11,7 @@
 #include "scheme_state.h"
 #include "schemes.h"
 #include "task_batch.h"
+#include "task_eval.h"
 
 #include <math.h>
 #include <omp.h>
@@ -106,6 +107,127 @@ static void tiny_tasks(TaskData *d, const char *tag, int n, int maxlen) {
     fclose(f);
     taskdata_load(d, path);
     remove(path);
+}
+
+// a model built by hand to write the chain of bytes chain[1], chain[2], ... after chain[0]:
+// no attention (its weights zero), one MLP that maps each byte chain[i] to chain[i + 1], the
+// embedding one-hot (byte chain[i] is unit vector i; chain holds distinct bytes, at most 16)
+static void chain_model(GPT *m, const char *chain) {
+    GPTConfig c = {.V = 256, .C = 16, .L = 1, .NH = 1, .T = 16, .pos_rows = 16};
+    snprintf(c.scheme, sizeof c.scheme, "nope");
+    gpt_build(m, &c);
+    memset(m->params, 0, m->num_params * sizeof(real));
+    int n = (int)strlen(chain);
+    for (int i = 0; i < c.C; i++) m->params[m->offsets[P_LN1W] + i] = m->params[m->offsets[P_LN2W] + i] = m->params[m->offsets[P_LNFW] + i] = 1;
+    for (int i = 0; i < n; i++) m->params[m->offsets[P_WTE] + (size_t)(unsigned char)chain[i] * c.C + i] = 1;
+    for (int i = 0; i + 1 < n; i++) { // hidden unit i fires on byte chain[i] and writes byte chain[i + 1] over it
+        m->params[m->offsets[P_FCW] + (size_t)i * c.C + i] = 1;
+        m->params[m->offsets[P_FCPW] + (size_t)(i + 1) * 4 * c.C + i] = 10;
+        m->params[m->offsets[P_FCPW] + (size_t)i * 4 * c.C + i] = -10;
+    }
+}
+
+// DIR/task.txt and DIR/test.txt written (DIR made)
+static void task_dir_write(const char *dir, const char *task_txt, const char *test_txt) {
+    char path[128];
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs(task_txt, f), fclose(f);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    f = fopen(path, "w");
+    fputs(test_txt, f), fclose(f);
+}
+
+// `task eval` of m (saved to DIR/model.bin) on DIR, its CSV into got (n bytes); DIR removed after
+static void task_eval_csv(const GPT *m, const char *dir, char *got, size_t n) {
+    char ck[128], csv[128], path[128];
+    snprintf(ck, sizeof ck, "%s/model.bin", dir), snprintf(csv, sizeof csv, "%s/acc.csv", dir);
+    TrainState ts = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, .steps = 1, .batch = 1, .grad_shards = 1, .val_loss = NAN,
+                     .pos_lr_mult = 1};
+    ckpt_save(ck, m, &ts, NULL);
+    char *argv[] = {"posgpt", "task", "eval", "--ckpt", ck, "--task", (char *)dir, "--csv", csv, "--threads", "1", NULL};
+    task_eval(11, argv);
+    FILE *f = fopen(csv, "r");
+    size_t k = f ? fread(got, 1, n - 1, f) : 0;
+    got[k] = 0;
+    if (f) fclose(f);
+    remove(ck), remove(csv);
+    snprintf(path, sizeof path, "%s/task.txt", dir), remove(path);
+    snprintf(path, sizeof path, "%s/test.txt", dir), remove(path);
+    rmdir(dir);
+}
+
+// per-token accuracy beside exact match (task_eval.h), on a model built by hand to answer every
+// copy prompt "abc;" (chain_model ">abc;"). So the answers, and both accuracies, are known:
+// "abc>abc;" all 4 bytes right; "abd>abd;" 3 of 4 (the 'c'); "ab>ab;" 2 of 3 (the ';' comes a
+// byte late); "b>b;" 0 of 2 ("ab" is written). Exact match 1 of 4 examples, per-token 9 of 13
+// answer bytes.
+static void test_task_token_accuracy(void) {
+    GPT m;
+    chain_model(&m, ">abc;");
+    char dir[64], path[128];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-tokacc-%d", (int)getpid());
+    task_dir_write(dir, "task = copy\nmax_len = 3\n", "3\t0\tabc>abc;\n3\t0\tabd>abd;\n2\t0\tab>ab;\n1\t0\tb>b;\n");
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    TaskSet set;
+    taskset_read(&set, path);
+    int which[4] = {0, 1, 2, 3}, tok[4];
+    char right[4];
+    for (int batch = 1; batch <= 4; batch += 3) {
+        TaskDecode how = {batch, 0, 1, NULL, 0};
+        task_decode(&m, &set, which, 4, &how, right, tok);
+        check(right[0] == 1 && right[1] == 0 && right[2] == 0 && right[3] == 0 && tok[0] == 4 && tok[1] == 3 && tok[2] == 2 && tok[3] == 0,
+              "task_decode: exact match 1 0 0 0 and answer bytes right 4 3 2 0 on the hand-built copy model", "batch %d: right %d %d %d %d, "
+              "bytes %d %d %d %d", batch, right[0], right[1], right[2], right[3], tok[0], tok[1], tok[2], tok[3]);
+    }
+    taskset_free(&set);
+    // the CSV of `task eval`: a row per length, exact and per-token side by side
+    char got[1024];
+    task_eval_csv(&m, dir, got, sizeof got);
+    const char *want = "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy\n"
+                       "copy,nope,3,1,0,1,0,0.000000,2,0,0.000000\n"
+                       "copy,nope,3,2,0,1,0,0.000000,3,2,0.666667\n"
+                       "copy,nope,3,3,0,2,1,0.500000,8,7,0.875000\n";
+    check(!strcmp(got, want), "task eval CSV: exact match and per-token accuracy per length on the hand-built model", "got\n%s", got);
+    gpt_free(&m);
+}
+
+// a scratch format scores the final answer alone (the bytes after the answer's last '=', its
+// ';' included): a model built to write "0=1;" after every parity prompt (chain_model ">0=1;").
+// "1>1=1;": a wrong running parity, the right final answer: exact under final-only, not whole
+// (3 of 4 bytes whole, 2 of 2 final); "0>0=0;": wrong either way (3 of 4, 1 of 2); "11>10=0;":
+// the model's ';' comes early, the final answer's places unreached or wrong (0 of 5, 0 of 2)
+static void test_task_final_answer(void) {
+    GPT m;
+    chain_model(&m, ">0=1;");
+    char dir[64], path[128];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-final-%d", (int)getpid());
+    task_dir_write(dir, "task = parity\nmax_len = 2\nformat = scratch\n", "1\t0\t1>1=1;\n1\t0\t0>0=0;\n2\t0\t11>10=0;\n");
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    TaskSet set;
+    taskset_read(&set, path);
+    check(task_scored_from(&set.ex[2], 1) == 3 && task_scored_from(&set.ex[2], 0) == 0, "task_scored_from: after the last '=', or 0",
+          "%d %d", task_scored_from(&set.ex[2], 1), task_scored_from(&set.ex[2], 0));
+    for (int final = 0; final < 2; final++) {
+        int which[3] = {0, 1, 2}, tok[3];
+        char right[3];
+        TaskDecode how = {2, 0, 1, NULL, final};
+        task_decode(&m, &set, which, 3, &how, right, tok);
+        int want_r0 = final, want_t0 = final ? 2 : 3, want_t1 = final ? 1 : 3;
+        check(right[0] == want_r0 && right[1] == 0 && right[2] == 0 && tok[0] == want_t0 && tok[1] == want_t1 && tok[2] == 0,
+              final ? "task_decode final-only: the right final answer after a wrong running value is exact"
+                    : "task_decode whole answer: a wrong running value makes the answer wrong",
+              "right %d %d %d, bytes %d %d %d", right[0], right[1], right[2], tok[0], tok[1], tok[2]);
+    }
+    taskset_free(&set);
+    char got[1024];
+    task_eval_csv(&m, dir, got, sizeof got); // task.txt says scratch: final answers scored
+    const char *want = "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy\n"
+                       "parity,nope,2,1,0,2,1,0.500000,4,3,0.750000\n"
+                       "parity,nope,2,2,0,1,0,0.000000,2,0,0.000000\n";
+    check(!strcmp(got, want), "task eval CSV, format scratch: the final answers scored (exact and per-token)", "got\n%s", got);
+    gpt_free(&m);
 }
 
 // task training at random positions: each row's example gets as many sorted distinct draws
@@ -1022,6 +1144,8 @@ int main(void) {
     test_t5_buckets();
     test_positions();
     test_task_positions();
+    test_task_token_accuracy();
+    test_task_final_answer();
     test_task_fresh();
     test_task_spec();
     test_pack();

@@ -108,7 +108,7 @@ flag "sample --temperature 0 --top-k 5" "no effect with --temperature 0" $BIN sa
 flag "sample --temperature 0 --seed 2" "no effect with --temperature 0" $BIN sample --ckpt "$CK" --temperature 0 --seed 2 --tokens 2
 flag "plot --xlog on a ppl CSV" "applies to kind position" $BIN plot --xlog --out "$tmp/p.png" "$tmp/e.csv"
 flag "plot --smooth on a ppl CSV" "applies to kind position" $BIN plot --smooth 3 --out "$tmp/p.png" "$tmp/e.csv"
-flag "plot --metric on a training log" "applies to kinds ppl and offset" $BIN plot --metric loss --out "$tmp/p.png" "$tmp/run/log.csv"
+flag "plot --metric on a training log" "applies to kinds ppl, offset and accuracy" $BIN plot --metric loss --out "$tmp/p.png" "$tmp/run/log.csv"
 flag "plot --positions on a training log" "applies to kind ppl" $BIN plot --positions random --out "$tmp/p.png" "$tmp/run/log.csv"
 flag "plot --protocol on a training log" "applies to kinds ppl, offset and position" $BIN plot --protocol sliding --out "$tmp/p.png" "$tmp/run/log.csv"
 # a run trained with an extension: a factor without the method names the checkpoint's

@@ -258,6 +258,23 @@ $BIN plot --out "$tmp/acc1.svg" "$tmp/acc-one.csv" 2> /dev/null && ! grep -q 'op
   && ok "accuracy: one file per scheme draws no band" || bad "accuracy one file" "a band with one seed"
 printf 'task,scheme,train_max_len,len,depth,examples,correct,accuracy\nreverse,alibi,20,3,0,10,11,1.1\n' > "$tmp/acc-bad.csv"
 expect_error "accuracy: more correct than examples" "acc-bad.csv line 2" "${O[@]}" "$tmp/acc-bad.csv"
+# --metric token|exact: one file where the two differ (length 3: 1 of 2 examples exact, 7 of 8
+# answer bytes; length 4: none exact, 3 of 5 bytes), exact by default
+TH=task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy
+printf '%s\ncopy,nope,3,3,0,2,1,0.5,8,7,0.875\ncopy,nope,3,4,0,1,0,0,5,3,0.6\n' $TH > "$tmp/acc-tok.csv"
+pts() { $BIN plot --out "$tmp/acc-tok.png" --stats "$@" "$tmp/acc-tok.csv" 2> /dev/null | awk '$1 == "point" { printf "%s:%s ", $3, $4 }'; }
+[ "$(pts --kind accuracy)" = "3:0.5 4:0 " ] && [ "$(pts --metric exact)" = "3:0.5 4:0 " ] \
+  && ok "accuracy --metric exact (the default): correct / examples per length" || bad "accuracy exact" "$(pts --kind accuracy)"
+[ "$(pts --kind accuracy --metric token)" = "3:0.875 4:0.6 " ] \
+  && ok "accuracy --metric token: tokens_correct / tokens per length" || bad "accuracy token" "$(pts --kind accuracy --metric token)"
+$BIN plot --out "$tmp/acc-tok.svg" --metric token "$tmp/acc-tok.csv" 2> /dev/null && grep -q "Per-token accuracy" "$tmp/acc-tok.svg" \
+  && ok "accuracy --metric token: the title says per-token" || bad "accuracy token title" "no 'Per-token accuracy' in the SVG"
+expect_error "accuracy --metric token on a CSV without per-token counts" "tokens" "${O[@]}" --metric token "$tmp/acc-one.csv"
+sed 's/,0.6$/,0.9/' "$tmp/acc-tok.csv" > "$tmp/acc-tokbad.csv"
+expect_error "accuracy --metric token: token_accuracy checked" "acc-tokbad.csv line 3: token_accuracy 0.9 disagrees with tokens_correct / tokens = 0.6" \
+  "${O[@]}" --metric token "$tmp/acc-tokbad.csv"
+expect_error "accuracy --metric ppl" "kind accuracy takes exact or token" "${O[@]}" --metric ppl "$tmp/acc-tok.csv"
+expect_error "--metric token on perplexity CSVs" "applies to kind accuracy" "${O[@]}" --metric token "$tmp/eval.csv"
 # the accuracy column is checked too: a number in [0, 1] that agrees with correct / examples
 for v in nan inf -0.1 1.5 0.9; do
   printf 'task,scheme,train_max_len,len,depth,examples,correct,accuracy\nreverse,alibi,20,3,0,10,5,0.5\nreverse,alibi,20,4,0,10,5,%s\n' $v > "$tmp/acc-v.csv"

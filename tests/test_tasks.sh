@@ -279,7 +279,7 @@ $BIN train --data "$tmp/text.txt" --pos alibi --pack --steps 2 --out "$tmp/x" > 
 # to end its answers with the end mark)
 $BIN train "${T[@]}" --steps 200 --lr 1e-2 --eval-every 100 --out "$tmp/run2" > /dev/null 2>&1
 if $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --csv "$tmp/acc.csv" --outputs "$tmp/out.txt" 2> "$tmp/eval.err"; then
-  [ "$(head -1 "$tmp/acc.csv")" = "task,scheme,train_max_len,len,depth,examples,correct,accuracy" ] && [ "$(wc -l < "$tmp/acc.csv")" = 13 ] \
+  [ "$(head -1 "$tmp/acc.csv")" = "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy" ] && [ "$(wc -l < "$tmp/acc.csv")" = 13 ] \
     && ok "task eval: a CSV with a header and a row per test length (12)" || bad "task eval csv" "$(head -3 "$tmp/acc.csv")"
   mkdir -p "$tmp/own" "$tmp/wrong"
   cp "$tmp/copy/task.txt" "$tmp/own/" && cp "$tmp/copy/task.txt" "$tmp/wrong/"
@@ -295,6 +295,16 @@ if $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --csv "$tmp/ac
   [ "$n" -gt 0 ] && [ "$w" -gt 0 ] && [ "$r1" = "$n $n" ] && [ "$r0" = "$w 0" ] \
     && ok "task eval: scored again, the $n examples it answered right are all right and the $w it got wrong none" \
     || bad "task eval exact match" "$n right, $w wrong: scored again '$r1' and '$r0'"
+  # per-token accuracy: no byte of the right answers wrong; of the wrong ones, the bytes that
+  # differ from the model's decoded answer (--outputs) at their position, or that it never wrote
+  t1=$(awk -F, 'NR > 1 { t += $9; c += $10 } END { print t - c }' "$tmp/own.csv")
+  t0=$(awk -F, 'NR > 1 { t += $9; c += $10 } END { print t - c }' "$tmp/wrong.csv")
+  want=$(paste -d '\n' "$tmp/copy/test.txt" "$tmp/out.txt" | awk 'NR % 2 { t = $0; next }
+    $0 != t { a = substr(t, index(t, ">") + 1); m = substr($0, index($0, ">") + 1)
+      for (k = 1; k <= length(a); k++) if (k > length(m) || substr(m, k, 1) != substr(a, k, 1)) x++ } END { print x + 0 }')
+  [ "$n" -gt 0 ] && [ "$t1" = 0 ] && [ "$t0" = "$want" ] && [ "$want" -ge "$w" ] \
+    && ok "task eval: per-token, no byte of the right answers wrong, and of the wrong ones the $want bytes that differ" \
+    || bad "task eval per-token" "bytes wrong: right answers '$t1', wrong ones '$t0' (want $want)"
 else bad "task eval" "$(tail -1 "$tmp/eval.err")"; fi
 
 # task eval --positions random (Ruoss et al.: random positions at test time too): the same seed
@@ -399,6 +409,56 @@ grep -qxF "| copy | nope | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | yes | 0.50 (0.4
   && ok "tasks_report --compare: means and ranges of both studies, overlap per pair, the count" || bad "tasks_report --compare" "$(cat "$tmp/cmp.md" "$tmp/rep.err")"
 tools/tasks_report.sh --compare "$rep1" "$tmp/nothing" > /dev/null 2> "$tmp/rep.err"; rc=$?
 [ $rc = 1 ] && grep -q "no $tmp/nothing/acc.csv" "$tmp/rep.err" && ok "tasks_report --compare: a folder without acc.csv is refused" || bad "compare refusal" "rc $rc: $(cat "$tmp/rep.err")"
+
+# train --until-acc: trains until the held-out exact match at the training lengths (the first 32
+# test examples of each length 1..6) reaches the threshold, checked at each validation; the step
+# is in summary.json (steps_to_learn) and log.csv (heldout_exact at the eval points); a resume
+# stops at the same step; the cap (--steps) reached first leaves steps_to_learn null
+# (drawn from train.txt: the 285 examples reach 0.1 early, which is all this needs)
+U=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 32 --heads 2 --batch 32 --steps 400 --eval-every 20 --lr 1e-2 --threads 1 --until-acc 0.1
+   --task-examples file)
+$BIN train "${U[@]}" --out "$tmp/until" > /dev/null 2> "$tmp/until.err"
+S=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$tmp/until/summary.json")
+acc_rows=$(awk -F, 'NR > 1 && $8 != "" { n++; if ($8 >= 0.1) hit = hit " " $1 } END { print n hit }' "$tmp/until/log.csv")
+[ -n "$S" ] && [ "$S" -lt 400 ] && [ "$(tail -1 "$tmp/until/log.csv" | cut -d, -f1)" = "$S" ] && [ "$acc_rows" = "$((S / 20)) $S" ] \
+  && grep -q "step $S of 400," <($BIN info "$tmp/until/model.bin" 2>&1) && grep -q "^until_acc = 0.1$" "$tmp/until/config.txt" \
+  && ok "train --until-acc 0.1: stops at the first eval point that reaches it (step $S of at most 400), logged and in summary.json" \
+  || bad "--until-acc" "steps_to_learn '$S', eval rows and hits '$acc_rows': $(tail -2 "$tmp/until.err")"
+if [ -n "$S" ] && [ "$S" -ge 20 ]; then
+  $BIN train "${U[@]}" --out "$tmp/until2" --stop-at $((S - 10)) > /dev/null 2>&1
+  $BIN train --resume "$tmp/until2" --threads 1 > /dev/null 2>&1
+  S2=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$tmp/until2/summary.json")
+  # (the pause validates too, so the val_loss column is compared at the eval points only)
+  [ "$S2" = "$S" ] && cmp -s <(cut -d, -f1,2,4,5,8 "$tmp/until/log.csv") <(cut -d, -f1,2,4,5,8 "$tmp/until2/log.csv") \
+    && cmp -s <(awk -F, '$1 % 20 == 0' "$tmp/until/log.csv" | cut -d, -f1-5,8) <(awk -F, '$1 % 20 == 0' "$tmp/until2/log.csv" | cut -d, -f1-5,8) \
+    && ok "train --until-acc: stopped at step $((S - 10)) and resumed, it stops at the same step $S with the same log" \
+    || bad "--until-acc resume" "steps_to_learn '$S2', want $S"
+fi
+$BIN train --resume "$tmp/until" --threads 1 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "already finished: its held-out exact match reached --until-acc 0.1 at step $S" "$tmp/err" \
+  && ok "train --until-acc: a learned run is finished (a resume is refused)" || bad "resume learned" "rc $rc: $(cat "$tmp/err")"
+$BIN train "${U[@]}" --steps 20 --until-acc 1 --out "$tmp/capped" > /dev/null 2>&1
+grep -q '^  "steps_to_learn": null,$' "$tmp/capped/summary.json" && grep -q '^  "step": 20,$' "$tmp/capped/summary.json" \
+  && ok "train --until-acc: the cap reached first, steps_to_learn is null" || bad "--until-acc cap" "$(grep steps "$tmp/capped/summary.json")"
+# the held-out sample is scored as task eval scores the directory (its task.txt): sum in the
+# scratch format, the final answer alone. All 32 test examples a length are the sample, so the
+# last heldout_exact is task eval's exact match pooled over lengths 1..4 (scoring the whole
+# answer, running sums included, gives another figure on this model)
+$BIN task gen --task sum --format scratch --max-len 4 --n 300 --test-per-len 32 --seed 3 --overwrite --out "$tmp/sumsc" > /dev/null 2>&1
+$BIN train --task "$tmp/sumsc" --pos alibi --layers 1 --d-model 32 --heads 2 --batch 32 --steps 300 --eval-every 100 --lr 1e-2 \
+  --threads 1 --until-acc 1 --out "$tmp/untilsc" > /dev/null 2>&1
+$BIN task eval --ckpt "$tmp/untilsc/model.bin" --threads 1 --csv "$tmp/untilsc.csv" 2> /dev/null
+held=$(tail -1 "$tmp/untilsc/log.csv" | cut -d, -f8)
+want=$(awk -F, 'NR > 1 && $4 <= 4 { c += $7; n += $6 } END { if (n) printf "%.6f", c / n }' "$tmp/untilsc.csv" 2> /dev/null)
+[ -n "$held" ] && [ "$held" = "$want" ] \
+  && ok "train --until-acc on a scratch task: the held-out exact match scores final answers, as task eval does ($held)" \
+  || bad "--until-acc scratch" "heldout_exact '$held', task eval at lengths 1..4 '$want'"
+$BIN train --data "$tmp/ptext.txt" --pos alibi --until-acc 0.9 --steps 2 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "applies only with --task" "$tmp/err" \
+  && ok "train --until-acc on a text run: a one-line error" || bad "--until-acc text" "rc $rc: $(cat "$tmp/err")"
+$BIN train --resume "$tmp/txt" --until-acc 0.9 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "trained on text, not on a task" "$tmp/err" \
+  && ok "train --resume of a text run --until-acc: refused" || bad "--until-acc text resume" "rc $rc: $(cat "$tmp/err")"
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

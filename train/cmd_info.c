@@ -126,6 +126,9 @@ int cmd_info(int argc, char **argv) {
                                             : "fp32");
     if (ts.pos_lr_mult != 1) printf("pos lr mult     %g (the scheme's tensors learn at %g x lr)\n", ts.pos_lr_mult, ts.pos_lr_mult);
     if (r->keep_every) printf("kept snapshots  every %d steps (model-STEP.bin)\n", r->keep_every);
+    if (r->until_acc > 0 && ts.learned_step)
+        printf("until learned   held-out exact match %g reached at step %ld (train --until-acc)\n", r->until_acc, ts.learned_step);
+    else if (r->until_acc > 0) printf("until learned   held-out exact match %g, not reached yet (train --until-acc)\n", r->until_acc);
     printf("optimizer state %s\n", opt.mom ? "yes (resumable)" : "no");
     rotary_section(&m, scaling, factor);
     printf("tensors:\n");

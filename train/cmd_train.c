@@ -17,6 +17,7 @@
 #include "shards.h"
 #include "summary.h"
 #include "task_batch.h"
+#include "task_eval.h"
 #include "train.h"
 
 #include <errno.h>
@@ -41,6 +42,9 @@ typedef struct {
     Corpus corpus;    // the training text (with --task: train.txt, read for its identity)
     TaskData tasks;   // --task: the examples
     int task;
+    TaskSet learn_test, learn; // --until-acc: the task's test.txt, and the sample of it scored (task_learn_sample)
+    int learn_len;    // --until-acc: the training lengths 1..learn_len (task.txt's max_len)
+    int learn_final;  // --until-acc: the final answers alone are scored (a scratch format; task_eval.h)
     char dir[4096], ckpt_path[4200], log_path[4200];
     FILE *logf;
     long last_ckpt;   // step of the checkpoint on disk (-1: none yet)
@@ -124,6 +128,9 @@ static void print_config(FILE *f, const Run *r) {
                                     r->tasks.spec.task->name, r->tasks.spec.max_len);
         else fprintf(f, "examples = file (drawn from the first %d of train.txt)\n", r->tasks.ntrain);
         fprintf(f, "val = (the last %d examples)\n", r->tasks.set.n - r->tasks.ntrain);
+        if (ts->run.until_acc > 0)
+            fprintf(f, "until_acc = %g\nuntil_acc_sample = the first %d test examples of each length 1..%d (%d examples, greedy)\n",
+                    ts->run.until_acc, TASK_LEARN_PER_LEN, r->learn_len, r->learn.n);
     }
     else fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
     fprintf(f, "seq_len = %d\nlayers = %d\nd_model = %d\nheads = %d\nvocab = %d\n", c->T, c->L, c->C, c->NH, c->V);
@@ -164,7 +171,7 @@ static void write_summary(const Run *r, const char *status, double wall) {
     char label[64], *config = config_text(r);
     RunSummary s = {.status = status, .scheme = run_label(r->m.cfg.scheme, r->ts.rand_max, label, sizeof label), .config = config,
                     .step = r->ts.step, .steps = r->ts.steps, .val_loss = r->ts.val_loss, .last = &r->last, .wall = wall,
-                    .tokens = r->tokens};
+                    .tokens = r->tokens, .until_acc = r->ts.run.until_acc, .learned_step = r->ts.learned_step};
     summary_write(r->dir, &s);
     free(config);
 }
@@ -221,6 +228,9 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"val", ARG_STR, &a->val, "held-out text (default: the last 10% of --data)"},
         {"task", ARG_STR, &a->task, "train on a task's examples instead (posgpt task gen): DIR/train.txt, the answers scored only; "
                                     "--seq-len defaults to the longest example"},
+        {"until-acc", ARG_FLOAT, &a->until_acc, "with --task: train until learned, --steps the cap: at each validation, greedy "
+                                                 "exact match on a fixed sample of DIR/test.txt at the training lengths (the first 32 "
+                                                 "of each length 1..L); the run ends at the first that reaches this (0 < A <= 1)", 0, 1},
         {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into rows of 4 x --seq-len, first fit, each example "
                                      "attending to its own bytes at its own positions: the gradient of one example a row, up to "
                                      "rounding, in fewer positions; the run keeps it"},
@@ -293,6 +303,10 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         die("--task-examples must be fresh or file, got '%s'", a->task_examples);
     if (a->task_examples && !a->task && !a->resume) die("--task-examples says where a task's training examples come from: it applies only with --task");
     check_study_flags(a);
+    if (args_given("until-acc") && !(a->until_acc > 0))
+        die("--until-acc must be above 0 (an exact-match accuracy in (0, 1], e.g. 0.9), got %g", a->until_acc);
+    if (args_given("until-acc") && !a->task && !a->resume)
+        die("--until-acc stops when a task is learned (held-out exact match): it applies only with --task");
     if (precision_parse(a->precision) && !a->resume) require_bf16_cpu("--precision bf16", "drop the flag to train in fp32");
     if (a->task) {
         static char path[4200];
@@ -300,6 +314,63 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         snprintf(path, sizeof path, "%s/train.txt", a->task);
         a->data = path;
     }
+}
+
+// the task's directory: the one of its train.txt (--data)
+static void task_dir(const Run *r, char *dir, size_t n) {
+    snprintf(dir, n, "%s", r->a.data);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0; // DIR/train.txt -> DIR
+    else snprintf(dir, n, ".");
+}
+
+// --until-acc: the task's test.txt beside its train.txt, and the sample scored at eval points,
+// as task eval scores it (task.txt's spec: a scratch format's final answers)
+static void load_learn_sample(Run *r) {
+    char dir[4200], path[4300];
+    task_dir(r, dir, sizeof dir);
+    TaskSpec spec;
+    task_spec_read(&spec, dir);
+    r->learn_len = spec.max_len, r->learn_final = task_decode_final_only(&spec);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    taskset_read(&r->learn_test, path);
+    int *which, n = task_learn_sample(&r->learn_test, r->learn_len, &which);
+    if (!n) die("--until-acc: '%s' holds no example of the training lengths 1..%d", path, r->learn_len);
+    TaskSet *l = &r->learn;
+    *l = (TaskSet){.ex = xmalloc((size_t)n * sizeof(TaskExample)), .n = n};
+    for (int i = 0; i < n; i++) {
+        l->ex[i] = r->learn_test.ex[which[i]];
+        int tot = l->ex[i].nprompt + l->ex[i].nanswer;
+        l->max_total = tot > l->max_total ? tot : l->max_total;
+    }
+    free(which);
+}
+
+// --until-acc: the exact match of the sample now, greedy, at the run's positions (random ones:
+// the same draws every time, from seed 1 and the example, as validation's)
+static double learn_accuracy(const Run *r) {
+    const TaskSet *l = &r->learn;
+    int *which = xmalloc((size_t)l->n * sizeof(int)), *tok = xmalloc((size_t)l->n * sizeof(int)), right = 0;
+    char *ok = xmalloc((size_t)l->n);
+    for (int i = 0; i < l->n; i++) which[i] = i;
+    TaskDecode how = {64, r->ts.rand_max, 1, NULL, r->learn_final};
+    task_decode(&r->m, l, which, l->n, &how, ok, tok);
+    for (int i = 0; i < l->n; i++) right += ok[i];
+    free(which), free(tok), free(ok);
+    return (double)right / l->n;
+}
+
+// --until-acc: the sample decodes within the model's positions (a learned table's rows; at random
+// positions, as many distinct draws as its longest example has bytes)
+static void check_learn_fits(const Run *r) {
+    if (!(r->a.until_acc > 0)) return;
+    int lim = gpt_max_pos(&r->m), reach = r->ts.rand_max ? r->ts.rand_max : r->learn.max_total;
+    if (r->ts.rand_max && r->learn.max_total > r->ts.rand_max)
+        die("--until-acc: the longest held-out example of the training lengths has %d bytes, more than the %d random positions "
+            "(--rand-max)", r->learn.max_total, r->ts.rand_max);
+    if (lim && reach > lim)
+        die("--until-acc: the longest held-out example of the training lengths has %d bytes; the '%s' model serves %d positions "
+            "(give --max-pos %d or more)", r->learn.max_total, r->m.cfg.scheme, lim, reach);
 }
 
 // --task: the examples, and the row length they need (a new run's --seq-len defaults to it)
@@ -313,18 +384,16 @@ static void load_tasks(Run *r) {
     if (r->a.resume && r->a.task_examples && r->a.fresh != !strcmp(r->a.task_examples, "fresh"))
         die("--task-examples %s: the run in '%s' %s; drop the flag", r->a.task_examples, r->dir,
             rec->fresh ? "makes fresh examples every step" : "draws its examples from train.txt");
-    if (r->a.fresh) { // the task's directory: the one of train.txt
+    if (r->a.fresh) {
         char dir[4200];
-        snprintf(dir, sizeof dir, "%s", r->a.data);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0;
-        else snprintf(dir, sizeof dir, ".");
+        task_dir(r, dir, sizeof dir);
         taskdata_fresh(&r->tasks, dir, r->a.resume ? r->ts.seed : (uint64_t)r->a.seed);
     }
     int need = r->tasks.longest;
     if (!r->a.resume && !args_given("seq-len")) r->a.seq_len = need;
     int T = r->a.resume ? r->m.cfg.T : r->a.seq_len;
     if (need > T) die("the longest example of '%s' has %d bytes; --seq-len %d is too short for it", r->a.data, need, T);
+    if (r->a.until_acc > 0) load_learn_sample(r);
 }
 
 // the gradient shards: --grad-shards, else a resumed run's own when the processes can share
@@ -386,6 +455,11 @@ static void open_resumed(Run *r) {
     ckpt_load(path, &r->m, &r->ts, &r->opt);
     if (!r->opt.mom) die("'%s' holds no optimizer state, so the run cannot be resumed exactly", path);
     Origin o = {r->dir, 0};
+    if (args_given("until-acc") && r->ts.run.data_bytes && !r->ts.run.task)
+        die("--until-acc: the run in '%s' trained on text, not on a task; it stops when a task is learned", r->dir);
+    if (r->ts.learned_step)
+        die("the run in '%s' already finished: its held-out exact match reached --until-acc %g at step %ld (of at most %d)", r->dir,
+            r->ts.run.until_acc, r->ts.learned_step, r->ts.steps);
     settings_check_resume(&o, a, &r->hyp, &r->m, &r->ts);
     if (a->out) {
         char *x = realpath(a->out, NULL), *y = realpath(r->dir, NULL);
@@ -417,7 +491,7 @@ static void open_resumed(Run *r) {
             die("--val %s conflicts with the run in '%s', which held out the last 10%% of its --data", a->val, r->dir);
         a->eval_every = rec->eval_every, a->val_tokens = rec->val_tokens, a->ckpt_every = rec->ckpt_every;
         a->log_every = rec->log_every, a->skip_nonfinite = a->skip_nonfinite || rec->skip_nonfinite;
-        a->keep_every = rec->keep_every;
+        a->keep_every = rec->keep_every, a->until_acc = rec->until_acc;
         if (rec->task) load_tasks(r);
         else if (a->task || a->pack || a->task_examples)
             die("--%s: the run in '%s' trained on text, not on a task", a->task ? "task" : a->pack ? "pack" : "task-examples", r->dir);
@@ -588,7 +662,8 @@ static void open_outputs(Run *r) {
     }
     r->logf = fopen(r->log_path, r->a.resume ? "a" : "w");
     if (!r->logf) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
-    if (!r->a.resume) fprintf(r->logf, "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s\n");
+    if (!r->a.resume)
+        fprintf(r->logf, "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s%s\n", r->a.until_acc > 0 ? ",heldout_exact" : "");
     if (out_flush_check(r->logf)) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
     const GPTConfig *c = &r->m.cfg;
     fprintf(stderr, "train %s: %d layers, d_model %d, %d heads, T %d, batch %d, %zu params (%zu in matmuls) -> %s\n",
@@ -667,12 +742,14 @@ static double validate(Run *r, Progress *pr) {
 // one row of log.csv (tokens/s: the progress line's, tokens since the start over the time since
 // the start as of the last progress_count), kept in r->last for summary.json; 0, or -1 when the
 // write failed (r->log_err)
-static int log_row(Run *r, const Progress *pr, double loss, double val, double lr, double norm) {
+static int log_row(Run *r, const Progress *pr, double loss, double val, double lr, double norm, double acc) {
     LogRow *l = &r->last;
     *l = (LogRow){r->ts.step, loss, val, lr, norm, progress_rate(pr), pr->t_tok - pr->t0};
     fprintf(r->logf, "%ld,%.6f,", l->step, l->loss);
     if (!isnan(val)) fprintf(r->logf, "%.6f", l->val);
-    fprintf(r->logf, ",%.6g,%.4f,%.0f,%.2f\n", l->lr, l->norm, l->rate, l->elapsed);
+    fprintf(r->logf, ",%.6g,%.4f,%.0f,%.2f", l->lr, l->norm, l->rate, l->elapsed);
+    if (r->a.until_acc > 0) fprintf(r->logf, isnan(acc) ? "," : ",%.6f", acc); // --until-acc: at the eval points
+    fputc('\n', r->logf);
     if (!out_flush_check(r->logf)) return 0;
     r->log_err = errno;
     return -1;
@@ -704,6 +781,7 @@ static void train_loop(Run *r, Progress *pr) {
             g_stop = sig;
             break;
         }
+        if (a->until_acc > 0 && dist_max(ts->learned_step > 0)) break; // learned (the lead decided): every process stops
         long step = ts->step;
         double lr = lr_at(ts, step), loss, norm;
         draw_batch(r, tok, tgt, pos, len);
@@ -720,9 +798,16 @@ static void train_loop(Run *r, Progress *pr) {
         int pause = a->stop_at && ts->step == a->stop_at, last = ts->step == ts->steps || pause;
         if (pause && !r->lead) break;
         if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
-        double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN;
+        double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN, acc = NAN;
+        // the held-out exact match at the training lengths, at the eval points (not at a --stop-at
+        // pause, which validates too: a paused and resumed run stops where an unpaused one does)
+        if (a->until_acc > 0 && !isnan(val) && (ts->step % a->eval_every == 0 || ts->step == ts->steps)) {
+            progress_note(pr, "scoring held-out answers");
+            acc = learn_accuracy(r);
+            if (acc >= a->until_acc) ts->learned_step = ts->step, last = 1;
+        }
         progress_count(pr, r->tokens); // the log and the progress line: one count, one clock
-        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, pr, loss, val, lr, norm))
+        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, pr, loss, val, lr, norm, acc))
             break; // (an MPI run ends in finish: the log error stops every process)
         if (ts->step % a->ckpt_every == 0 || last) checkpoint(r, pr);
         progress_step(pr, ts->step, ema_loss, lr, val);
@@ -767,6 +852,11 @@ static int finish(Run *r, Progress *pr) {
                 need_val ? r->a.val : "");
         if (r->val_cut) fprintf(stderr, "(the validation under way was cut short and is not logged)\n");
     }
+    if (ts->learned_step)
+        fprintf(stderr, "learned: the held-out exact match at lengths 1..%d reached --until-acc %g at step %ld (the cap was %d); "
+                "steps_to_learn = %ld\n", r->learn_len, ts->run.until_acc, ts->learned_step, ts->steps, ts->learned_step);
+    else if (ts->run.until_acc > 0 && ts->step == ts->steps)
+        fprintf(stderr, "not learned: the held-out exact match never reached --until-acc %g by the cap, step %d\n", ts->run.until_acc, ts->steps);
     double total = now_seconds() - pr->t0;
     long done = ts->step - pr->first;
     write_summary(r, sig ? "interrupted" : paused ? "stopped" : "done", total);
@@ -820,6 +910,7 @@ int cmd_train(int argc, char **argv) {
                "every process must run the same command");
     if (r->a.resume) open_resumed(r);
     else start_new(r);
+    check_learn_fits(r);
     if (r->a.stop_at && r->a.stop_at > r->ts.steps) die("--stop-at %d is beyond the run's last step (%d)", r->a.stop_at, r->ts.steps);
     if (r->lead) rundir_remove_stale_tmp(r->dir);
     runtime_setup(r->a.threads);
@@ -835,6 +926,7 @@ int cmd_train(int argc, char **argv) {
     adamw_free(&r->opt);
     corpus_free(&r->corpus);
     if (r->task) taskdata_free(&r->tasks);
+    if (r->learn.n) taskset_free(&r->learn_test), free(r->learn.ex);
     gpt_free(&r->m);
     return status;
 }

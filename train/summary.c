@@ -72,6 +72,11 @@ void summary_write(const char *dir, const RunSummary *s) {
     json_num(f, "lr", "%.6g", row ? l->lr : NAN);
     json_num(f, "tokens_per_s", "%.0f", row ? l->rate : NAN);
     json_num(f, "elapsed_s", "%.2f", row ? l->elapsed : NAN);
+    if (s->until_acc > 0) {
+        fprintf(f, ",\n  \"until_acc\": %g,\n  \"steps_to_learn\": ", s->until_acc);
+        if (s->learned_step) fprintf(f, "%ld", s->learned_step);
+        else fprintf(f, "null");
+    }
     fprintf(f, ",\n  \"logged_step\": %ld,\n  \"wall_s\": %.2f,\n  \"tokens\": %.0f,\n  \"config\": ", l->step, s->wall, s->tokens);
     json_config(f, s->config);
     fprintf(f, "\n}\n");

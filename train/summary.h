@@ -20,6 +20,8 @@ typedef struct {
     double val_loss;     // the last validation loss (NaN: none), used when the last row has none
     const LogRow *last;
     double wall, tokens; // this invocation's wall time and tokens trained on
+    double until_acc;    // train --until-acc (0: none, and no steps_to_learn is written)
+    long learned_step;   // the step it was reached at (0: not, steps_to_learn null)
 } RunSummary;
 
 void summary_write(const char *dir, const RunSummary *s);

@@ -4,8 +4,9 @@
 //   --kind training  train and validation loss vs step, from `posgpt train` log.csv files
 //   --kind offset    loss (or ppl, bpc) vs the first position of the window (eval --pos-offset),
 //                    from `posgpt eval` CSVs: the shift test of Sinha et al. 2022
-//   --kind accuracy  exact-match accuracy vs length, from `posgpt task eval` CSVs; the training
-//                    lengths shaded; files of one scheme (seeds) averaged, with a min-max band
+//   --kind accuracy  exact-match (--metric exact) or per-token (--metric token) accuracy vs length,
+//                    from `posgpt task eval` CSVs; the training lengths shaded; files of one
+//                    scheme (seeds) averaged, with a min-max band
 // The driver: the flags; the rows, series and y range (series.h); the chart's titles,
 // captions, ticks and reference lines (here); rendering in one panel or two (chart.h).
 #include "args.h"
@@ -47,7 +48,7 @@ typedef struct {
 static void parse_args(int argc, char **argv, PlotArgs *a) {
     memset(a, 0, sizeof *a);
     const char *kind_s = "auto", *labels = NULL;
-    a->q.protocol = "auto", a->q.positions = "all", a->q.metric = "ppl";
+    a->q.protocol = "auto", a->q.positions = "all", a->q.metric = NULL;
     a->width = 1600, a->height = 1000, a->ymax = NAN, a->ymin = NAN;
     ArgDef defs[] = {
         {"kind", ARG_STR, &kind_s, "ppl | position | training | offset | accuracy; auto: from the first file's header (never offset)"},
@@ -58,7 +59,8 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
         {"caption", ARG_STR, &a->caption, "the line under the plot; none: made from the data and the y axis policy"},
         {"width", ARG_INT, &a->width, "image width in pixels", 320, 8000},
         {"height", ARG_INT, &a->height, "image height in pixels", 240, 8000},
-        {"metric", ARG_STR, &a->q.metric, "kinds ppl, offset: the y value: ppl | loss | bpc"},
+        {"metric", ARG_STR, &a->q.metric, "the y value: kinds ppl, offset: ppl | loss | bpc (default ppl); kind accuracy: exact | "
+                                           "token (exact match, or the fraction of answer bytes right; default exact)"},
         {"protocol", ARG_STR, &a->q.protocol, "nonoverlapping | sliding | both; auto: nonoverlapping if present, else sliding"},
         {"positions", ARG_STR, &a->q.positions, "kind ppl: contiguous | random | all"},
         {"label", ARG_STR, &labels, "comma-separated names, one per file, replacing the scheme/run names (and the training length a name would carry)"},
@@ -87,8 +89,8 @@ static void parse_args(int argc, char **argv, PlotArgs *a) {
         die("plot: --protocol must be nonoverlapping, sliding, both or auto, got '%s'", protocol);
     if (strcmp(positions, "all") && strcmp(positions, "contiguous") && strcmp(positions, "random"))
         die("plot: --positions must be contiguous, random or all, got '%s'", positions);
-    if (strcmp(metric, "ppl") && strcmp(metric, "loss") && strcmp(metric, "bpc"))
-        die("plot: --metric must be ppl, loss or bpc, got '%s'", metric);
+    if (metric && strcmp(metric, "ppl") && strcmp(metric, "loss") && strcmp(metric, "bpc") && strcmp(metric, "exact") && strcmp(metric, "token"))
+        die("plot: --metric must be ppl, loss or bpc (kinds ppl, offset), or exact or token (kind accuracy), got '%s'", metric);
     if (!isnan(a->ymin) && !isnan(a->ymax) && a->ymax <= a->ymin) die("plot: --ymax %g must be above --ymin %g", a->ymax, a->ymin);
     if (a->q.ylog && ((!isnan(a->ymin) && a->ymin <= 0) || (!isnan(a->ymax) && a->ymax <= 0)))
         die("plot: --ylog needs positive --ymin/--ymax");
@@ -229,11 +231,12 @@ static void titles(Figure *fg, const PlotArgs *a, const SeriesSet *ss, const Row
         append(cap, cn, "%s windows; positions K..K+L-1", pname);
         why = is_ppl ? "5× the median at offset 0" : "3× the median at offset 0";
     } else if (q->kind == KIND_ACCURACY) {
+        const char *acc = !strcmp(q->metric, "token") ? "Per-token" : "Exact-match";
         char tasks[128];
         task_names_of(rs, tasks, sizeof tasks);
-        if (single_tl) snprintf(title_buf, tn, "Exact-match accuracy vs length (%s; trained on lengths 1..%d)", tasks, se[0].train_len);
-        else snprintf(title_buf, tn, "Exact-match accuracy vs length (%s)", tasks);
-        snprintf(ylab, yn, "exact-match accuracy");
+        if (single_tl) snprintf(title_buf, tn, "%s accuracy vs length (%s; trained on lengths 1..%d)", acc, tasks, se[0].train_len);
+        else snprintf(title_buf, tn, "%s accuracy vs length (%s)", acc, tasks);
+        snprintf(ylab, yn, "%s", !strcmp(q->metric, "token") ? "per-token accuracy (answer bytes right)" : "exact-match accuracy");
         append(cap, cn, "%s", single_tl ? "shaded: the training lengths" : "training lengths differ: not shaded");
     } else {
         snprintf(title_buf, tn, "Training and validation loss");
@@ -340,7 +343,7 @@ static void check_kind_flags(const PlotQuery *q) {
                                   [KIND_OFFSET] = "offset", [KIND_ACCURACY] = "accuracy"};
     int k = q->kind, ppl_like = k == KIND_PPL || k == KIND_OFFSET;
     struct { const char *flag, *kinds; int applies; } f[] = {
-        {"metric", "ppl and offset (position plots the loss)", ppl_like},
+        {"metric", "ppl, offset and accuracy (position plots the loss)", ppl_like || k == KIND_ACCURACY},
         {"protocol", "ppl, offset and position", ppl_like || k == KIND_POSITION},
         {"positions", "ppl", k == KIND_PPL},
         {"xlog", "position", k == KIND_POSITION},

@@ -86,14 +86,25 @@ static void run_name(const char *log_path, char *out, size_t n) {
     snprintf(out, n, "%.*s", (int)n - 1, *base ? base : "run");
 }
 
+// --metric for the kind: accuracy takes exact | token (default exact), the others ppl | loss | bpc (default ppl)
+static void resolve_metric(PlotQuery *q) {
+    int acc = q->kind == KIND_ACCURACY, given = q->metric != NULL;
+    if (!given) q->metric = acc ? "exact" : "ppl";
+    int acc_metric = !strcmp(q->metric, "exact") || !strcmp(q->metric, "token");
+    if (acc && !acc_metric) die("plot: --metric %s: kind accuracy takes exact or token", q->metric);
+    if (!acc && acc_metric) die("plot: --metric %s applies to kind accuracy (task eval CSVs); these files take ppl, loss or bpc", q->metric);
+}
+
 // kind accuracy: the row's accuracy column (when present) is a number in [0, 1] that agrees with
-// correct / examples, which the plot uses (to 0.005: a hand-written CSV may round to 2 places)
-static void accuracy_check(const Csv *t, int r, int c_a, double want) {
+// correct / examples, which the plot uses (to 0.005: a hand-written CSV may round to 2 places);
+// --metric token: the token_accuracy column and tokens_correct / tokens
+static void accuracy_check(const Csv *t, int r, int c_a, double want, int tokens) {
     if (c_a < 0) return;
     double a = csv_num(t, r, c_a, 0); // nan, inf: refused there, naming the value
-    if (a < 0 || a > 1) die("plot: %s line %d: accuracy %g is outside [0, 1]", t->path, t->line[r], a);
+    if (a < 0 || a > 1) die("plot: %s line %d: %s %g is outside [0, 1]", t->path, t->line[r], tokens ? "token_accuracy" : "accuracy", a);
     if (fabs(a - want) > 0.005)
-        die("plot: %s line %d: accuracy %g disagrees with correct / examples = %g; fix the row", t->path, t->line[r], a, want);
+        die("plot: %s line %d: %s %g disagrees with %s = %g; fix the row", t->path, t->line[r], tokens ? "token_accuracy" : "accuracy", a,
+            tokens ? "tokens_correct / tokens" : "correct / examples", want);
 }
 
 void plot_rows_read(Rows *rs, PlotQuery *q) {
@@ -107,6 +118,7 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
             if (q->kind < 0)
                 die("plot: cannot tell what %s is from its header (%s); pass --kind ppl|position|training|accuracy", t.path, t.header);
         }
+        if (fi == 0) resolve_metric(q);
         if (!t.nrow) die("plot: %s has a header but no rows", t.path);
         if (q->kind == KIND_TRAINING) {
             const char *what = "training log (posgpt train log.csv)";
@@ -125,8 +137,10 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
         } else if (q->kind == KIND_ACCURACY) {
             const char *what = "posgpt task eval CSV";
             int c_t = csv_col(&t, "task", 1, what), c_s = csv_col(&t, "scheme", 1, what), c_tl = csv_col(&t, "train_max_len", 1, what);
-            int c_l = csv_col(&t, "len", 1, what), c_e = csv_col(&t, "examples", 1, what), c_c = csv_col(&t, "correct", 1, what);
-            int c_a = csv_col(&t, "accuracy", 0, what);
+            int tokens = !strcmp(q->metric, "token"); // per-token: the answer bytes right of the answer bytes
+            int c_l = csv_col(&t, "len", 1, what), c_e = csv_col(&t, tokens ? "tokens" : "examples", 1, tokens ? "task eval CSV with per-token counts (--metric token)" : what);
+            int c_c = csv_col(&t, tokens ? "tokens_correct" : "correct", 1, tokens ? "task eval CSV with per-token counts (--metric token)" : what);
+            int c_a = csv_col(&t, tokens ? "token_accuracy" : "accuracy", 0, what);
             for (int r = 0; r < t.nrow; r++) {
                 Row *w = rows_add(rs);
                 const char *sch = csv_str(&t, r, c_s);
@@ -135,9 +149,10 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
                 snprintf(w->protocol, sizeof w->protocol, "%s", csv_str(&t, r, c_t));
                 double tl = csv_num(&t, r, c_tl, 0), len = csv_num(&t, r, c_l, 0), e = csv_num(&t, r, c_e, 0), c = csv_num(&t, r, c_c, 0);
                 if (tl < 0 || tl > 1e9 || len < 1 || len > 1e9 || e < 1 || c < 0 || c > e || e > 1e15 || e != floor(e) || c != floor(c))
-                    die("plot: %s line %d: train_max_len %g, len %g, examples %g, correct %g: out of range (counts are whole, "
-                        "0 <= correct <= examples)", t.path, t.line[r], tl, len, e, c);
-                accuracy_check(&t, r, c_a, c / e);
+                    die("plot: %s line %d: train_max_len %g, len %g, %s %g, %s %g: out of range (counts are whole, 0 <= %s <= %s)",
+                        t.path, t.line[r], tl, len, tokens ? "tokens" : "examples", e, tokens ? "tokens_correct" : "correct", c,
+                        tokens ? "tokens_correct" : "correct", tokens ? "tokens" : "examples");
+                accuracy_check(&t, r, c_a, c / e, tokens);
                 w->train_len = (int)tl, w->x = len, w->y = c, w->count = e; // counts: pooled over depths, then divided
                 w->file = fi, w->line = t.line[r];
             }

@@ -9,7 +9,7 @@ enum { KIND_PPL, KIND_POSITION, KIND_TRAINING, KIND_OFFSET, KIND_ACCURACY };
 // what the user asked for
 typedef struct {
     int kind;                  // KIND_*, or -1: from the first file's header (set by plot_rows_read)
-    const char *metric;        // kinds ppl, offset: ppl | loss | bpc
+    const char *metric;        // kinds ppl, offset: ppl | loss | bpc; accuracy: exact | token (NULL: the default, set by plot_rows_read)
     const char *protocol;      // nonoverlapping | sliding | both | auto (resolved by plot_rows_filter)
     const char *positions;     // kind ppl: contiguous | random | all
     int xlog, ylog;

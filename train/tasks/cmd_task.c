@@ -1,12 +1,13 @@
 // cmd_task.c - `posgpt task gen`: write a task's train and test files (tasks.h, docs/tasks.md),
 // every flag checked before anything is written, into a new directory that appears whole or
 // not at all (or, with --overwrite, over a task directory's three files);
-// `posgpt task eval`: exact-match accuracy of a checkpoint on a test file, by length (and by
+// `posgpt task eval`: exact-match and per-token accuracy of a checkpoint on a test file, by length (and by
 // depth for passkey), as CSV (task_eval.c).
 #include "args.h"
 #include "cli.h"
 #include "fileio.h"
 #include "rundir.h"
+#include "task_eval.h"
 #include "tasks.h"
 
 #include <dirent.h>
@@ -195,15 +196,13 @@ static int task_gen(int argc, char **argv) {
     return 0;
 }
 
-int task_eval(int argc, char **argv); // task_eval.c
-
 int cmd_task(int argc, char **argv) {
     const char *sub = argc > 2 ? argv[2] : "";
     if (!strcmp(sub, "gen")) return task_gen(argc, argv);
     if (!strcmp(sub, "eval")) return task_eval(argc, argv);
     const char *help = "usage: posgpt task gen|eval [flags]     (posgpt task gen --help, posgpt task eval --help)\n"
                        "  gen    write a task's training and test examples (tasks: %s)\n"
-                       "  eval   exact-match accuracy of a checkpoint on a task's test examples, by length (CSV)\n";
+                       "  eval   exact-match and per-token accuracy of a checkpoint on a task's test examples, by length (CSV)\n";
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
         printf(help, task_names());
         return 0;

@@ -1,8 +1,7 @@
-// task_eval.c - `posgpt task eval`: exact-match accuracy of a checkpoint on a task's test
-// examples, by length (and by the key's depth for passkey). The prompts are fed through the
-// key/value cache in batches of equal prompt length, then the answer is decoded greedily one
-// byte at a time; an example counts as correct when every byte up to and including the end
-// mark ';' is the expected one. At random positions each example's draws come from (--seed,
+// task_eval.c - `posgpt task eval`: exact-match and per-token accuracy of a checkpoint on a
+// task's test examples, by length (and by the key's depth for passkey). The prompts are fed
+// through the key/value cache in batches of equal prompt length, then the answer is decoded
+// greedily one byte at a time (task_decode, task_eval.h says how each is scored). At random positions each example's draws come from (--seed,
 // its line number) alone (task_example_positions), so the answers do not depend on --batch.
 // A checkpoint trained with a context extension (train --rope-scaling) decodes with it in
 // force (a fixed factor: the cache holds it).
@@ -14,6 +13,7 @@
 #include "positions.h"
 #include "task_batch.h"
 #include "recorded.h"
+#include "task_eval.h"
 #include "tasks.h"
 
 #include <stdlib.h>
@@ -30,20 +30,23 @@ static int by_len_depth(const void *a, const void *b) {
     return x->len != y->len ? x->len - y->len : x->depth_pct != y->depth_pct ? x->depth_pct - y->depth_pct : *(const int *)a - *(const int *)b;
 }
 
-// the tallies by (length, depth), a CSV row each, from every example's result (right[i])
-static void write_accuracies(FILE *f, const TaskSet *set, const char *right, const char *name, const char *label,
-                             const char *maxlen, long *all, long *allr) {
+// the tallies by (length, depth), a CSV row each, from every example's results (right[i], its
+// scored bytes right tok_right[i]; final_only as task_decode's)
+static void write_accuracies(FILE *f, const TaskSet *set, const char *right, const int *tok_right, int final_only, const char *name,
+                             const char *label, int maxlen, long *all, long *allr) {
     int *by = xmalloc((size_t)set->n * sizeof(int));
     for (int i = 0; i < set->n; i++) by[i] = i;
     g_set = set;
     qsort(by, (size_t)set->n, sizeof(int), by_len_depth);
-    fprintf(f, "task,scheme,train_max_len,len,depth,examples,correct,accuracy\n");
+    fprintf(f, "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy\n");
     *all = *allr = 0;
     for (int i = 0, j; i < set->n; i = j) {
         const TaskExample *x = &set->ex[by[i]];
-        long r = 0;
-        for (j = i; j < set->n && set->ex[by[j]].len == x->len && set->ex[by[j]].depth_pct == x->depth_pct; j++) r += right[by[j]];
-        fprintf(f, "%s,%s,%s,%d,%d,%d,%ld,%.6f\n", name, label, maxlen, x->len, x->depth_pct, j - i, r, (double)r / (j - i));
+        long r = 0, nt = 0, tr = 0;
+        for (j = i; j < set->n && set->ex[by[j]].len == x->len && set->ex[by[j]].depth_pct == x->depth_pct; j++)
+            r += right[by[j]], tr += tok_right[by[j]], nt += set->ex[by[j]].nanswer - task_scored_from(&set->ex[by[j]], final_only);
+        fprintf(f, "%s,%s,%d,%d,%d,%d,%ld,%.6f,%ld,%ld,%.6f\n", name, label, maxlen, x->len, x->depth_pct, j - i, r, (double)r / (j - i),
+                nt, tr, (double)tr / nt);
         *all += j - i, *allr += r;
     }
     free(by);
@@ -72,6 +75,94 @@ static const char *default_task(const char *ckpt, const TrainState *ts) {
     return dir;
 }
 
+int task_scored_from(const TaskExample *x, int final_only) {
+    int from = 0;
+    for (int k = 0; final_only && k < x->nanswer; k++)
+        if (x->answer[k] == TASK_SCRATCH_END) from = k + 1;
+    return from;
+}
+
+int task_decode_final_only(const TaskSpec *spec) { return spec->format == TASK_FMT_SCRATCH; }
+
+// the examples which[0..n), in order of prompt length: a batch holds one prompt length
+void task_decode(const GPT *m, const TaskSet *set, int *which, int n, const TaskDecode *o, char *right, int *tok_right) {
+    int batch = o->batch, rand_pos = o->rand_max > 0, maxp = 0, ntot = set->max_total; // ntot: a row's stride in rpos
+    for (int i = 0; i < n; i++) maxp = set->ex[which[i]].nprompt > maxp ? set->ex[which[i]].nprompt : maxp;
+    g_set = set;
+    qsort(which, (size_t)n, sizeof(int), by_prompt);
+    Decoder d;
+    decoder_init(&d, m, batch, ntot, maxp);
+    int *tok = xmalloc((size_t)batch * maxp * sizeof(int)), *next = xmalloc((size_t)batch * sizeof(int));
+    int *from = xmalloc((size_t)batch * sizeof(int)), *done = xmalloc((size_t)batch * sizeof(int)), *tr = xmalloc((size_t)batch * sizeof(int));
+    char *gen = xmalloc((size_t)batch * (ntot + 1)); // each row's answer so far
+    // random positions: each row's whole example (prompt and answer) drawn at once, then fed
+    // by column: the prompt's (B, np), then one (B, 1) a decoded byte
+    int *rpos = rand_pos ? xmalloc((size_t)batch * ntot * sizeof(int)) : NULL;
+    int *fpos = rand_pos ? xmalloc((size_t)batch * maxp * sizeof(int)) : NULL;
+    int V = m->cfg.V;
+    for (int i = 0; i < n;) {
+        int np = set->ex[which[i]].nprompt, nb = 0, maxa = 0;
+        while (i + nb < n && nb < batch && set->ex[which[i + nb]].nprompt == np) nb++;
+        const TaskExample *row[4096]; // (batch <= 4096) rows past nb repeat the last example (not counted)
+        for (int b = 0; b < batch; b++) {
+            const TaskExample *x = row[b] = &set->ex[which[i + (b < nb ? b : nb - 1)]];
+            for (int t = 0; t < np; t++) tok[b * np + t] = (unsigned char)x->prompt[t];
+            maxa = x->nanswer > maxa ? x->nanswer : maxa;
+            from[b] = task_scored_from(x, o->final_only), done[b] = 0, tr[b] = 0, gen[(size_t)b * (ntot + 1)] = 0;
+        }
+        decoder_reset(&d);
+        for (int b = 0; b < batch && rand_pos; b++) { // each example: its own draws, from (seed, its line) alone
+            int k = which[i + (b < nb ? b : nb - 1)];
+            task_example_positions(&set->ex[k], k, o->seed, o->rand_max, ntot, rpos + (size_t)b * ntot);
+            memcpy(fpos + (size_t)b * np, rpos + (size_t)b * ntot, (size_t)np * sizeof(int));
+        }
+        const real *lg = decoder_feed(&d, tok, fpos, np);
+        // greedy, up to the end mark or the expected answer's length (a longer one is wrong anyway)
+        for (int k = 0; k < maxa; k++) {
+            int live = 0;
+            for (int b = 0; b < batch; b++) {
+                const TaskExample *x = row[b];
+                int best = 0;
+                for (int v = 1; v < V; v++)
+                    if (lg[(size_t)b * V + v] > lg[(size_t)b * V + best]) best = v;
+                next[b] = best;
+                if (done[b]) continue;
+                gen[(size_t)b * (ntot + 1) + k] = (char)best, gen[(size_t)b * (ntot + 1) + k + 1] = 0;
+                tr[b] += k >= from[b] && best == (unsigned char)x->answer[k]; // (bytes before from[b]: decoded, not scored)
+                done[b] = best == TASK_END || k + 1 >= x->nanswer;
+                live += !done[b]; // (a wrong answer is decoded on: its later bytes count for per-token accuracy)
+            }
+            if (!live) break; // every example decoded
+            if (rand_pos) // a row past its answer's end is not scored: its last position again
+                for (int b = 0; b < batch; b++) {
+                    int na = row[b]->nanswer;
+                    fpos[b] = rpos[(size_t)b * ntot + np + (k < na ? k : na - 1)];
+                }
+            lg = decoder_feed(&d, next, fpos, 1);
+        }
+        for (int b = 0; b < nb; b++) {
+            const TaskExample *x = row[b];
+            right[which[i + b]] = (char)(tr[b] == x->nanswer - from[b]), tok_right[which[i + b]] = tr[b]; // every scored byte right
+            if (o->outputs) fprintf(o->outputs, "%d\t%d\t%.*s%s\n", x->len, x->depth_pct, x->nprompt, x->prompt, gen + (size_t)b * (ntot + 1));
+        }
+        i += nb;
+    }
+    decoder_free(&d);
+    free(tok), free(next), free(from), free(done), free(tr), free(gen), free(rpos), free(fpos);
+}
+
+int task_learn_sample(const TaskSet *test, int max_len, int **which) {
+    int *w = xmalloc(((size_t)test->n + 1) * sizeof(int)), n = 0;
+    int *seen = xcalloc((size_t)max_len + 1, sizeof(int));
+    for (int i = 0; i < test->n; i++) {
+        int len = test->ex[i].len;
+        if (len >= 1 && len <= max_len && seen[len] < TASK_LEARN_PER_LEN) seen[len]++, w[n++] = i;
+    }
+    free(seen);
+    *which = w;
+    return n;
+}
+
 int task_eval(int argc, char **argv) {
     const char *ckpt = NULL, *dir = NULL, *csv = NULL, *outputs = NULL, *positions = "contiguous";
     int batch = 64, threads = 0, clamp = 0, rand_max = 0;
@@ -95,19 +186,16 @@ int task_eval(int argc, char **argv) {
     TrainState ts;
     ckpt_load(ckpt, &m, &ts, NULL);
     if (!dir) dir = default_task(ckpt, &ts);
-    char path[4200], name[64] = "?", maxlen[32] = "0", label[64];
+    char path[4200], label[64];
     char test_txt[4200], task_txt[4200], train_txt[4200]; // the task's training set is no output either
     snprintf(test_txt, sizeof test_txt, "%s/test.txt", dir), snprintf(task_txt, sizeof task_txt, "%s/task.txt", dir);
     snprintf(train_txt, sizeof train_txt, "%s/train.txt", dir);
     refuse_overlaps((NamedPath[]){{"--csv", csv}, {"--outputs", outputs}}, 2,
                     (NamedPath[]){{"the checkpoint --ckpt", ckpt}, {"the task's test set", test_txt}, {"the task's description", task_txt},
                                   {"the task's training set", train_txt}}, 4);
-    snprintf(path, sizeof path, "%s/task.txt", dir);
-    size_t n;
-    char *desc = (char *)read_regular_file(path, "task description", 1 << 20, &n);
-    if (!task_meta(desc, "task", name, sizeof name) || !task_find(name)) die("task eval: '%s' names no task (posgpt task gen writes it)", path);
-    task_meta(desc, "max_len", maxlen, sizeof maxlen);
-    free(desc);
+    TaskSpec spec; // the task, its training lengths and its format (a scratch one: final answers scored)
+    task_spec_read(&spec, dir);
+    const char *name = spec.task->name;
     snprintf(path, sizeof path, "%s/test.txt", dir);
     TaskSet set;
     taskset_read(&set, path);
@@ -127,90 +215,29 @@ int task_eval(int argc, char **argv) {
     if (!rand_pos && lim && set.max_total > lim && !clamp)
         die("task eval: the longest test example has %d bytes; the '%s' checkpoint serves %d positions (pass --clamp-pos to "
             "use its last row beyond them)", set.max_total, m.cfg.scheme, lim);
-    // examples in order of prompt length; a batch holds one prompt length
-    int *order = xmalloc((size_t)set.n * sizeof(int)), maxp = 0;
-    for (int i = 0; i < set.n; i++) {
-        order[i] = i;
-        maxp = set.ex[i].nprompt > maxp ? set.ex[i].nprompt : maxp;
-    }
-    g_set = &set;
-    qsort(order, (size_t)set.n, sizeof(int), by_prompt);
-    char *right = xcalloc((size_t)set.n, 1); // each example's result
-    Decoder d;
-    decoder_init(&d, &m, batch, set.max_total, maxp);
-    int *tok = xmalloc((size_t)batch * maxp * sizeof(int)), *next = xmalloc((size_t)batch * sizeof(int));
-    int *ok = xmalloc((size_t)batch * sizeof(int)), *done = xmalloc((size_t)batch * sizeof(int));
-    char *gen = xmalloc((size_t)batch * (set.max_total + 1)); // each row's answer so far
-    // random positions: each row's whole example (prompt and answer) drawn at once, then fed
-    // by column: the prompt's (B, np), then one (B, 1) a decoded byte
-    int *rpos = rand_pos ? xmalloc((size_t)batch * set.max_total * sizeof(int)) : NULL;
-    int *fpos = rand_pos ? xmalloc((size_t)batch * maxp * sizeof(int)) : NULL;
+    int *order = xmalloc((size_t)set.n * sizeof(int));
+    for (int i = 0; i < set.n; i++) order[i] = i;
+    char *right = xcalloc((size_t)set.n, 1);                    // each example's result
+    int *tok_right = xcalloc((size_t)set.n, sizeof(int));       // and its answer bytes right
     OutFile oo, o;
     FILE *fo = outputs ? out_open(&oo, outputs, "outputs file") : NULL;
     FILE *f = csv ? out_open(&o, csv, "accuracy CSV") : stdout; // opened now: a path that cannot be written fails before the work
-    int V = m.cfg.V;
     // the run's label (+ the context extension it was trained with, as eval's rows: rope+pi); a
     // model trained at random positions evaluated at contiguous ones says so
     run_label(m.cfg.scheme, ts.rand_max, label, sizeof label);
     run_label_extension(label, sizeof label, m.cfg.ext_method);
     if (ts.rand_max && !rand_pos) snprintf(label + strlen(label), sizeof label - strlen(label), " (contiguous eval)");
     double t0 = now_seconds();
-    for (int i = 0; i < set.n;) {
-        int np = set.ex[order[i]].nprompt, nb = 0, maxa = 0;
-        while (i + nb < set.n && nb < batch && set.ex[order[i + nb]].nprompt == np) nb++;
-        for (int b = 0; b < batch; b++) { // rows past nb repeat the last example (not counted)
-            const TaskExample *x = &set.ex[order[i + (b < nb ? b : nb - 1)]];
-            for (int t = 0; t < np; t++) tok[b * np + t] = (unsigned char)x->prompt[t];
-            maxa = x->nanswer > maxa ? x->nanswer : maxa;
-            ok[b] = 1, done[b] = 0;
-        }
-        decoder_reset(&d);
-        int ntot = set.max_total; // a row's stride in rpos
-        for (int b = 0; b < batch && rand_pos; b++) { // each example: its own draws, from (seed, its line) alone
-            int k = order[i + (b < nb ? b : nb - 1)];
-            task_example_positions(&set.ex[k], k, (uint64_t)seed, rand_max, ntot, rpos + (size_t)b * ntot);
-            memcpy(fpos + (size_t)b * np, rpos + (size_t)b * ntot, (size_t)np * sizeof(int));
-        }
-        const real *lg = decoder_feed(&d, tok, fpos, np);
-        // greedy, up to the end mark or the expected answer's length (a longer one is wrong anyway)
-        for (int k = 0; k < maxa; k++) {
-            int live = 0;
-            for (int b = 0; b < batch; b++) {
-                const TaskExample *x = &set.ex[order[i + (b < nb ? b : nb - 1)]];
-                int best = 0;
-                for (int v = 1; v < V; v++)
-                    if (lg[(size_t)b * V + v] > lg[(size_t)b * V + best]) best = v;
-                next[b] = best;
-                if (done[b]) continue;
-                gen[(size_t)b * (set.max_total + 1) + k] = (char)best, gen[(size_t)b * (set.max_total + 1) + k + 1] = 0;
-                if (best != (unsigned char)x->answer[k]) ok[b] = 0;
-                done[b] = best == TASK_END || k + 1 >= x->nanswer;
-                live += !done[b] && (ok[b] || fo);
-            }
-            if (!live) break; // every example decided (and, for --outputs, written out)
-            if (rand_pos) // a row past its answer's end is not scored: its last position again
-                for (int b = 0; b < batch; b++) {
-                    int na = set.ex[order[i + (b < nb ? b : nb - 1)]].nanswer;
-                    fpos[b] = rpos[(size_t)b * ntot + np + (k < na ? k : na - 1)];
-                }
-            lg = decoder_feed(&d, next, fpos, 1);
-        }
-        for (int b = 0; b < nb; b++) {
-            const TaskExample *x = &set.ex[order[i + b]];
-            right[order[i + b]] = (char)ok[b];
-            if (fo) fprintf(fo, "%d\t%d\t%.*s%s\n", x->len, x->depth_pct, x->nprompt, x->prompt, gen + (size_t)b * (set.max_total + 1));
-        }
-        i += nb;
-    }
+    TaskDecode how = {batch, rand_pos ? rand_max : 0, (uint64_t)seed, fo, task_decode_final_only(&spec)};
+    task_decode(&m, &set, order, set.n, &how, right, tok_right);
     double secs = now_seconds() - t0;
     long all, allr;
-    write_accuracies(f, &set, right, name, label, maxlen, &all, &allr);
+    write_accuracies(f, &set, right, tok_right, how.final_only, name, label, spec.max_len, &all, &allr);
     if (csv) out_commit(&o);
     if (fo) out_commit(&oo);
     fprintf(stderr, "%s on %s: %ld of %ld test examples exactly right (%.1f%%), %.1f s\n", label, name, allr, all, 100.0 * allr / all,
             secs);
-    decoder_free(&d);
-    free(order), free(right), free(tok), free(next), free(ok), free(done), free(gen), free(rpos), free(fpos);
+    free(order), free(right), free(tok_right);
     taskset_free(&set);
     gpt_free(&m);
     return 0;

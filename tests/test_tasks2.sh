@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# test_tasks2.sh - tools/tasks2.sh --quick end to end (copy at L = 4, two schemes, a 60-step cap,
+# trained with --until-acc): the binary is pinned in OUT/bin, acc.csv has the study's columns
+# with per-token accuracy and steps_to_learn, a second call trains nothing again; the formats of
+# add, sum and parity; --plan's grids and worst-case estimate; then
+# tools/tasks2_report.sh on a constructed acc.csv: the ranking lists only the (task, scheme)
+# pairs learned (exact match >= 0.9 at 1x) in at least 2 seeds, and says how many qualified.
+. "$(dirname "$0")/lib.sh" tasks2
+
+run() { OUT=$tmp/q POSGPT=$BIN JOBS=1 tools/tasks2.sh --quick > "$tmp/$1.out" 2> "$tmp/$1.err"; }
+t0=$SECONDS
+run first && ok "tasks2 --quick exits 0 ($((SECONDS - t0)) s)" || bad "tasks2 --quick" "$(tail -5 "$tmp/first.err")"
+[ -x "$tmp/q/bin/posgpt" ] && cmp -s "$tmp/q/bin/posgpt" "$BIN" && grep -q "binary $tmp/q/bin/posgpt" "$tmp/first.err" \
+  && ok "tasks2: the binary is copied into OUT/bin and the runs use the copy" || bad "pinned binary" "$(ls -l "$tmp/q/bin" 2>&1)"
+H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
+# copy at L = 4, test lengths 1..12, for each of the two schemes: 24 rows; steps_to_learn a step or empty
+rows=$(awk -F, 'NR > 1 && ($13 == "" || $13 ~ /^[0-9]+$/) && $12 >= 0 && $12 <= 1 && $9 >= 0 && $9 <= 1' "$tmp/q/acc.csv" 2> /dev/null | wc -l)
+[ "$(head -1 "$tmp/q/acc.csv" 2> /dev/null)" = "$H" ] && [ "$rows" = 24 ] && [ "$(wc -l < "$tmp/q/acc.csv")" = 25 ] \
+  && ok "tasks2: acc.csv has the study's columns, a row per run and length (24), accuracies in [0, 1]" \
+  || bad "tasks2 acc.csv" "$rows good rows: $(head -2 "$tmp/q/acc.csv" 2>&1)"
+grep -q '"steps_to_learn"' "$tmp/q/copy/nope/seed1/summary.json" && grep -q "^until_acc = 0.9$" "$tmp/q/copy/nope/seed1/config.txt" \
+  && grep -q "^copy,randomized-alibi,1,4,1,0," "$tmp/q/acc.csv" \
+  && ok "tasks2: runs train with --until-acc 0.9; randomized positions over alibi are labelled randomized-alibi" \
+  || bad "tasks2 runs" "$(head -3 "$tmp/q/copy/nope/seed1/config.txt")"
+[ -s "$tmp/q/copy.png" ] && [ -s "$tmp/q/copy-token.png" ] && grep -q -- "--metric token" "$tmp/q/figures.txt" \
+  && ok "tasks2: exact and per-token figures per task" || bad "tasks2 figures" "$(ls "$tmp/q")"
+cp "$tmp/q/acc.csv" "$tmp/acc-first.csv"
+run second && grep -q "done earlier" "$tmp/second.err" && ! grep -q "train [0-9]* s" "$tmp/second.err" && cmp -s "$tmp/q/acc.csv" "$tmp/acc-first.csv" \
+  && ok "tasks2: a second call trains and evaluates nothing again" || bad "tasks2 resume" "$(tail -3 "$tmp/second.err")"
+
+# the formats (add lsb, sum and parity scratch, BOS on) in the data each task's runs train on
+OUT=$tmp/f POSGPT=$BIN JOBS=1 TASKS="add sum parity" SCHEMES=nope tools/tasks2.sh --quick > "$tmp/f.out" 2> "$tmp/f.err" \
+  && grep -qx "format = lsb" "$tmp/f/data/add/task.txt" && grep -qx "format = scratch" "$tmp/f/data/sum/task.txt" \
+  && grep -qx "format = scratch" "$tmp/f/data/parity/task.txt" && [ "$(grep -lx "bos = yes" "$tmp"/f/data/*/task.txt | wc -l)" = 3 ] \
+  && [ -s "$tmp/f/sum/nope/seed1/acc.csv" ] \
+  && ok "tasks2: add trains on --format lsb, sum and parity on --format scratch, BOS on" \
+  || bad "tasks2 formats" "$(cat "$tmp"/f/data/*/task.txt 2>&1 | grep -E 'format|bos'; tail -3 "$tmp/f.err")"
+# the grids and the worst-case estimate (printed, nothing run): 8 schemes x 7 tasks x 3 seeds by
+# default, randomized positions over rope and alibi only under --full, about 6 hours at the caps
+plan=$(tools/tasks2.sh --plan 2>&1) full=$(tools/tasks2.sh --plan --full 2>&1)
+hours=$(sed -n 's/.*about \([0-9.]*\) hours on 2 quiet cores.*/\1/p' <<< "$plan")
+grep -q "= 168 runs (sinusoidal learned t5 alibi rope nope fire kerple-power);" <<< "$plan" && ! grep -q randomized <<< "$plan" \
+  && grep -q "= 210 runs (.* randomized-rope randomized-alibi);" <<< "$full" \
+  && awk -v h="$hours" 'BEGIN { exit !(h >= 5 && h <= 6.5) }' \
+  && ok "tasks2 --plan: 168 runs by default (8 schemes), 210 with --full (randomized rope, alibi); worst case $hours h (about 6)" \
+  || bad "tasks2 --plan" "$plan / $full"
+tools/tasks2.sh --help | grep -q "default grid takes about 6 hours on 2 quiet cores" && tools/tasks2.sh --help | grep -q "ESTIMATE" \
+  && ok "tasks2 --help: states the worst-case time, marked an estimate" || bad "tasks2 --help" "no estimate"
+[ "$(CAP_HARD=5000 tools/tasks2.sh --plan | sed -n 's/.*about \([0-9.]*\) hours.*/\1/p')" != "$hours" ] \
+  && ok "tasks2 --plan: the estimate follows the caps in force (CAP_HARD)" || bad "tasks2 --plan caps" "same estimate"
+
+# the qualifying rule on a constructed acc.csv (L = 2, lengths 1..6; 10 examples a length):
+# copy: alibi learned in 3 seeds, rope in 2 (seed 3 at 0.8), nope in 1 -> alibi and rope rank,
+# rope first (beyond: 0.5 against 0.2); nope does not. add: no scheme learned in 2 seeds.
+r=$tmp/rep
+mkdir -p "$r"
+{
+  echo "$H"
+  # task scheme seed acc1x accbeyond steps
+  while read -r t s k a b st; do
+    for n in 1 2 3 4 5 6; do
+      c=$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%d", 10 * (n <= 2 ? a : b) }')
+      echo "$t,$s,$k,2,$n,0,10,$c,$(awk -v c="$c" 'BEGIN { printf "%.6f", c / 10 }'),30,$((3 * c)),$(awk -v c="$c" 'BEGIN { printf "%.6f", c / 10 }'),$st"
+    done
+  done << 'EOF'
+copy alibi 1 1.0 0.2 500
+copy alibi 2 0.9 0.2 750
+copy alibi 3 1.0 0.2 500
+copy rope 1 1.0 0.5 250
+copy rope 2 0.9 0.5 500
+copy rope 3 0.8 0.5
+copy nope 1 1.0 0.9 250
+copy nope 2 0.5 0.9
+copy nope 3 0.5 0.9
+add alibi 1 0.9 0.1 1000
+add alibi 2 0.3 0.0
+add alibi 3 0.2 0.0
+EOF
+} > "$r/acc.csv"
+if tools/tasks2_report.sh "$r" > /dev/null 2> "$tmp/rep.err"; then
+  rank=$(awk -F' [|] ' '/^\| (copy|add) \| [0-9-]+ \|/ { printf "%s:%s:%s ", $1, $2, $3 }' "$r/table.md" | sed 's/| //g')
+  [ "$rank" = "copy:1:rope copy:2:alibi add:-:(no scheme qualified) " ] \
+    && grep -q "^Ranking beyond the training lengths, of the qualifying (task, scheme) pairs only: .* 2 of 4 pairs qualified\.$" "$r/table.md" \
+    && ok "tasks2_report: only pairs learned in >= 2 of 3 seeds are ranked (copy: rope, alibi; nope and add's alibi not), 2 of 4 qualified" \
+    || bad "tasks2_report ranking" "ranks '$rank': $(grep -A8 '^Ranking' "$r/table.md")"
+  grep -q "^| rope | 2 of 3 | 250 500 - | 0.90 | 0.50 | 0.90 | 0.50 |$" "$r/table.md" \
+    && ok "tasks2_report: a pair's row: seeds learned, steps_to_learn per seed (- at the cap), exact and per-token at 1x and beyond" \
+    || bad "tasks2_report row" "$(grep '^| rope' "$r/table.md")"
+else bad "tasks2_report" "$(cat "$tmp/rep.err")"; fi
+
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# tasks2.sh - the algorithmic tasks again, each run trained until it has learned the task
+# (issue 34): every (task, scheme, seed) trains a small model from scratch on lengths 1..L until
+# its held-out exact match at the training lengths reaches 0.9 (posgpt train --until-acc 0.9,
+# checked at every validation, every EVAL steps), or the task's step cap; then task eval scores
+# exact match and per-token accuracy at test lengths 1..3L (passkey: 1..8L, the key at five
+# depths). tools/tasks2_report.sh then writes acc.csv and table.md, whose ranking lists only the
+# (task, scheme) pairs learned at 1x (exact match >= 0.9 at lengths 1..L) in >= 2 of 3 seeds.
+#
+#   tools/tasks2.sh            the default grid into runs/tasks2: 7 tasks x 8 schemes x 3 seeds
+#                              (the core six sinusoidal learned t5 alibi rope nope, fire and
+#                              kerple-power): 168 runs
+#   tools/tasks2.sh --full     the same plus randomized positions over rope and alibi (10
+#                              schemes, 210 runs)
+#   tools/tasks2.sh --plan     the grid's run count and worst-case time estimate, nothing run
+#                              (--plan --full: the full grid's)
+#   tools/tasks2.sh --quick    a smoke test into runs/tasks2-quick (seconds: copy at L = 4, two
+#                              schemes, one seed, a 60-step cap)
+#   tools/tasks2.sh --figures  only the report, from the CSVs in the folder
+#
+# Time: if every run goes to its cap, the default grid takes about 6 hours on 2 quiet cores.
+# That is an ESTIMATE, not a measurement of this grid: the six L = 20 tasks at about 9 steps/s
+# a run (a quiet-machine rate measured at L = 20, one thread a run, two runs at once) plus 15%
+# for task eval and the held-out checks, passkey at about 3.6 steps/s eval included (its 2000-
+# step runs in runs/tasks, the same settings). A run that learns stops early, so the grid is
+# usually shorter; --plan prints the estimate for the caps and subset in force.
+#
+# Settings: L = 20 for the six short tasks (test lengths 1..60), passkey L = 4 filler sentences
+# (test 1..32); formats (task gen --format; docs/tasks.md): add lsb (least significant digit
+# first), sum and parity scratch (the running values, '=', the answer; exact match scores the
+# final answer), each example starting with the BOS byte; step caps 1500 (copy, reverse, sort;
+# CAP_SHORT=N), 2500 (add, sum, parity; CAP_HARD=N) and 1000 (passkey; CAP_PASSKEY=N), fixed
+# when a task's data is made (OUT/data/TASK/cap), a batch of 64, validation and the learned
+# check every 250 steps; the model and learning rate
+# of tools/tasks.sh (3 blocks, width 64, 4 heads, lr 3e-3: runs/tasks/README.md). The cosine
+# schedule runs over the cap, whatever step a run stops at.
+# Randomized positions (Ruoss et al. 2023; --full only) over a base: train --pos rope|alibi --positions
+# random --rand-max R (R = 4 x the longest test example), evaluated at random positions too;
+# `train --pos randomized` is the sinusoidal base only (tools/tasks.sh ran it).
+# The binary is pinned: ./posgpt (or POSGPT=FILE) is copied to OUT/bin/posgpt when the study
+# starts and every run uses that copy; a later call (a resume) reuses the copy already there,
+# so a rebuilt ./posgpt never mixes into a study (delete OUT/bin to change binaries).
+# It resumes: a run whose acc.csv exists is done (also in a fresh clone, without checkpoints);
+# a training whose summary.json says "done" (learned, or at its cap) is not trained again; an
+# interrupted one resumes from its checkpoint. Outputs are written under temporary names.
+# Environment: TASKS="copy add", SCHEMES="nope rope", SEEDS="1 2" for a subset; JOBS=N runs at
+# once (default 2, one thread each); OUT=dir; RANKS=N spreads the runs over N MPI processes
+# (tools/sweep.sh; MPIRUN="mpirun --hostfile hosts ..." for several hosts).
+set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
+self=$(realpath "$0")
+cd "$(dirname "$self")/.."
+
+all_tasks="copy reverse sort add sum parity passkey"
+default_schemes="sinusoidal learned t5 alibi rope nope fire kerple-power"
+full_schemes="$default_schemes randomized-rope randomized-alibi"
+
+# the training format of each task: the ONE place that sets it, all of its words passed to
+# task gen as they are (BOS on: task gen's default)
+task_format() { case "$1" in add) echo "--format lsb" ;; sum | parity) echo "--format scratch" ;; *) echo "" ;; esac; }
+
+# ---- one run (called through tools/sweep.sh; the settings come in the environment) ----
+if [ "${1:-}" = --one ]; then
+  task=$2 scheme=$3 seed=$4
+  d=$OUT/$task/$scheme/seed$seed
+  data=$OUT/data/$task
+  mkdir -p "$d"
+  if [ -s "$d/acc.csv" ]; then echo "  $task $scheme seed $seed: done earlier" >&2; exit 0; fi
+  pos=$scheme extra=() evalx=()
+  case "$scheme" in
+    randomized-*) pos=${scheme#randomized-} extra=(--positions random --rand-max $((4 * $(cat "$data/longest")))) evalx=(--positions random --seed "$seed") ;;
+    learned) extra=(--max-pos "$(cat "$data/longest")") ;; # a table as long as the longest test example
+  esac
+  cap=$(cat "$data/cap")
+  pack=$PACK
+  [ "$task" = passkey ] && pack= # its examples fill 85% of their rows: packing saves nothing (runs/tasks)
+  t0=$SECONDS
+  if [ -s "$d/summary.json" ] && grep -q '"status": "done"' "$d/summary.json"; then
+    : # learned, or at its cap
+  elif [ -s "$d/model.bin" ]; then
+    "$BIN" train --resume "$d" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
+  else
+    "$BIN" train --task "$data" --pos "$pos" --out "$d" --overwrite $MODEL --batch 64 --steps "$cap" --lr "$LR" --seed "$seed" \
+      --eval-every "$EVAL" --until-acc "$UNTIL" --threads 1 $pack "${extra[@]}" > "$d/train.txt" 2> "$d/train.err"
+  fi
+  t1=$SECONDS
+  "$BIN" task eval --ckpt "$d/model.bin" --task "$data" --threads 1 "${evalx[@]}" --csv "$d/acc.csv.part" 2> "$d/eval.txt"
+  echo "train_s=$((t1 - t0)) eval_s=$((SECONDS - t1))" > "$d/time.txt"
+  mv "$d/acc.csv.part" "$d/acc.csv"
+  learned=$(sed -n 's/^  "steps_to_learn": \(.*\),$/\1/p' "$d/summary.json")
+  echo "  $task $scheme seed $seed: train $((t1 - t0)) s, eval $((SECONDS - t1)) s, steps_to_learn ${learned:-?}" >&2
+  exit 0
+fi
+
+mode=default failed=0 full=0 plan=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) mode=quick ;;
+    --figures) mode=figures ;;
+    --full) full=1 ;;
+    --plan) plan=1 ;;
+    *) echo "usage: tools/tasks2.sh [--full] [--plan] | --quick | --figures   (see the comment at the top)" >&2; exit 2 ;;
+  esac
+done
+all_schemes=$([ $full = 1 ] && echo "$full_schemes" || echo "$default_schemes")
+if [ $mode = quick ]; then
+  export OUT=${OUT:-runs/tasks2-quick} EVAL=20 UNTIL=0.9
+  tasks=${TASKS:-copy} schemes=${SCHEMES:-"nope randomized-alibi"} seeds=${SEEDS:-1}
+  export MODEL="--layers 1 --d-model 32 --heads 2"
+else
+  export OUT=${OUT:-runs/tasks2} EVAL=250 UNTIL=0.9
+  tasks=${TASKS:-$all_tasks} schemes=${SCHEMES:-$all_schemes} seeds=${SEEDS:-"1 2 3"}
+  export MODEL="--layers 3 --d-model 64 --heads 4"
+fi
+export LR=3e-3 PACK=--pack
+task_L() { [ $mode = quick ] && echo 4 && return; [ "$1" = passkey ] && echo 4 || echo 20; }
+task_cap() { [ $mode = quick ] && echo 60 && return; case "$1" in copy | reverse | sort) echo "${CAP_SHORT:-1500}" ;; passkey) echo "${CAP_PASSKEY:-1000}" ;; *) echo "${CAP_HARD:-2500}" ;; esac; }
+# the worst case (every run to its cap) in hours on JOBS quiet cores: the estimate of the header
+# (9 steps/s at L = 20 plus 15% for evaluation, passkey 3.6 steps/s), from the caps in force
+plan_hours() {
+  local runs=$(( $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) t core=0
+  for t in $tasks; do
+    core=$(awk -v c="$core" -v n=$runs -v cap="$(task_cap "$t")" -v pk=$([ "$t" = passkey ] && echo 1 || echo 0) \
+      'BEGIN { print c + n * cap / (pk ? 3.6 : 9 / 1.15) }')
+  done
+  awk -v c="$core" -v j="$jobs" 'BEGIN { printf "%.1f", c / j / 3600 }'
+}
+jobs=${JOBS:-$([ -n "${RANKS:-}" ] && echo 1 || echo 2)} # (per MPI process under RANKS)
+if [ $plan = 1 ]; then
+  echo "tasks2 grid: $(echo $tasks | wc -w) tasks x $(echo $schemes | wc -w) schemes x $(echo $seeds | wc -w) seeds =" \
+    "$(( $(echo $tasks | wc -w) * $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) runs ($schemes); caps:" \
+    "$(for t in $tasks; do printf '%s %s, ' "$t" "$(task_cap "$t")"; done | sed 's/, $//')"
+  echo "worst case (every run to its cap): about $(plan_hours) hours on $jobs quiet cores (an estimate: see --help)"
+  exit 0
+fi
+mkdir -p "$OUT"
+
+if [ $mode != figures ]; then
+  # the pinned binary: copied once, reused by every later call
+  if [ ! -x "$OUT/bin/posgpt" ]; then
+    src=${POSGPT:-./posgpt}
+    [ -n "${POSGPT:-}" ] || [ -x ./posgpt ] || make --no-print-directory posgpt
+    mkdir -p "$OUT/bin"
+    cp "$src" "$OUT/bin/posgpt.tmp.$$" && mv "$OUT/bin/posgpt.tmp.$$" "$OUT/bin/posgpt"
+  fi
+  export BIN=$OUT/bin/posgpt
+  echo "${TASKS:+TASKS=\"$TASKS\" }${SCHEMES:+SCHEMES=\"$SCHEMES\" }${SEEDS:+SEEDS=\"$SEEDS\" }tools/tasks2.sh $*   ($(date -u +%Y-%m-%d), $($BIN --version 2>/dev/null | head -1))" >> "$OUT/command.txt"
+  # the data: one set per task, the same for every scheme and seed
+  for t in $tasks; do
+    dd=$OUT/data/$t
+    [ -s "$dd/test.txt" ] && [ -s "$dd/longest" ] && continue
+    L=$(task_L "$t") mult=3 per=100 n=100000
+    [ "$t" = passkey ] && mult=8 per=20
+    [ $mode = quick ] && per=10 n=2000
+    # shellcheck disable=SC2046 # the format's words, as they are
+    "$BIN" task gen --task "$t" --max-len "$L" --n $n --test-mult $mult --test-per-len $per --seed 1 $(task_format "$t") \
+      --out "$dd" --overwrite > /dev/null
+    echo "$L" > "$dd/L"
+    task_cap "$t" > "$dd/cap"
+    awk -F'\t' '{ n = length($3); if (n > m) m = n } END { print m }' "$dd/test.txt" > "$dd/longest"
+  done
+  list=$(mktemp)
+  trap 'rm -f "$list"' EXIT
+  for t in $tasks; do for s in $schemes; do for seed in $seeds; do echo "$t $s $seed"; done; done; done > "$list"
+  n=$(wc -l < "$list")
+  echo "tasks2 study: $n runs into $OUT (binary $BIN)" >&2
+  t_start=$SECONDS
+  JOBS=$jobs SWEEP_ENV="OUT EVAL UNTIL LR MODEL BIN PACK" tools/sweep.sh "$list" "$self" --one || failed=1
+  echo "tasks2 study wall time: $(( (SECONDS - t_start) / 60 )) min for $n runs (runs done earlier take no time)" | tee -a "$OUT/walltime.txt" >&2
+fi
+
+BIN=${BIN:-$OUT/bin/posgpt} tools/tasks2_report.sh "$OUT"
+exit $failed

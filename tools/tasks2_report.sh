@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# tasks2_report.sh - the table, acc.csv and figures of tools/tasks2.sh's study, from the runs it
+# left in DIR/<task>/<scheme>/seed<k>/ (acc.csv from task eval, summary.json from train); it runs
+# nothing but `posgpt plot`.
+#   tools/tasks2_report.sh [DIR]     (default runs/tasks2)
+# Writes
+#   DIR/acc.csv   every run's rows: task,scheme,seed,train_max_len,eval_len,depth,examples,
+#                 correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn (exact and
+#                 token_accuracy as task eval writes accuracy and token_accuracy; steps_to_learn
+#                 from the run's summary.json, empty when the cap came first). Without run folders
+#                 the DIR/acc.csv already there is read as it is (a constructed one, in the tests).
+#   DIR/table.md  per task and scheme: the seeds that learned the task (exact match >= 0.9 at 1x,
+#                 the lengths 1..L), their steps_to_learn, exact and per-token accuracy at 1x and
+#                 beyond (the mean of the buckets 2x = L+1..2L, 3x = 2L+1..3L, and for passkey 4x,
+#                 8x), means over seeds; then the ranking beyond the training lengths, of the
+#                 qualifying pairs only (learned in at least 2 seeds: 2 of 3), and how many
+#                 qualified; and for each task how many of the six core schemes qualified.
+#   DIR/<task>.png, DIR/<task>-token.png  exact and per-token accuracy versus length (plot --kind
+#                 accuracy --metric exact|token), and DIR/figures.txt, the commands.
+set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
+cd "$(dirname "$0")/.."
+dir=${1:-runs/tasks2}
+bin=${BIN:-./posgpt}
+[ -d "$dir" ] || { echo "tasks2_report: no folder $dir (run tools/tasks2.sh first)" >&2; exit 1; }
+order="sinusoidal learned t5 alibi rope nope fire kerple-power randomized-rope randomized-alibi randomized-sinusoidal"
+core="sinusoidal learned t5 alibi rope nope"
+H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
+runs=$(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null || true)
+if [ -n "$runs" ]; then
+  {
+    echo "$H"
+    for t in copy reverse sort add sum parity passkey; do
+      for s in $order; do
+        for f in "$dir/$t/$s"/seed*/acc.csv; do
+          [ -s "$f" ] || continue
+          k=${f%/acc.csv}; k=${k##*/seed}
+          stl=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "${f%acc.csv}summary.json" 2> /dev/null || true)
+          awk -F, -v OFS=, -v s="$s" -v k="$k" -v stl="$stl" 'NR == 1 { if ($9 != "tokens") { print FILENAME ": no per-token columns (task eval before token_accuracy)" > "/dev/stderr"; exit 1 }; next }
+            { print $1, s, k, $3, $4, $5, $6, $7, $8, $9, $10, $11, stl }' "$f"
+        done
+      done
+    done
+  } > "$dir/acc.csv.part"
+  mv "$dir/acc.csv.part" "$dir/acc.csv"
+fi
+[ -s "$dir/acc.csv" ] || { echo "tasks2_report: no accuracy CSVs under $dir" >&2; exit 1; }
+[ "$(head -1 "$dir/acc.csv")" = "$H" ] || { echo "tasks2_report: $dir/acc.csv's header is not $H" >&2; exit 1; }
+
+awk -F, -v order="$order" -v core="$core" '
+  function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }
+  NR == 1 { next }
+  { t = $1; s = $2; k = $3; L = $4; b = bucket($5, L)
+    ex[t, s, k, b] += $7; ok[t, s, k, b] += $8; to[t, s, k, b] += $10; tc[t, s, k, b] += $11; stl[t, s, k] = $13
+    has[t, b] = 1; Lof[t] = L
+    if (!((t, s, k) in seen)) { seen[t, s, k] = 1; seeds[t, s] = seeds[t, s] " " k; ran[t, s] = 1 }
+    if (!(t in tseen)) { tseen[t] = 1; tasks[++nt] = t } }
+  # over the seeds of (t, s): the mean exact (w = "e") or per-token (w = "t") accuracy at 1x
+  # (beyond = 0) or beyond it (the mean of the buckets past 1x); LEARNED: the seeds at 1x >= 0.9
+  function acc(t, s, w, beyond,    K, m, i, b, a, c, sum) {
+    m = split(seeds[t, s], K, " "); sum = 0
+    for (i = 1; i <= m; i++) {
+      if (!beyond) a = w == "e" ? ok[t, s, K[i], 1] / ex[t, s, K[i], 1] : tc[t, s, K[i], 1] / to[t, s, K[i], 1]
+      else { a = 0; c = 0
+        for (b = 2; b <= 8; b++) if ((t, s, K[i], b) in ex) { a += w == "e" ? ok[t, s, K[i], b] / ex[t, s, K[i], b] : tc[t, s, K[i], b] / to[t, s, K[i], b]; c++ }
+        a = c ? a / c : 0 }
+      sum += a }
+    return sum / m
+  }
+  function learned(t, s,    K, m, i, n) {
+    m = split(seeds[t, s], K, " "); n = 0; STEPS = ""
+    for (i = 1; i <= m; i++) { n += ok[t, s, K[i], 1] / ex[t, s, K[i], 1] >= 0.9; STEPS = STEPS (i > 1 ? " " : "") (stl[t, s, K[i]] != "" ? stl[t, s, K[i]] : "-") }
+    NSEEDS = m
+    return n
+  }
+  END {
+    ns = split(order, S, " ")
+    print "Exact match and per-token accuracy, the mean over seeds. 1x: the training lengths 1..L; beyond: the mean of the buckets past 1x (2x = L+1..2L, 3x = 2L+1..3L; passkey also 4x and 8x). learned: the seeds whose exact match at 1x is 0.9 or more; steps: each seed'"'"'s steps_to_learn (train --until-acc 0.9 on its held-out sample; - = the cap came first)."
+    for (j = 1; j <= nt; j++) { t = tasks[j]
+      printf "\n%s (L = %d)\n\n| scheme | learned | steps | exact 1x | exact beyond | token 1x | token beyond |\n|---|---|---|---|---|---|---|\n", t, Lof[t]
+      for (i = 1; i <= ns; i++) { s = S[i]; if (!ran[t, s]) continue
+        n = learned(t, s); npairs++
+        if (n >= 2) { q[t, s] = 1; nq++ }
+        printf "| %s | %d of %d | %s | %.2f | %.2f | %.2f | %.2f |\n", s, n, NSEEDS, STEPS, acc(t, s, "e", 0), acc(t, s, "e", 1), acc(t, s, "t", 0), acc(t, s, "t", 1) } }
+    printf "\nRanking beyond the training lengths, of the qualifying (task, scheme) pairs only: learned (exact match >= 0.9 at 1x) in at least 2 seeds. %d of %d pairs qualified.\n\n", nq, npairs
+    print "| task | rank | scheme | learned | exact beyond | token beyond |"
+    print "|---|---|---|---|---|---|"
+    for (j = 1; j <= nt; j++) { t = tasks[j]; m = 0
+      for (i = 1; i <= ns; i++) if (q[t, S[i]]) { R[++m] = S[i]; V[m] = acc(t, S[i], "e", 1) }
+      for (a = 2; a <= m; a++) for (b = a; b > 1 && V[b] > V[b - 1]; b--) { x = V[b]; V[b] = V[b - 1]; V[b - 1] = x; y = R[b]; R[b] = R[b - 1]; R[b - 1] = y }
+      if (!m) printf "| %s | - | (no scheme qualified) | | | |\n", t
+      for (a = 1; a <= m; a++) { n = learned(t, R[a]); printf "| %s | %d | %s | %d of %d | %.2f | %.2f |\n", t, a, R[a], n, NSEEDS, V[a], acc(t, R[a], "t", 1) } }
+    nc = split(core, C, " "); good = 0
+    printf "\nThe six core schemes (%s) that qualified, per task:\n\n| task | core schemes qualified |\n|---|---|\n", core
+    for (j = 1; j <= nt; j++) { t = tasks[j]; c = 0; for (i = 1; i <= nc; i++) c += q[t, C[i]]; good += c >= 4; printf "| %s | %d of %d |\n", t, c, nc }
+    printf "\n%d of %d tasks qualified for at least four of the six core schemes.\n", good, nt
+  }' "$dir/acc.csv" > "$dir/table.md.part"
+mv "$dir/table.md.part" "$dir/table.md"
+cat "$dir/table.md"
+
+# a figure per task and metric, from the runs' own CSVs (none without run folders)
+[ -n "$runs" ] || exit 0
+: > "$dir/figures.txt.part"
+for t in copy reverse sort add sum parity passkey; do
+  files=()
+  for s in $order; do for f in "$dir/$t/$s"/seed*/acc.csv; do [ -s "$f" ] && files+=("$f"); done; done
+  [ ${#files[@]} -gt 0 ] || continue
+  for m in exact token; do
+    png=$dir/$t.png; [ $m = token ] && png=$dir/$t-token.png
+    "$bin" plot --kind accuracy --metric $m --out "$png" "${files[@]}" > /dev/null 2>&1
+    echo "posgpt plot --kind accuracy --metric $m --out $png $dir/$t/*/seed*/acc.csv" >> "$dir/figures.txt.part"
+  done
+done
+mv "$dir/figures.txt.part" "$dir/figures.txt"
+echo "wrote $dir/table.md, $dir/acc.csv and the figures ($dir/<task>.png, <task>-token.png)" >&2
