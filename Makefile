@@ -185,7 +185,7 @@ test-arm64:
 	  --heads 1 --seq-len 8 --batch 2 --steps 1 --threads 2 --out $$d/probe 2>&1 >/dev/null); rc=$$?; rm -rf $$d; \
 	if [ $$rc -ne 0 ]; then \
 	  echo "posgpt: test-arm64 skipped: $(QEMU) cannot run build/$(ARM64)/posgpt here (one training step on 2 threads:" \
-	    "$$([ $$rc = 124 ] && echo "no end in 120 s" || echo "exit $$rc, $$(echo "$$err" | tail -1)"))"; \
+	    "$$([ $$rc = 124 ] && echo "no end in 120 s" || echo "exit $$rc$${err:+: $$(echo "$$err" | tail -1)}"))"; \
 	  [ "$${POSGPT_REQUIRE_ARM64:-0}" != 1 ]; exit; fi; \
 	POSGPT_TEST_SCHEMES="$(ARM64_SCHEMES)" POSGPT_CROSS="$(QEMU) build/$(ARM64)/posgpt" RUNNER="$(QEMU)" \
 	  TESTDIR=build/$(ARM64)/tests C_TESTS="$(ARM64_TESTS)" SHELL_TESTS="$(ARM64_SHELL_TESTS)" tools/run_tests.sh
