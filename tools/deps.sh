@@ -61,11 +61,11 @@ if [[ $want == *" clang "* ]]; then
   command -v clang >/dev/null || pkgs clang clang -
   header omp.h clang -fopenmp || pkgs libomp-dev libomp-devel libomp
 fi
-arm64=(gcc-aarch64-linux-gnu libopenblas0-openmp:arm64 libopenblas-openmp-dev:arm64 zlib1g-dev:arm64 libgomp1:arm64 qemu-user)
+arm64=(gcc-aarch64-linux-gnu libc6:arm64 libopenblas0-openmp:arm64 libopenblas-openmp-dev:arm64 zlib1g-dev:arm64 libgomp1:arm64 qemu-user)
 if [[ $want == *" arm64 "* ]]; then
   command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null &&
     anyfile /usr/include/aarch64-linux-gnu/openblas-openmp/cblas.h && anyfile /usr/lib/aarch64-linux-gnu/libz.so &&
-    anyfile /usr/lib/aarch64-linux-gnu/libgomp.so.1 || pkgs "$(IFS=,; echo "${arm64[*]}")" - -
+    anyfile /usr/lib/aarch64-linux-gnu/libgomp.so.1 && anyfile /lib/ld-linux-aarch64.so.1 || pkgs "$(IFS=,; echo "${arm64[*]}")" - -
 fi
 if [[ $want == *" kjv "* ]]; then
   command -v bible >/dev/null || pkgs bible-kjv - -
