@@ -158,6 +158,18 @@ static void task_eval_csv(const GPT *m, const char *dir, char *got, size_t n) {
     rmdir(dir);
 }
 
+// the hand-built model that writes `answer` after every prompt (chain_model), and a task
+// directory /tmp/posgpt-TAG-PID (its name into dir) holding task.txt and test.txt, read into *set
+static void hand_task(GPT *m, const char *answer, const char *tag, const char *desc, const char *lines, char *dir, size_t n,
+                      TaskSet *set) {
+    char path[160];
+    chain_model(m, answer);
+    snprintf(dir, n, "/tmp/posgpt-%s-%d", tag, (int)getpid());
+    task_dir_write(dir, desc, lines);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    taskset_read(set, path);
+}
+
 // per-token accuracy beside exact match (task_eval.h), on a model built by hand to answer every
 // copy prompt "abc;" (chain_model ">abc;"). So the answers, and both accuracies, are known:
 // "abc>abc;" all 4 bytes right; "abd>abd;" 3 of 4 (the 'c'); "ab>ab;" 2 of 3 (the ';' comes a
@@ -165,13 +177,10 @@ static void task_eval_csv(const GPT *m, const char *dir, char *got, size_t n) {
 // answer bytes.
 static void test_task_token_accuracy(void) {
     GPT m;
-    chain_model(&m, ">abc;");
-    char dir[64], path[128];
-    snprintf(dir, sizeof dir, "/tmp/posgpt-tokacc-%d", (int)getpid());
-    task_dir_write(dir, "task = copy\nmax_len = 3\n", "3\t0\tabc>abc;\n3\t0\tabd>abd;\n2\t0\tab>ab;\n1\t0\tb>b;\n");
-    snprintf(path, sizeof path, "%s/test.txt", dir);
+    char dir[64];
     TaskSet set;
-    taskset_read(&set, path);
+    hand_task(&m, ">abc;", "tokacc", "task = copy\nmax_len = 3\n", "3\t0\tabc>abc;\n3\t0\tabd>abd;\n2\t0\tab>ab;\n1\t0\tb>b;\n",
+              dir, sizeof dir, &set);
     int which[4] = {0, 1, 2, 3}, tok[4];
     char right[4];
     for (int batch = 1; batch <= 4; batch += 3) {
@@ -200,13 +209,10 @@ static void test_task_token_accuracy(void) {
 // the model's ';' comes early, the final answer's places unreached or wrong (0 of 5, 0 of 2)
 static void test_task_final_answer(void) {
     GPT m;
-    chain_model(&m, ">0=1;");
-    char dir[64], path[128];
-    snprintf(dir, sizeof dir, "/tmp/posgpt-final-%d", (int)getpid());
-    task_dir_write(dir, "task = parity\nmax_len = 2\nformat = scratch\n", "1\t0\t1>1=1;\n1\t0\t0>0=0;\n2\t0\t11>10=0;\n");
-    snprintf(path, sizeof path, "%s/test.txt", dir);
+    char dir[64];
     TaskSet set;
-    taskset_read(&set, path);
+    hand_task(&m, ">0=1;", "final", "task = parity\nmax_len = 2\nformat = scratch\n", "1\t0\t1>1=1;\n1\t0\t0>0=0;\n2\t0\t11>10=0;\n",
+              dir, sizeof dir, &set);
     check(task_scored_from(&set.ex[2], 1) == 3 && task_scored_from(&set.ex[2], 0) == 0, "task_scored_from: after the last '=', or 0",
           "%d %d", task_scored_from(&set.ex[2], 1), task_scored_from(&set.ex[2], 0));
     for (int final = 0; final < 2; final++) {
