@@ -167,6 +167,10 @@ $BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /de
 [ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 2: the length N is 5, but the prompt holds 5 bytes" "$tmp/err" \
   && ok "train --task with a length that is not its prompt's: refused naming train.txt and the line" || bad "train --task N" "rc $rc: $(cat "$tmp/err")"
 
+mkdir -p "$tmp/bad/nobos" && cp "$tmp/copyBOS/task.txt" "$tmp/bad/nobos/" && printf '2\t0\t^ab>ab;\n2\t0\tab>ab;\n' > "$tmp/bad/nobos/test.txt"
+$BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/bad/nobos" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -qF "test.txt' line 2: the prompt 'ab>' does not start with the BOS byte '^' that task.txt (bos = yes)" "$tmp/err" \
+  && ok "a task file line without the BOS byte its task.txt records: refused, saying so (not as a length mismatch)" || bad "BOS missing" "rc $rc: $(cat "$tmp/err")"
 # every task in every format, with and without BOS: the files task gen writes pass the answer
 # check (each task's solver gives the answers its generator wrote)
 gen_ok=0 gen_all=0

@@ -336,11 +336,17 @@ static void check_examples(TaskSet *s, const char *path, const TaskSpec *spec) {
     char *buf = xmalloc(TASK_MAX_LINE + 64);
     Rng rng;
     rng_seed(&rng, 1);
+    char b1[128], b2[128];
     for (int i = 0; i < s->n; i++) {
         const TaskExample *x = &s->ex[i];
         if (x->len > t->max_n) {
             free(want), free(buf);
             refuse(s, path, i + 1, "the length N is %d, more than the %d that %s allows", x->len, t->max_n, t->name);
+        }
+        if (spec->bos && x->prompt[0] != TASK_BOS) {
+            free(want), free(buf);
+            refuse(s, path, i + 1, "the prompt '%s' does not start with the BOS byte '%c' that task.txt (bos = yes) gives "
+                   "every example", shown(x->prompt, x->prompt + x->nprompt, b1, sizeof b1), TASK_BOS);
         }
         if (!want[x->len]) {
             task_make(spec, buf, TASK_MAX_LINE + 64, x->len, 0.5, &rng);
@@ -351,12 +357,6 @@ static void check_examples(TaskSet *s, const char *path, const TaskSpec *spec) {
             free(want), free(buf);
             refuse(s, path, i + 1, "the length N is %d, but the prompt holds %d bytes where a %s prompt of length %d holds %d: "
                    "N does not match the example (posgpt task gen writes them)", x->len, x->nprompt, t->name, x->len, w);
-        }
-        char b1[128], b2[128];
-        if (spec->bos && x->prompt[0] != TASK_BOS) {
-            free(want), free(buf);
-            refuse(s, path, i + 1, "the prompt '%s' does not start with the BOS byte '%c' that task.txt (bos = yes) gives "
-                   "every example", shown(x->prompt, x->prompt + x->nprompt, b1, sizeof b1), TASK_BOS);
         }
         const char *p = x->prompt + spec->bos;
         int m = x->nprompt - spec->bos - 1;
