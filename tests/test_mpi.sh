@@ -106,21 +106,23 @@ else bad "resume 1 -> -np 2" "$(grep -v '^step' "$tmp/r1.err" | tail -2)"; fi
 # ---- signals and a dead rank ----
 L=("${A[@]}")
 L[${#L[@]}]=--steps; L[${#L[@]}]=100000; L[${#L[@]}]=--ckpt-every; L[${#L[@]}]=20
-ranks() { for p in $(pgrep -f "$MPIBIN train"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -q "^OMPI_COMM_WORLD_RANK=$1$" && echo $p; done; }
+# the process of rank $1 of the job writing into $2 (only this job's: another test's MPI jobs may run
+# beside it; once, a SIGTERM meant for this job's rank 1 went nowhere and the job trained on)
+ranks() { for p in $(pgrep -f "$MPIBIN train.* --out $2( |$)"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -q "^OMPI_COMM_WORLD_RANK=$1$" && echo $p; done; }
 wait_steps() { for _ in $(seq 300); do [ -s "$1/model.bin" ] && [ "$(wc -l < "$1/log.csv" 2>/dev/null || echo 0)" -gt 40 ] && return 0; sleep 0.1; done; return 1; }
-# wait for the job PID at most 60 s: a job that does not end after the signal is a failure (it
-# hung once in MPI_Finalize beside a terminating mpirun), killed with its ranks, not a CI that waits forever
+# wait for the job PID at most 60 s: a job that does not end after the signal is a failure, killed
+# with its ranks, not a CI that waits forever
 wait_job() {
   for _ in $(seq 600); do kill -0 "$1" 2> /dev/null || { wait "$1"; return; }; sleep 0.1; done
   bad "a job ($2)" "still running 60 s after the signal; killed"
-  pkill -KILL -f "$MPIBIN train" 2> /dev/null; kill -KILL "$1" 2> /dev/null; wait "$1" 2> /dev/null; return 124
+  pkill -KILL -f "$MPIBIN train.* --out $3( |$)" 2> /dev/null; kill -KILL "$1" 2> /dev/null; wait "$1" 2> /dev/null; return 124
 }
 for how in mpirun rank1; do
   d=$tmp/sig-$how
   "${MPIRUN[@]}" -np 2 "$MPIBIN" train "${L[@]}" --pos t5 --out "$d" > "$d.out" 2> "$d.err" & pid=$!
   wait_steps "$d" || bad "signal ($how)" "the run did not start"
-  if [ $how = mpirun ]; then kill -TERM $pid; else kill -TERM "$(ranks 1)"; fi
-  wait_job $pid "SIGTERM to $how"; rc=$?
+  if [ $how = mpirun ]; then kill -TERM $pid; else kill -TERM $(ranks 1 "$d"); fi
+  wait_job $pid "SIGTERM to $how" "$d"; rc=$?
   msg=$(grep "received SIGTERM: stopped at step" "$d.err")
   step=$(sed -n 's/.*stopped at step \([0-9]*\) of.*/\1/p' <<< "$msg")
   if [ $rc -ne 0 ] && [ -n "$step" ] && $BIN info "$d/model.bin" | grep -q "step $step of 100000"; then
@@ -130,8 +132,8 @@ done
 d=$tmp/kill9
 "${MPIRUN[@]}" -np 2 "$MPIBIN" train "${L[@]}" --pos t5 --out "$d" > "$d.out" 2> "$d.err" & pid=$!
 wait_steps "$d" || bad "kill -9" "the run did not start"
-kill -KILL "$(ranks 1)"
-wait_job $pid "SIGKILL to rank 1"; rc=$?
+kill -KILL $(ranks 1 "$d")
+wait_job $pid "SIGKILL to rank 1" "$d"; rc=$?
 step=$($BIN info "$d/model.bin" 2>&1 | sed -n 's/^training *step \([0-9]*\) of.*/\1/p')
 if [ $rc -ne 0 ] && grep -q "exited on signal 9" "$d.err" && [ -n "$step" ] && [ $((step % 20)) = 0 ]; then
   ok "a rank killed with SIGKILL ends the job (exit $rc, mpirun names it); the checkpoint of step $step is intact"

@@ -922,10 +922,7 @@ int cmd_train(int argc, char **argv) {
     train_loop(r, &pr);
     int status = finish(r, &pr);
     shards_free(&r->sh);
-    // stopped by a signal, the processes leave without MPI's closing handshake: mpirun, which
-    // forwarded the signal, is ending the job and may never answer it (seen: both ranks spinning in
-    // MPI_Finalize for 20 minutes beside a waiting mpirun); each process exits with 128 + signal
-    if (!g_stop) dist_finish();
+    dist_finish();
     adamw_free(&r->opt);
     corpus_free(&r->corpus);
     if (r->task) taskdata_free(&r->tasks);
