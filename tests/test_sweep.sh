@@ -100,10 +100,11 @@ printf 'j1\nj2\nj3\nj4\n' > "$tmp/slow"
 modes="TERM INT"; command -v mpirun > /dev/null && modes+=" mpi"
 for sig in $modes; do
   rm -rf "$tmp/s"; mkdir "$tmp/s"
-  set -m # (a background job of a script ignores SIGINT; with job control it does not, as at a terminal)
-  if [ $sig = mpi ]; then OMPI_MCA_odls_base_sigkill_timeout=3 RANKS=2 tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!
-  else JOBS=2 tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!; fi
-  set +m
+  # (a background job of a script starts with SIGINT ignored, and a shell cannot trap a signal
+  # ignored at its start: env --default-signal gives the sweep SIGINT as a terminal's Ctrl-C
+  # would find it, whether or not this shell has job control or a terminal)
+  if [ $sig = mpi ]; then OMPI_MCA_odls_base_sigkill_timeout=3 RANKS=2 env --default-signal=INT tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!
+  else JOBS=2 env --default-signal=INT tools/sweep.sh "$tmp/slow" "$tmp/slow.sh" "$tmp/s" 2> "$tmp/e" & pid=$!; fi
   for _ in $(seq 100); do [ "$(cat "$tmp/s/pids" 2> /dev/null | wc -l)" = 4 ] && break; sleep 0.1; done
   t0=$(date +%s); kill -${sig/mpi/TERM} $pid; timeout 20 tail --pid=$pid -f /dev/null; wait $pid; rc=$?
   alive=$(for p in $(cat "$tmp/s/pids"); do s=$(ps -o stat= -p "$p") && [ "${s#Z}" = "$s" ] && echo "$p"; done) # (not a zombie)
