@@ -101,6 +101,14 @@ static void check_train_memory(const Run *r) {
     require_memory(need, what, "lower --batch or --seq-len (or the model's size)");
 }
 
+// the task's directory: the one of its train.txt (--data)
+static void task_dir(const Run *r, char *dir, size_t n) {
+    snprintf(dir, n, "%s", r->a.data);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0; // DIR/train.txt -> DIR
+    else snprintf(dir, n, ".");
+}
+
 // the resolved configuration, "key = value" lines (config.txt; summary.json's "config")
 static void print_config(FILE *f, const Run *r) {
     const GPT *m = &r->m;
@@ -117,9 +125,9 @@ static void print_config(FILE *f, const Run *r) {
     if (c->ext_method[0])
         fprintf(f, "rope_scaling = %s\nrope_factor = %g\nrope_from_len = %d\n", c->ext_method, c->ext_factor, c->ext_train_len);
     if (r->task) {
-        const char *slash = strrchr(a->data, '/'); // (a resumed run: the directory of its recorded train.txt)
-        fprintf(f, "data = %s\ntask = %.*s\nlongest_example = %d\n", a->data, a->task ? (int)strlen(a->task) : slash ? (int)(slash - a->data) : 1,
-                a->task ? a->task : slash ? a->data : ".", r->tasks.longest);
+        char dir[4200];
+        task_dir(r, dir, sizeof dir); // (a resumed run has no --task: the directory of its recorded train.txt)
+        fprintf(f, "data = %s\ntask = %s\nlongest_example = %d\n", a->data, a->task ? a->task : dir, r->tasks.longest);
         if (ts->run.pack)
             fprintf(f, "pack = yes (rows of %d x seq_len = %d bytes; each but a shard's last holds %d examples at least)\n",
                     TASK_PACK_ROW, row_len(r), row_len(r) / r->tasks.longest);
@@ -316,13 +324,6 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
     }
 }
 
-// the task's directory: the one of its train.txt (--data)
-static void task_dir(const Run *r, char *dir, size_t n) {
-    snprintf(dir, n, "%s", r->a.data);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0; // DIR/train.txt -> DIR
-    else snprintf(dir, n, ".");
-}
 
 // --until-acc: the task's test.txt beside its train.txt, and the sample scored at eval points,
 // as task eval scores it (task.txt's spec: a scratch format's final answers)
