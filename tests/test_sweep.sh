@@ -117,5 +117,29 @@ for sig in $modes; do
   else bad "SIG$sig" "rc $rc; alive: $(echo $alive); $(tr '\n' '|' < "$tmp/e")"; fi
   kill $alive 2> /dev/null
 done
+
+# paused and continued (SIGSTOP, then SIGCONT, to the running jobs' process groups, as a user
+# pauses a study to take a measurement): still JOBS at a time. Each job logs its start and
+# end; the most running at once, from the log, must be 2 (bash's wait -n returned when a job
+# stopped, and the sweep started a third job)
+cat > "$tmp/timed.sh" << 'JOB'
+#!/usr/bin/env bash
+echo "$(date +%s%N) 1" >> "$1/log"; sleep 3; echo "$(date +%s%N) -1" >> "$1/log"
+JOB
+chmod +x "$tmp/timed.sh"
+rm -rf "$tmp/p"; mkdir "$tmp/p"
+printf 'k1\nk2\nk3\nk4\n' > "$tmp/four"
+setsid env JOBS=2 tools/sweep.sh "$tmp/four" "$tmp/timed.sh" "$tmp/p" 2> "$tmp/pe" & pid=$!
+for _ in $(seq 100); do [ "$(wc -l 2> /dev/null < "$tmp/p/log")" = 2 ] && break; sleep 0.05; done
+# (the jobs' groups: a job stopped and continued made bash's wait return as if it had ended)
+groups=$(ps -eo pgid=,args= | awk -v d="$tmp/four" -v m=$pid 'index($0, d) && !/awk/ && $1 != m { print $1 }' | sort -u)
+for g in $groups; do kill -STOP -- "-$g"; done
+sleep 1
+for g in $groups; do kill -CONT -- "-$g"; done
+timeout 30 tail --pid=$pid -f /dev/null; wait $pid; rc=$?
+most=$(sort -n "$tmp/p/log" | awk '{ n += $2; if (n > m) m = n } END { print m + 0 }')
+[ $rc = 0 ] && [ "$most" = 2 ] && [ "$(wc -l < "$tmp/p/log")" = 8 ] && [ "$(echo $groups | wc -w)" = 2 ] \
+  && ok "paused with SIGSTOP and continued: still at most JOBS=2 jobs at once, all 4 run" \
+  || bad "sweep paused" "rc $rc, at most $most at once, $(echo $groups | wc -w) groups: $(tr '\n' '|' < "$tmp/p/log")"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

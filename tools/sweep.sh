@@ -90,10 +90,22 @@ parse() {
     END { exit bad ? 2 : 0 }' "$1"
 }
 
+# wait_below N: wait until fewer than N jobs are left, counting those that run or are stopped
+# (SIGSTOP): the jobs the shell still holds, not the times wait returned. bash's wait returns
+# early when a job stops, or when this shell is itself stopped and continued (the whole sweep
+# paused with SIGSTOP, then SIGCONT): counting returns started one job too many each time.
+wait_below() {
+  local n
+  while n=$(jobs -p | wc -l) && [ "$n" -ge "$1" ]; do
+    wait -n 2> /dev/null || true
+    [ "$(jobs -p | wc -l)" -lt "$n" ] || sleep 1 # (a stopped job: look again in a second)
+  done
+}
+
 # run_jobs FAILED JOB...: the parsed jobs, JOBS at a time, each in its own process group; a
 # failed job's text is appended to FAILED; a signal stops them (on_signal)
 run_jobs() {
-  local failed=$1 i f running=0
+  local failed=$1 i f
   shift
   recs=("$@") pids=() started=0
   trap 'on_signal INT 2' INT
@@ -105,10 +117,10 @@ run_jobs() {
     ( "${cmd[@]}" "${f[@]:2:${#f[@]}-3}" < /dev/null \
         || { echo "sweep.sh: job failed${rank:+ (process $rank)}: ${f[1]}" >&2; echo "${f[1]}" >> "$failed"; }
       echo "$i" >> "$done_file" ) &
-    pids[i]=$! started=$((i + 1)) running=$((running + 1))
-    if [ $running -ge "${JOBS:-1}" ]; then wait -n || true; running=$((running - 1)); fi
+    pids[i]=$! started=$((i + 1))
+    wait_below "${JOBS:-1}"
   done
-  wait
+  wait_below 1
   set +m
   trap - INT TERM HUP
 }
@@ -180,7 +192,7 @@ if [ -n "${RANKS:-}" ]; then
   trap 'on_mpi_signal INT 2' INT
   trap 'on_mpi_signal TERM 15' TERM
   trap 'on_mpi_signal HUP 1' HUP
-  wait $mpi || true
+  while kill -0 "$mpi" 2> /dev/null; do wait "$mpi" || true; done # (wait returns early if this shell is paused and continued)
   cat "$list".failed.* > "$failed" 2> /dev/null || true
   rm -f "$list".failed.*
 else
