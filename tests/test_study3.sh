@@ -41,6 +41,19 @@ CSV
 got=$(tools/study3.sh --choose "$tmp/pa.csv" | cut -d, -f1-3 | tr '\n' ' ')
 [ "$got" = "scheme,lr,pos_lr_mult x,1e-3,10 y,1e-3,1 z,3e-4,1 " ] && ok "the choice rule: the smallest lr, then multiplier, within 0.01 of the best; failed runs out" \
   || bad "choice rule" "$got"
+# the edge rule (PROTOCOL.md v2) on a constructed chosen.csv: a choice at the grid's largest lr
+# (3e-3) runs once more at 1e-2, at its smallest (3e-4, whatever the multiplier) at 1e-4, inside
+# it nothing
+printf 'scheme,lr,pos_lr_mult,val_loss,rule\nhi,3e-3,1,1.4,r\nmid,1e-3,1,1.5,r\nlo,3e-4,10,1.6,r\n' > "$tmp/ch.csv"
+got=$(tools/study3.sh --edges "$tmp/ch.csv" | tr '\n' ' ')
+[ "$got" = "A hi 1e-2 1 A lo 1e-4 1 " ] && ok "the edge rule: one lr further up (1e-2) or down (1e-4) where the choice is at the grid's edge" \
+  || bad "edge rule" "$got"
+# in the quick grid: the choice from the first three lrs alone (multiplier 1) calls for exactly
+# the edge runs that phaseA.csv holds
+want=$(awk -F, 'NR == 1 || ($3 == 1 && ($2 == "3e-4" || $2 == "1e-3" || $2 == "3e-3"))' "$tmp/o/phaseA.csv" > "$tmp/pa3.csv"
+  tools/study3.sh --choose "$tmp/pa3.csv" > "$tmp/ch3.csv"; tools/study3.sh --edges "$tmp/ch3.csv" | awk '{ print $2 "," $3 }' | sort)
+have=$(awk -F, 'NR > 1 && $3 == 1 && ($2 == "1e-2" || $2 == "1e-4") && $5 != "" { print $1 "," $2 }' "$tmp/o/phaseA.csv" | sort)
+[ "$want" = "$have" ] && [ -n "$have" ] && ok "the quick grid ran exactly the edge rule's runs ($(echo $have))" || bad "edge runs" "want '$want', have '$have'"
 grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-d$(awk -F, '$1 == "rope" { print $2 }' "$tmp/o/match.csv")/seed1/info.csv" ] \
   && ok "the matched control's width comes from match.csv and was trained" || bad "match" "$(cat "$tmp/o/match.csv")"
 [ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A2 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] \

@@ -5,7 +5,9 @@
 # the runs, is runs/study3/PROTOCOL.md; in short:
 #   phase A  each scheme at lr 3e-4, 1e-3, 3e-3 (seed 1, A_STEPS steps); schemes with their own
 #            tensors also at --pos-lr-mult 10 at the chosen lr; the choice (smallest lr, then
-#            multiplier, within TOL nats of the best 1x validation loss) into OUT/chosen.csv
+#            multiplier, within TOL nats of the best 1x validation loss) into OUT/chosen.csv;
+#            a scheme whose choice is the grid's largest lr also runs at 1e-2, its smallest at
+#            1e-4 (the edge rule, PROTOCOL.md v2), before the choice is made again
 #   phase B  the chosen settings, B_STEPS steps, a checkpoint kept every KEEP steps; the core six
 #            with SEEDS, the relatives with REL_SEEDS, rope and kerple-power at xl's parameter
 #            count (the width from posgpt info; OUT/match.csv)
@@ -18,6 +20,7 @@
 #   tools/study3.sh --quick    a tiny grid into runs/study3-quick (seconds; the CI smoke test)
 #   tools/study3.sh --report   redraw the report from OUT's CSVs only (also: tools/study3_report.sh OUT)
 #   tools/study3.sh --choose PHASEA.csv   print chosen.csv for a phaseA.csv (the rule alone)
+#   tools/study3.sh --edges CHOSEN.csv    print the edge rule's extra phase-A jobs for a chosen.csv
 #   --repin (with any grid): pin the tree's binary again, though it differs from OUT/bin/posgpt
 #
 # Resumable across days: a run whose checkpoint finished its steps is kept, an interrupted one
@@ -49,6 +52,14 @@ choose() {
         m = -1; for (j = 1; j <= r; j++) if (k[j] == s && L[j] == lr && V[j] <= b2 + tol && (m < 0 || M[j] < m)) { m = M[j]; v = V[j] }
         printf "%s,%s,%s,%.6f,smallest lr then multiplier within %s nats of the best 1x val_loss\n", s, ls, m, v, tol } }' "$1"
 }
+# edges CHOSEN.csv: the edge rule (PROTOCOL.md, v2): a scheme whose chosen lr is the largest of
+# LRS runs once more at EDGE_UP, one whose chosen lr is the smallest at EDGE_DOWN (seed 1,
+# multiplier 1, as the other phase-A runs); one extension only
+edges() {
+  awk -F, -v lrs="$LRS" -v up="$EDGE_UP" -v down="$EDGE_DOWN" 'BEGIN { n = split(lrs, L, " ") }
+    NR > 1 { if ($2 == L[n]) print "A " $1 " " up " 1"; else if ($2 == L[1]) print "A " $1 " " down " 1" }' "$1"
+}
+export LRS="3e-4 1e-3 3e-3" MULTS="10" EDGE_UP=1e-2 EDGE_DOWN=1e-4
 mode=default repin=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -57,6 +68,7 @@ while [ $# -gt 0 ]; do
     --report) mode=report ;;
     --repin) repin=1 ;;
     --choose) choose "$2"; exit 0 ;;
+    --edges) edges "$2"; exit 0 ;;
     --one) shift; mode=one; break ;; # one job of a list (called through tools/sweep.sh)
     *) echo "study3.sh: error: unknown argument '$1' (see tools/study3.sh --help)" >&2; exit 2 ;;
   esac
@@ -77,7 +89,6 @@ elif [ "$mode" != one ]; then
   [ "$mode" = full ] && relatives=${RELATIVES-$relatives_all} controls="rope kerple-power"
 fi
 [ "$mode" = report ] && exec tools/study3_report.sh "$out"
-export LRS="3e-4 1e-3 3e-3" MULTS="10"
 
 bin=${PIN:-}
 # finished CKPT STEPS: the checkpoint exists and trained all its steps
@@ -188,6 +199,10 @@ gather_a() {
       END { print s "," lr "," m "," st "," (st == n ? v : "") }' "$d/log.csv"
   done; done
 }
+gather_a > "$out/phaseA.csv"
+choose "$out/phaseA.csv" > "$out/chosen.csv"
+edges "$out/chosen.csv" > "$list"
+phase "phase A, the edge rule (a choice at the grid's edge: one lr further)"
 gather_a > "$out/phaseA.csv"
 choose "$out/phaseA.csv" > "$out/chosen.csv"
 for s in $all; do has_tensors "$s" || continue
