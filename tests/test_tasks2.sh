@@ -35,6 +35,13 @@ OUT=$tmp/f POSGPT=$BIN JOBS=1 TASKS="add sum parity" SCHEMES=nope tools/tasks2.s
   && [ -s "$tmp/f/sum/nope/seed1/acc.csv" ] \
   && ok "tasks2: add trains on --format lsb, sum and parity on --format scratch, BOS on" \
   || bad "tasks2 formats" "$(cat "$tmp"/f/data/*/task.txt 2>&1 | grep -E 'format|bos'; tail -3 "$tmp/f.err")"
+# an ablation variant SCHEME@FLAG=VALUE: trained with the flag, in its own folder, in the table
+OUT=$tmp/v POSGPT=$BIN JOBS=1 SCHEMES="sandwich@sandwich-dim=8" tools/tasks2.sh --quick > "$tmp/v.out" 2> "$tmp/v.err" \
+  && grep -qx "sandwich-dim = 8" "$tmp/v/copy/sandwich@sandwich-dim=8/seed1/config.txt" && grep -qx "pos = sandwich" "$tmp/v/copy/sandwich@sandwich-dim=8/seed1/config.txt" \
+  && grep -q "^| sandwich@sandwich-dim=8 | 0 of 1 \|^| sandwich@sandwich-dim=8 | 1 of 1 " "$tmp/v/table.md" \
+  && ok "tasks2: a variant sandwich@sandwich-dim=8 trains sandwich with --sandwich-dim 8 and has its row in the table" \
+  || bad "tasks2 variant" "$(tail -3 "$tmp/v.err"; grep sandwich "$tmp/v/table.md")"
+
 # the seed rule: the last seed runs only for pairs learned in one of the first two. Seeds 1 and 2
 # are made up beforehand (a run with an acc.csv is done): nope learned in neither (0.5 at 1x),
 # rope in seed 1 (1.0); so nope's seed 3 is skipped and said, rope's seed 3 trains.

@@ -50,6 +50,10 @@
 # It resumes: a run whose acc.csv exists is done (also in a fresh clone, without checkpoints);
 # a training whose summary.json says "done" (learned, or at its cap) is not trained again; an
 # interrupted one resumes from its checkpoint. Outputs are written under temporary names.
+# Ablations: a scheme written SCHEME@FLAG=VALUE (several @FLAG=VALUE allowed) trains SCHEME with
+# `--FLAG VALUE` added, in its own folder under that name, e.g. SCHEMES="sandwich
+# sandwich@sandwich-dim=8" OUT=runs/tasks2-sandwich; the report lists such variants after the
+# schemes it knows.
 # Environment: TASKS="copy add", SCHEMES="nope rope", SEEDS="1 2" for a subset; JOBS=N runs at
 # once (default 2, one thread each); OUT=dir; RANKS=N spreads the runs over N MPI processes
 # (tools/sweep.sh; MPIRUN="mpirun --hostfile hosts ..." for several hosts).
@@ -73,10 +77,13 @@ if [ "${1:-}" = --one ]; then
   data=$OUT/data/$task
   mkdir -p "$d"
   if [ -s "$d/acc.csv" ]; then echo "  $task $scheme seed $seed: done earlier" >&2; exit 0; fi
-  pos=$scheme extra=() evalx=()
-  case "$scheme" in
-    randomized-*) pos=${scheme#randomized-} extra=(--positions random --rand-max $((4 * $(cat "$data/longest")))) evalx=(--positions random --seed "$seed") ;;
-    learned) extra=(--max-pos "$(cat "$data/longest")") ;; # a table as long as the longest test example
+  pos=${scheme%%@*} extra=() evalx=()
+  # a variant, SCHEME@FLAG=VALUE[@FLAG=VALUE...]: the scheme with those train flags (an ablation)
+  v=$scheme
+  while [ "$v" != "${v#*@}" ]; do v=${v#*@}; kv=${v%%@*}; extra+=("--${kv%%=*}" "${kv#*=}"); done
+  case "$pos" in
+    randomized-*) pos=${pos#randomized-} extra+=(--positions random --rand-max $((4 * $(cat "$data/longest")))) evalx=(--positions random --seed "$seed") ;;
+    learned) extra+=(--max-pos "$(cat "$data/longest")") ;; # a table as long as the longest test example
   esac
   cap=$(cat "$data/cap")
   pack=$PACK

@@ -25,6 +25,8 @@ bin=${BIN:-./posgpt}
 [ -d "$dir" ] || { echo "tasks2_report: no folder $dir (run tools/tasks2.sh first)" >&2; exit 1; }
 order="sinusoidal learned t5 alibi rope nope fire kerple-power randomized-rope randomized-alibi randomized-sinusoidal"
 core="sinusoidal learned t5 alibi rope nope"
+# then the variants (tools/tasks2.sh's SCHEME@FLAG=VALUE ablations) and any other scheme found
+order="$order $(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null | awk -F/ '{ print $(NF - 2) }' | sort -u | grep -vxF -f <(tr ' ' '\n' <<< "$order") | tr '\n' ' ' || true)"
 H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
 runs=$(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null || true)
 if [ -n "$runs" ]; then
