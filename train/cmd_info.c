@@ -104,7 +104,7 @@ int cmd_info(int argc, char **argv) {
                      {"rope-factor", ARG_FLOAT, &factor, "with --rope-scaling: the scale s", 0, 1e6},
                      {"bias", ARG_STR, &bias, "schemes that add a bias to the attention scores: write it to this CSV "
                                               "(layer,head,distance,bias) and print each head's largest |bias|"},
-                     {"bias-max-dist", ARG_INT, &maxd, "with --bias: distances 0..N (default: 16 x the training length)", 1, 1 << 24},
+                     {"bias-max-dist", ARG_INT, &maxd, "with --bias: distances 0..N (default: 16 x the training length)", 1, 1000000},
                      {"bias-init", ARG_FLAG, &at_init, "with --bias: the bias at initialisation (the parameters initialised "
                                                        "again from the checkpoint's seed, as train began)"},
                      {NULL}};
