@@ -102,5 +102,43 @@ refused "--bias-max-dist 0" "bias-max-dist must be in" "$BIN" info "$tmp/t5/mode
 refused "--bias-max-dist x" "not a valid integer" "$BIN" info "$tmp/t5/model.bin" --bias "$tmp/x.csv" --bias-max-dist x
 refused "--bias over the checkpoint" "also the checkpoint" "$BIN" info "$tmp/t5/model.bin" --bias "$tmp/t5/model.bin"
 refused "--bias into a missing folder" "cannot" "$BIN" info "$tmp/t5/model.bin" --bias "$tmp/no/such/x.csv"
+
+# tools/study3_bias.sh on a constructed study folder: phase A's t5 at multipliers 1 and 10, fire,
+# rope (no bias: no row), B's t5 seed 1 without a checkpoint (no row) and seed 2
+st=$tmp/study
+for r in A/t5/lr3e-3-m1:t5:1 A/t5/lr3e-3-m10:t5:10 A/fire/lr3e-3-m1:fire:1 A/rope/lr3e-3-m1:rope:1 B/t5/seed2:t5:1; do
+  IFS=: read -r d s m <<< "$r"
+  mkdir -p "$st/${d%/*}"; k=1; case $d in *seed*) k=${d##*seed} ;; esac
+  a=(--pos "$s" --steps 12 --lr 3e-3 --seed "$k"); [ "$m" = 1 ] || a+=(--pos-lr-mult "$m")
+  nice "$BIN" train --data "$tmp/c.txt" --out "$st/$d" --seq-len 16 --layers 2 --heads 4 --d-model 16 --batch 4 --threads 1 \
+    --val-tokens 64 "${a[@]}" > /dev/null 2> "$tmp/st.err" || bad "train $d" "$(tail -2 "$tmp/st.err")"
+done
+mkdir -p "$st/B/t5/seed1"; echo "step,loss" > "$st/B/t5/seed1/log.csv"
+POSGPT=$BIN tools/study3_bias.sh "$st" > "$tmp/sb.out" 2>&1 && ok "study3_bias.sh exits 0" || bad "study3_bias.sh" "$(tail -3 "$tmp/sb.out")"
+rows=$(cut -d, -f1-4,9 "$st/bias.csv" | tr '\n' ' ')
+[ "$rows" = "phase,run,setting,scheme,when A,fire,lr3e-3-m1,fire,after A,fire,lr3e-3-m1,fire,before A,t5,lr3e-3-m1,t5,after A,t5,lr3e-3-m1,t5,before A,t5,lr3e-3-m10,t5,after A,t5,lr3e-3-m10,t5,before B,t5,seed2,t5,after B,t5,seed2,t5,before " ] \
+  && ok "bias.csv: before and after for every run with a checkpoint and a score bias (no rope, no checkpointless seed1)" || bad "bias.csv rows" "$rows"
+"$BIN" info "$st/A/t5/lr3e-3-m10/model.bin" --bias "$tmp/m10.csv" > /dev/null 2>&1
+"$BIN" info "$st/A/t5/lr3e-3-m10/model.bin" --bias "$tmp/m10-init.csv" --bias-init > /dev/null 2>&1
+cmp -s "$tmp/m10.csv" "$st/bias/A/t5/lr3e-3-m10.csv" && cmp -s "$tmp/m10-init.csv" "$st/bias/A/t5/lr3e-3-m10-init.csv" \
+  && ok "the exported tables are info --bias's and info --bias --bias-init's" || bad "tables" "$(ls "$st/bias/A/t5")"
+# t5: 0 before; after, the multiplier-10 run's largest bias exceeds the multiplier-1 run's; the max is the table's
+got=$(awk -F, '$2 == "t5" && $1 == "A" { printf "%s:%s ", $3 "-" $9, $10 }' "$st/bias.csv")
+awk -F, '$1 == "A" && $2 == "t5" { v[$3 "-" $9] = $10 } END { exit !(v["lr3e-3-m1-before"] == 0 && v["lr3e-3-m10-before"] == 0 &&
+    v["lr3e-3-m1-after"] > 0 && v["lr3e-3-m10-after"] > v["lr3e-3-m1-after"]) }' "$st/bias.csv" \
+  && ok "t5: largest bias 0 before; after, larger at pos-lr-mult 10 than at 1 ($got)" || bad "t5 before/after" "$got"
+want=$(awk -F, 'NR > 1 { a = $4 < 0 ? -$4 : $4; if (a > m) { m = a; d = $3 } } END { printf "%.6g,%s", m, d }' "$st/bias/A/fire/lr3e-3-m1.csv")
+got=$(awk -F, '$2 == "fire" && $9 == "after" { print $10 "," $13 }' "$st/bias.csv")
+[ "$want" = "$got" ] && ok "bias.csv's largest |bias| and distance are the table's (fire: $got)" || bad "fire max" "$want vs $got"
+grep -q '^| A | t5 | lr3e-3-m10 | 0.003 | 10 | 0 (0) | ' "$st/bias.md" && [ "$(grep -c '^| [AB] |' "$st/bias.md")" = 4 ] \
+  && ok "bias.md: one row per run, before and after side by side" || bad "bias.md" "$(cat "$st/bias.md")"
+# kept: a second call rewrites nothing; without the checkpoints (and the binary) the same files
+cp "$st/bias.csv" "$st/bias.md" "$tmp/"; touch "$tmp/mark"; sleep 1
+POSGPT=$BIN tools/study3_bias.sh "$st" > /dev/null 2>&1
+newer=$(find "$st/bias" -type f -newer "$tmp/mark")
+find "$st" -name model.bin -delete
+POSGPT=/nonexistent tools/study3_bias.sh "$st" > /dev/null 2>&1; rc=$?
+[ -z "$newer" ] && [ ! -e "$st/bias/A/rope" ] && [ $rc = 0 ] && cmp -s "$tmp/bias.csv" "$st/bias.csv" && cmp -s "$tmp/bias.md" "$st/bias.md" \
+  && ok "tables newer than their checkpoints are kept; without checkpoints bias.csv and bias.md are redrawn the same" || bad "kept" "rc $rc, rewritten: $newer"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]
