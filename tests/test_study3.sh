@@ -59,6 +59,13 @@ grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-
 [ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A2 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] \
   && grep -q '^| C8 | rotary |' "$tmp/o/claims.md" && ok "paired tests, rankings with '<'/'~', the figure and claims.md are written" \
   || bad "report" "$(ls "$tmp/o")"
+# the position bias before and after: t5's and alibi's runs (xl and rope add none); t5 starts at 0, alibi's is fixed
+b=$(awk -F, 'NR > 1 { n[$2]++ } END { for (k in n) printf "%s:%d ", k, n[k] }' "$tmp/o/bias.csv" | tr ' ' '\n' | sort | tr '\n' ' ')
+t5=$(awk -F, '$2 == "t5" && $9 == "before" && $10 != 0' "$tmp/o/bias.csv" | head -1)
+al=$(awk -F, '$2 == "alibi" { v[$1 $3, $9] = $10 } END { for (k in v) { split(k, p, SUBSEP); if (v[p[1], "before"] != v[p[1], "after"]) print k } }' "$tmp/o/bias.csv")
+# phase A: 3 lrs x 1 + the chosen lr at multiplier 10 (t5), 3 lrs (alibi); phase B: 2 seeds each; two rows a run
+[ "$b" = "alibi:10 t5:12 " ] && [ -z "$t5" ] && [ -z "$al" ] && grep -q '^### Largest position bias before and after' "$tmp/o/README.md" \
+  && ok "bias.csv: before and after for the t5 and alibi runs (t5 0 before, alibi unchanged), in README.md" || bad "bias" "$b / $t5 / $al"
 # resume: nothing trained or evaluated again
 touch "$tmp/marker"; sleep 1
 run second && ok "a second start exits 0" || bad "second start" "$(tail -3 "$tmp/second.err")"
@@ -80,7 +87,7 @@ run pinned "$tmp/other"; rc=$?
 [ $rc = 2 ] && grep -q "differs from the pinned" "$tmp/pinned.err" && ok "a tree binary that differs from the pinned one is refused (--repin to change)" \
   || bad "pin" "rc $rc: $(tail -2 "$tmp/pinned.err")"
 # the report: byte-identical twice, and from the CSVs alone
-files="eval.csv paired.csv convergence.csv training.csv claims.md README.md ratio_vs_step.png"
+files="eval.csv paired.csv convergence.csv training.csv claims.md README.md ratio_vs_step.png bias.csv bias.md"
 mkdir -p "$tmp/r1" "$tmp/r2"
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1 && for f in $files; do cp "$tmp/o/$f" "$tmp/r1/"; done
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1

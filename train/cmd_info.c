@@ -2,11 +2,14 @@
 #include "args.h"
 #include "ckpt.h"
 #include "cli.h"
+#include "fileio.h"
+#include "posbias.h"
 #include "rotary.h"
 #include "task_batch.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // Approximate training FLOPs per token, forward and backward (docs/usage.md): 6 N for the
 // matmul parameters N (2 N forward, 4 N backward; the tied embedding counted once, as the output
@@ -60,26 +63,69 @@ static void rotary_section(GPT *m, const char *scaling, double factor) {
     print_rotary_pairs(m, scaling);
 }
 
+// info --bias-init: a run started from another checkpoint (train --init-from, which config.txt beside the
+// checkpoint records) did not begin at its seed's initialisation: refused
+static void refuse_init_from(const char *ckpt) {
+    const char *slash = strrchr(ckpt, '/');
+    char cfg[4200];
+    snprintf(cfg, sizeof cfg, "%.*sconfig.txt", slash ? (int)(slash - ckpt + 1) : 0, ckpt);
+    if (access(cfg, F_OK) != 0) return; // no record: the checkpoint alone (it does not say)
+    size_t n;
+    char *text = (char *)read_regular_file(cfg, "run configuration", 1 << 20, &n);
+    const char *from = strstr(text, "\ninit_from = ");
+    if (from) {
+        from += strlen("\ninit_from = ");
+        die("info --bias-init: the run of '%s' started from the checkpoint %.*s (%s: train --init-from), not from its seed's "
+            "initialisation; its bias before training is that checkpoint's: posgpt info --bias FILE %.*s", ckpt,
+            (int)strcspn(from, "\n"), from, cfg, (int)strcspn(from, "\n"), from);
+    }
+    free(text);
+}
+
+// info --bias FILE: the scheme's score bias per head and distance (posbias.h); with --bias-init, of the
+// model train began from, the parameters initialised again from the checkpoint's seed as train does
+static void bias_section(GPT *m, const TrainState *ts, const char *path, int maxd, int at_init) {
+    char what[96];
+    if (at_init) {
+        gpt_init(m, ts->seed);
+        snprintf(what, sizeof what, "at initialisation: seed %llu, as train begins", (unsigned long long)ts->seed);
+    } else snprintf(what, sizeof what, "trained, step %ld", ts->step);
+    posbias_report(m, path, maxd ? maxd : 16 * m->cfg.T, what);
+}
+
 int cmd_info(int argc, char **argv) {
-    const char *ckpt = NULL, *files[1], *scaling = NULL;
+    const char *ckpt = NULL, *files[1], *scaling = NULL, *bias = NULL;
     double factor = 0;
+    int maxd = 0, at_init = 0;
     ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "the checkpoint (or give it as the only argument)"},
                      {"rope-scaling", ARG_STR, &scaling, "rotary checkpoints: list the channel pairs that pi, ntk or yarn at "
                                                          "--rope-factor would leave, interpolate or blend (default: the "
                                                          "checkpoint's own extension, if it has one)"},
                      {"rope-factor", ARG_FLOAT, &factor, "with --rope-scaling: the scale s", 0, 1e6},
+                     {"bias", ARG_STR, &bias, "schemes that add a bias to the attention scores: write it to this CSV "
+                                              "(layer,head,distance,bias) and print each head's largest |bias|"},
+                     {"bias-max-dist", ARG_INT, &maxd, "with --bias: distances 0..N (default: 16 x the training length)", 1, 1000000},
+                     {"bias-init", ARG_FLAG, &at_init, "with --bias: the bias at initialisation (the parameters initialised "
+                                                       "again from the checkpoint's seed, as train began)"},
                      {NULL}};
     int n = args_parse(argc, argv, 2, defs, NULL, "info", "[--ckpt] CHECKPOINT", files, 1);
     if (ckpt && n) die("info: give the checkpoint once, as --ckpt FILE or as the argument, not both");
     if (ckpt) files[0] = ckpt, n = 1;
     if (n != 1) die("info: give one checkpoint file (posgpt info --ckpt runs/NAME/model.bin)");
     if (args_given("rope-factor") && !scaling) die("info: --rope-factor needs --rope-scaling pi|ntk|yarn");
+    if ((args_given("bias-max-dist") || at_init) && !bias)
+        die("info: --%s needs --bias FILE.csv", at_init ? "bias-init" : "bias-max-dist");
+    refuse_overlap("info --bias", bias, "the checkpoint", files[0]);
     GPT m;
     TrainState ts;
     AdamW opt;
     ckpt_load(files[0], &m, &ts, &opt);
     const GPTConfig *c = &m.cfg;
     const PosScheme *s = gpt_scheme(&m, 0)->scheme;
+    if (bias && !posbias_has(s))
+        die("info --bias: scheme '%s' adds no bias to the attention scores (%s); the schemes that do: %s", s->name, posbias_instead(s),
+            posbias_schemes());
+    if (at_init) refuse_init_from(files[0]);
     char label[64];
     printf("checkpoint      %s (format v%d, checksum ok)\n", files[0], ts.version);
     printf("scheme          %s  [%s]\n", run_label(c->scheme, ts.rand_max, label, sizeof label), s->cite);
@@ -134,6 +180,7 @@ int cmd_info(int argc, char **argv) {
     printf("tensors:\n");
     for (int i = 0; i < NUM_PARAM_TENSORS; i++)
         if (m.sizes[i]) printf("  %-10s %10zu floats at offset %zu\n", PARAM_NAMES[i], m.sizes[i], m.offsets[i]);
+    if (bias) bias_section(&m, &ts, bias, maxd, at_init);
     adamw_free(&opt);
     gpt_free(&m);
     return 0;
