@@ -111,5 +111,43 @@ if tools/tasks2_report.sh "$r" > /dev/null 2> "$tmp/rep.err"; then
     || bad "tasks2_report row" "$(grep '^| rope' "$r/table.md")"
 else bad "tasks2_report" "$(cat "$tmp/rep.err")"; fi
 
+# claims.md on a constructed acc.csv (L = 2): copy, where the paper has t5 0.57 > nope 0.37 >
+# alibi 0.31 > rope 0.01: t5 (beyond 0.5-0.6) above nope (0.1-0.3) in every seed: holds; nope >
+# alibi is not a claim (0.06 apart: within two reading errors); alibi > rope: rope learned in
+# no seed: not testable. reverse (nope 0.30, t5 0.28, alibi 0.16): t5 > alibi, alibi not run
+c=$tmp/claims
+mkdir -p "$c"
+{ echo "$H"
+  while read -r t s k a b; do for n in 1 2 3 4 5 6; do
+    x=$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%d", 10 * (n <= 2 ? a : b) }'); echo "$t,$s,$k,2,$n,0,10,$x,0,30,0,0,"; done; done << 'EOF'
+copy t5 1 1.0 0.5
+copy t5 2 1.0 0.6
+copy t5 3 0.9 0.5
+copy nope 1 1.0 0.2
+copy nope 2 1.0 0.3
+copy nope 3 0.5 0.1
+copy alibi 1 1.0 0.4
+copy alibi 2 1.0 0.5
+copy rope 1 0.5 0.0
+copy rope 2 0.5 0.0
+reverse t5 1 1.0 0.2
+reverse t5 2 1.0 0.4
+EOF
+} > "$c/acc.csv"
+if tools/tasks2_claims.sh "$c" 2> "$tmp/cl.err"; then
+  v=$(awk -F' [|] ' '/^\| K[0-9]/ { printf "%s:%s:%s ", $2, $3, $6 }' "$c/claims.md" | sed 's/ |//g')
+  [ "$v" = "reverse:t5 > alibi:not testable here reverse:alibi > rope:not testable here copy:t5 > nope:holds copy:alibi > rope:not testable here parity:alibi > sinusoidal:not testable here sort:rope > sinusoidal:not testable here all:nope has the highest mean reciprocal rank:not testable here " ] \
+    && grep -q "| copy | t5 > nope | 0.57 > 0.37 .* | t5: 0.53 (0.50-0.60); nope: 0.20 (0.10-0.30) | holds |" "$c/claims.md" \
+    && ok "tasks2_claims: the paper's neighbouring pairs more than 0.06 apart, ours with seed ranges, holds / not testable (not learned, not run)" \
+    || bad "tasks2_claims verdicts" "$v"
+else bad "tasks2_claims" "$(cat "$tmp/cl.err")"; fi
+# the other verdicts: copy with nope above t5 in every seed (differs), then overlapping (inconclusive)
+sed -i 's/^copy,nope,\([123]\),2,\([3-6]\),0,10,[0-9]*,/copy,nope,\1,2,\2,0,10,9,/' "$c/acc.csv"
+tools/tasks2_claims.sh "$c" 2> /dev/null; d1=$(grep -c "| copy | t5 > nope | .* | differs |" "$c/claims.md")
+sed -i 's/^copy,nope,1,2,\([3-6]\),0,10,9,/copy,nope,1,2,\1,0,10,5,/' "$c/acc.csv"
+tools/tasks2_claims.sh "$c" 2> /dev/null; d2=$(grep -c "| copy | t5 > nope | .* | inconclusive |" "$c/claims.md")
+[ "$d1" = 1 ] && [ "$d2" = 1 ] && ok "tasks2_claims: differs when every seed of B is above A, inconclusive when the ranges overlap" \
+  || bad "tasks2_claims differs/inconclusive" "$d1 $d2: $(grep 'copy | t5' "$c/claims.md")"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

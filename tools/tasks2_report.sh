@@ -15,6 +15,7 @@
 #                 8x), means over seeds; then the ranking beyond the training lengths, of the
 #                 qualifying pairs only (learned in at least 2 seeds: 2 of 3), and how many
 #                 qualified; and for each task how many of the six core schemes qualified.
+#   DIR/claims.md (tools/tasks2_claims.sh) ours beside the papers' numbers, with a verdict
 #   DIR/<task>.png, DIR/<task>-token.png  exact and per-token accuracy versus length (plot --kind
 #                 accuracy --metric exact|token), and DIR/figures.txt, the commands.
 set -euo pipefail
@@ -99,6 +100,7 @@ awk -F, -v order="$order" -v core="$core" '
   }' "$dir/acc.csv" > "$dir/table.md.part"
 mv "$dir/table.md.part" "$dir/table.md"
 cat "$dir/table.md"
+tools/tasks2_claims.sh "$dir" # claims.md: ours beside Kazemnejad et al.'s numbers
 
 # a figure per task and metric, from the runs' own CSVs (none without run folders)
 [ -n "$runs" ] || exit 0
