@@ -28,11 +28,14 @@
 #   tools/ctxext.sh --quick    a tiny model into runs/ctxext-quick (seconds; the smoke test)
 #   tools/ctxext.sh --report   redraw table.md and ppl.png from OUT's CSVs
 #
-# The default grid is cut to fit about 3 hours on 2 cores: BASE_STEPS 3000 (not study3's
-# 4800), 2 seeds, FT_CAP 1000 steps with 2048 tokens a step. On this machine, busy (load 5 to
-# 8 on 2 cores, background studies paused by /work/quiet.sh), the chosen setting (T 512, head
-# 32) trained at 6250 tokens/s (base) and 1590 tokens/s (fine-tune at 2048): `--plan`
-# measures it again on the machine it runs on and states the total.
+# The default grid is cut to fit about 3 hours on 2 quiet cores: BASE_STEPS 4000 (study3 has
+# 4800), 2 seeds, the fine-tunes at 2048 tokens a step (the base: 4096), FT_CAP 1500 steps,
+# EVAL_TOKENS 131072 (not the whole split). `--plan` times a few steps of the chosen setting
+# at 1 thread and states the total. Measured so (2026-11-26, this project's 2-core machine,
+# busy: load 5 to 7, the background studies paused by /work/quiet.sh): T 512, head 32, base
+# 1.33 s/step and fine-tune 1.48 s/step wall at 64% of a core: 2.1 h if every fine-tune stops
+# after its first stage, 4.0 h if all six reach the cap; on quiet cores (the same CPU time)
+# 1.3 to 2.6 h. Other runs of it measured 0.73 to 1.16 s/step for the base.
 # Resumable: a finished training is kept, an interrupted one resumes (train --resume; a
 # fine-tune's stages continue where the rule left them), an evaluation newer than its
 # checkpoint is kept; every output is written under a temporary name and renamed when done.
@@ -62,11 +65,11 @@ if [ "$mode" != one ]; then
     seeds=${SEEDS-"1 2"}
   else
     export OUT=${OUT:-runs/ctxext} D=128 LAYERS=4 TOKENS_STEP=4096 FT_TOKENS_STEP=2048
-    export BASE_STEPS=${BASE_STEPS:-3000} FT_STAGE=${FT_STAGE:-250} FT_CAP=${FT_CAP:-1000} VAL_TOKENS=65536
+    export BASE_STEPS=${BASE_STEPS:-4000} FT_STAGE=${FT_STAGE:-250} FT_CAP=${FT_CAP:-1500} VAL_TOKENS=65536
     export EVAL_TOKENS=${EVAL_TOKENS:-131072}
     seeds=${SEEDS-"1 2"}
   fi
-  export FT_TOL=${FT_TOL:-0.01} FT_LR=${FT_LR:-2e-4} BASE_LR=1e-3 FACTOR=4 DATA=${DATA:-data/kjv.txt}
+  export FT_TOL=${FT_TOL:-0.005} FT_LR=${FT_LR:-2e-4} BASE_LR=1e-3 FACTOR=4 DATA=${DATA:-data/kjv.txt}
   methods=${METHODS-"pi ntk yarn"}
 fi
 LENGTHS="128 256 512" HEADSIZES="32 64"
@@ -98,7 +101,7 @@ ev() {
 }
 # rope_flags T HEADSIZE: the model at that setting
 rope_flags() { echo --pos rope --rope-base 10000 --seq-len "$1" --layers "$LAYERS" --d-model "$D" --heads $((D / $2)); }
-base_flags() { echo $(rope_flags "$T" "$HS") --batch $((TOKENS_STEP / T)) --lr "$BASE_LR" --wd 0 --eval-every $((BASE_STEPS / 20)) --val-tokens "$VAL_TOKENS"; }
+base_flags() { echo "$(rope_flags "$T" "$HS")" --batch $((TOKENS_STEP / T)) --lr "$BASE_LR" --wd 0 --eval-every $((BASE_STEPS / 20)) --val-tokens "$VAL_TOKENS"; }
 ft_flags() { # METHOD SEED
   local f=(--init-from "$OUT/base/model.bin" --seq-len $((FACTOR * T)) --batch $((FT_TOKENS_STEP / (FACTOR * T) > 0 ? FT_TOKENS_STEP / (FACTOR * T) : 1))
     --lr "$FT_LR" --min-lr-frac 1 --warmup $((FT_STAGE < 20 ? 1 : 20)) --wd 0 --seed "$2" --eval-every $((FT_STAGE / 5)) --val-tokens "$VAL_TOKENS")
@@ -113,6 +116,7 @@ if [ "$mode" = one ]; then
       d=$OUT/base; mkdir -p "$d"
       settings "$d" "$(base_flags) --steps $BASE_STEPS"
       if ! finished "$d/model.bin" "$BASE_STEPS"; then
+        # shellcheck disable=SC2046 # the flags, one word each
         if [ -s "$d/model.bin" ]; then "$bin" train --resume "$d" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
         else "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$BASE_STEPS" --threads 1 $(base_flags) > "$d/train.txt" 2> "$d/train.err"; fi
       fi
@@ -122,7 +126,11 @@ if [ "$mode" = one ]; then
     ft) # METHOD SEED: fine-tune in stages until the rule stops it, then evaluate
       m=$2 s=$3 d=$OUT/ft/$2-seed$3; mkdir -p "$d"
       settings "$d" "$(ft_flags "$m" "$s") stage $FT_STAGE cap $FT_CAP tol $FT_TOL"
+      if [ -s "$d/stop.csv" ] && [ "$d/stop.csv" -nt "$d/model.bin" ]; then # stopped by the rule before
+        ev "$OUT/eval/ft-$m-seed$s.csv" "$d/model.bin"; exit 0
+      fi
       if [ ! -s "$d/model.bin" ]; then
+        # shellcheck disable=SC2046 # the flags, one word each
         "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$FT_STAGE" --threads 1 $(ft_flags "$m" "$s") > "$d/train.txt" 2> "$d/train.err"
       fi
       while :; do
@@ -158,6 +166,7 @@ pick() {
   mkdir -p "$dir/pick"
   for t in $LENGTHS; do for h in $HEADSIZES; do
     c=$dir/pick/T$t-h$h
+    # shellcheck disable=SC2046 # the flags, one word each
     finished "$c/model.bin" 1 || "$bin" train --data "$DATA" --out "$c" --overwrite --steps 1 --batch 1 --val-tokens "$t" \
       --threads 1 $(rope_flags "$t" "$h") > /dev/null 2> "$c.err"
     "$bin" info --rope-scaling yarn --rope-factor 4 "$c/model.bin" > "$c.info"
@@ -194,19 +203,31 @@ if [ "$mode" = plan ]; then
   echo "  base: $BASE_STEPS steps at $T ($TOKENS_STEP tokens a step); evaluated alone and with $methods at evaluation only"
   echo "  fine-tunes: $methods x seeds $seeds at $((FACTOR * T)) ($FT_TOKENS_STEP tokens a step, lr $FT_LR constant), stages of $FT_STAGE steps, until the last 20% improve by < $FT_TOL nats or $FT_CAP steps"
   echo "  evaluations: $((4 + nm * ns)) models at $T,$((2 * T)),$((4 * T)),$((8 * T)) on $EVAL_TOKENS tokens with --ci"
-  # timing: a few steps of the base and of a fine-tune, and an evaluation at 1x and 8x, at 1 thread
+  # timing: a few steps of the base and of a fine-tune, and an evaluation at 1x and 8x, at 1
+  # thread; the CPU time each took over its wall time is the share of a core it had (under 1
+  # on a busy machine): the quiet estimate is the measured one times that share
   k=$([ "$quick" = 1 ] && echo 4 || echo 12)
-  "$bin" train --data "$DATA" --out "$p/base" --steps "$k" --threads 1 --log-every 1 $(rope_flags "$T" "$HS") --batch $((TOKENS_STEP / T)) --eval-every 1000000 --val-tokens "$T" > /dev/null 2> "$p/b.err" || { cat "$p/b.err" >&2; exit 1; }
+  probe() { # NAME CMD...: CMD's wall and CPU seconds added up; NAME.err keeps its messages
+    local n=$1 TIMEFORMAT='%R %U %S'; shift
+    { time "$@" > /dev/null 2> "$p/$n.err"; } 2> "$p/$n.time" || { cat "$p/$n.err" >&2; exit 1; }
+    read -r r u s < "$p/$n.time"; wall=$(awk -v a="$wall" -v r="$r" 'BEGIN { print a + r }'); cpu=$(awk -v a="$cpu" -v u="$u" -v s="$s" 'BEGIN { print a + u + s }')
+  }
+  wall=0 cpu=0
+  # shellcheck disable=SC2046 # the flags, one word each
+  probe b "$bin" train --data "$DATA" --out "$p/base" --steps "$k" --threads 1 --log-every 1 $(rope_flags "$T" "$HS") --batch $((TOKENS_STEP / T)) --eval-every 1000000 --val-tokens "$T"
   OUT=$p
-  "$bin" train --data "$DATA" --out "$p/f" --steps "$k" --threads 1 --log-every 1 $(ft_flags yarn 1 | sed 's/--val-tokens [0-9]*//; s/--eval-every [0-9]*//') --eval-every 1000000 --val-tokens $((FACTOR * T)) > /dev/null 2> "$p/f.err" || { cat "$p/f.err" >&2; exit 1; }
+  # shellcheck disable=SC2046 # the flags, one word each
+  probe f "$bin" train --data "$DATA" --out "$p/f" --steps "$k" --threads 1 --log-every 1 $(ft_flags yarn 1 | sed -E 's/--(val-tokens|eval-every|warmup) [0-9]+//g') --warmup 1 --eval-every 1000000 --val-tokens $((FACTOR * T))
   # s a step: the last logged step's elapsed over the steps after the first (start-up left out)
   sps() { awk -F, 'NR == 2 { t0 = $7; s0 = $1 } NR > 2 { t = $7; s = $1 } END { printf "%.4f", (t - t0) / (s - s0) }' "$1"; }
   sb=$(sps "$p/base/log.csv") sf=$(sps "$p/f/log.csv")
-  et() { local s0=$SECONDS t0; t0=$(date +%s.%N); "$bin" eval --ckpt "$p/base/model.bin" --data "$DATA" --threads 1 --lengths "$1" --max-tokens "$2" > /dev/null 2>&1
-    awk -v a="$t0" -v b="$(date +%s.%N)" -v n="$2" 'BEGIN { printf "%.3g", (b - a) / n }'; }
-  e1=$(et "$T" $((8 * T * 4))) e8=$(et $((8 * T)) $((8 * T * 4)))
+  et() { probe "e$1" "$bin" eval --ckpt "$p/base/model.bin" --data "$DATA" --threads 1 --lengths "$1" --max-tokens "$2"
+    awk -v n="$2" '{ printf "%.3g", $1 / n }' "$p/e$1.time"; }
+  e1=$(et "$T" $((8 * T * 4))); e8=$(et $((8 * T)) $((8 * T * 4)))
+  for n in b f "e$T" "e$((8 * T))"; do read -r r u s < "$p/$n.time"; echo "$r $u $s"; done > "$p/times"
+  share=$(awk '{ r += $1; c += $2 + $3 } END { s = c / r; if (s > 1) s = 1; printf "%.2f", s }' "$p/times")
   awk -v sb="$sb" -v sf="$sf" -v e1="$e1" -v e8="$e8" -v T="$T" -v F="$FACTOR" -v bs="$BASE_STEPS" -v vt="$VAL_TOKENS" \
-    -v st="$FT_STAGE" -v cap="$FT_CAP" -v et="$EVAL_TOKENS" -v nm="$nm" -v ns="$ns" -v jobs="${JOBS:-2}" 'BEGIN {
+    -v st="$FT_STAGE" -v cap="$FT_CAP" -v et="$EVAL_TOKENS" -v nm="$nm" -v ns="$ns" -v jobs="${JOBS:-2}" -v share="$share" 'BEGIN {
       b = e1 - (e8 - e1) / 7 * 1; k = (e8 - e1) / (7 * T)          # eval s/token = b + k * length
       if (k < 0) k = 0
       ev = 0; for (m = 1; m <= 8; m *= 2) ev += et * (b + k * m * T)  # one model at 1x..8x
@@ -215,8 +236,10 @@ if [ "$mode" = plan ]; then
       lo = base + (nm * ns * ft1 + (nm + nm * ns) * ev) / jobs + ev
       hi = base + (nm * ns * ftc + (nm + nm * ns) * ev) / jobs + ev
       printf "  measured now at 1 thread: base %.3f s/step, fine-tune %.3f s/step, evaluation %.3g s/token at 1x, %.3g at 8x\n", sb, sf, e1, e8
+      printf "  (these runs had %.0f%% of a core: their CPU time over their wall time)\n", 100 * share
       printf "  estimate: base %.0f min; a fine-tune %.0f min a stage (%.0f at the cap); evaluating one model %.1f min\n", base / 60, ft1 / 60, ftc / 60, ev / 60
-      printf "total, %d at a time: %.1f hours (%.0f min) if every fine-tune stops after one stage, %.1f hours (%.0f min) if all reach the cap\n", jobs, lo / 3600, lo / 60, hi / 3600, hi / 60 }'
+      printf "total, %d at a time: %.1f hours (%.0f min) if every fine-tune stops after one stage, %.1f hours (%.0f min) if all reach the cap\n", jobs, lo / 3600, lo / 60, hi / 3600, hi / 60
+      printf "on %d quiet cores (times the share): %.1f to %.1f hours\n", jobs, lo * share / 3600, hi * share / 3600 }'
   exit 0
 fi
 
