@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# test_ctxext.sh - tools/ctxext.sh --quick end to end on a generated corpus: the rule picks the
+# setting (the cheapest candidate where YaRN at factor 4 leaves >= 2 pairs and interpolates
+# >= 2: seq_len 512, head size 32, as the wavelengths 2 pi 10000^(2i/d) say), the base, the
+# evaluation-only rows and the staged fine-tunes are trained and evaluated with intervals
+# (columns checked), the stage rule stops a run by its threshold or its cap, the report is
+# written; a second start runs nothing again; a fine-tune interrupted inside a stage resumes to
+# the same evaluation; --plan prints the grid and a total and runs no
+# study (OUT is not made).
+. "$(dirname "$0")/lib.sh" ctxext
+
+phrase_text 1 12000 > "$tmp/c.txt"
+run() { local n=$1; shift; env DATA="$tmp/c.txt" POSGPT="$BIN" "$@" tools/ctxext.sh --quick > "$tmp/$n.out" 2> "$tmp/$n.err"; }
+run first OUT="$tmp/o" && ok "ctxext --quick runs every step and exits 0" || bad "ctxext --quick" "$(tail -5 "$tmp/first.err")"
+o=$tmp/o
+# the rule: the chosen row qualifies, every row before it (cheaper, or as cheap with a smaller head) does not
+got=$(awk -F, 'NR > 1 && $7 == "chosen" { print $1 "," $2 "," $4 "," $5 }' "$o/pick.csv")
+early=$(awk -F, 'NR > 1 { if ($7 == "chosen") exit; if ($4 >= 2 && $5 >= 2) print }' "$o/pick.csv")
+sorted=$(awk -F, 'NR > 1 { print $3 "," $2 }' "$o/pick.csv" | sort -t, -c -k1,1n -k2,2n 2>&1 && echo yes)
+[ "$got" = "512,32,2,8" ] && [ -z "$early" ] && [ "$sorted" = yes ] && [ "$(grep -c . "$o/pick.csv")" = 7 ] \
+  && ok "the rule picks seq_len 512, head 32 (2 left, 8 interpolated), the first of 6 candidates in cost order to qualify" \
+  || bad "pick" "chosen '$got', earlier qualifying '$early', sorted $sorted"
+grep -q '^  (2 left, 8 interpolated, 6 blended' "$o/pairs.txt" && grep -q 'chosen: seq_len 512, head size 32' "$o/pairs.txt" \
+  && ok "pairs.txt holds the candidates' counts and the chosen one's pair table" || bad "pairs.txt" "$(tail -3 "$o/pairs.txt")"
+# the evaluations: 1 base + 3 evaluation-only + 3 methods x 2 seeds, each at 512..4096 with an interval holding its ppl
+n=0 badf=
+for f in "$o"/eval/*.csv; do
+  n=$((n + 1))
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!("ppl_ci_low" in c) || !("ppl_ci_high" in c) || !("eval_len" in c)) exit 1; next }
+    { l = l $c["eval_len"] " "; if (!($c["ppl_ci_low"] <= $c["ppl"] && $c["ppl"] <= $c["ppl_ci_high"])) exit 1 }
+    END { exit !(l == "512 1024 2048 4096 ") }' "$f" || badf="$badf ${f##*/}"
+done
+[ $n = 10 ] && [ -z "$badf" ] && [ -s "$o/eval/base+yarn.csv" ] && [ -s "$o/eval/ft-pi-seed2.csv" ] \
+  && ok "10 evaluation CSVs (base, 3 evaluation-only, 6 fine-tunes), each at 512..4096 with ppl_ci_low <= ppl <= ppl_ci_high" \
+  || bad "eval CSVs" "$n files; wrong:$badf"
+grep -q 'yarn' <(awk -F, 'NR == 2' "$o/eval/ft-yarn-seed1.csv") && ok "a fine-tune's evaluation applies its recorded extension" \
+  || bad "ft scaling" "$(head -2 "$o/eval/ft-yarn-seed1.csv")"
+# the stage rule: every run stopped at a multiple of the stage, by its threshold or at the cap
+rule=$(for f in "$o"/ft/*/stop.csv; do tail -1 "$f"; done | awk -F, '{ s = $4; i = $6; w = $7
+  if (s % 5 || !((w ~ /^improvement/ && i < 0.005) || (w == "cap 10" && s == 10 && i >= 0.005))) print }')
+[ "$(ls "$o"/ft/*/stop.csv | wc -l)" = 6 ] && [ -z "$rule" ] && ok "6 fine-tunes, each stopped by the rule (stages of 5; < 0.005 nats over the last 20%, or the cap 10)" \
+  || bad "stop rule" "$rule"
+run tol OUT="$tmp/o2" METHODS=yarn SEEDS=1 FT_TOL=100
+IFS=, read -r _ _ _ st _ _ why < <(tail -1 "$tmp/o2/ft/yarn-seed1/stop.csv")
+[ "$st" = 5 ] && [[ $why == improvement* ]] && ok "a fine-tune whose last 20% improve by less than FT_TOL stops after its first stage" \
+  || bad "threshold stop" "steps $st, $why"
+rows=$(grep -c '^| \(base\|ft-\)' "$o/table.md")
+[ "$rows" = 10 ] && grep -q '| ft-pi-seed1 | 10 (cap 10) |' "$o/table.md" && [ -s "$o/ppl.png" ] \
+  && ok "table.md has a row per run with steps used and the last-20% improvement; ppl.png is drawn" || bad "report" "$rows rows; $(ls "$o")"
+# a second start runs nothing again
+touch "$tmp/marker"; sleep 1
+run second OUT="$o" && newer=$(find "$o/base" "$o/ft" "$o/eval" "$o/pick" \( -name '*.bin' -o -name '*.csv' \) -newer "$tmp/marker" | head -3) \
+  && [ -z "$newer" ] && ok "a second start trains and evaluates nothing again" || bad "resume" "rewritten: $newer $(tail -2 "$tmp/second.err")"
+# a fine-tune interrupted inside its first stage resumes it and goes on by the rule, to the same result
+d=$o/ft/pi-seed1
+cp "$o/eval/ft-pi-seed1.csv" "$tmp/ft-pi.csv"
+rm -f "$d"/model*.bin "$d"/*.csv "$o/eval/ft-pi-seed1.csv"
+settings=$(sed 's/ stage .*//' "$d/settings.txt")
+# shellcheck disable=SC2086 # the run's own flags, as the script wrote them
+"$o/bin/posgpt" train --data "$tmp/c.txt" --out "$d" --overwrite --steps 5 --threads 1 $settings --stop-at 3 > /dev/null 2>&1
+"$o/bin/posgpt" info "$d/model.bin" 2> /dev/null | grep -q "step 3 of 5," || bad "stopped fine-tune" "not at step 3 of 5"
+run third OUT="$o"
+"$o/bin/posgpt" info "$d/model.bin" | grep -q "step 10 of 10," && cmp -s "$tmp/ft-pi.csv" "$o/eval/ft-pi-seed1.csv" \
+  && ok "a fine-tune stopped at step 3 of its first stage resumes, runs its second stage and evaluates as the uninterrupted run did" \
+  || bad "interrupted fine-tune" "$("$o/bin/posgpt" info "$d/model.bin" | grep training) $(diff "$tmp/ft-pi.csv" "$o/eval/ft-pi-seed1.csv" | head -3)"
+# --plan: the grid and a total, no study
+env DATA="$tmp/c.txt" POSGPT="$BIN" OUT="$tmp/p" tools/ctxext.sh --quick --plan > "$tmp/plan.out" 2> "$tmp/plan.err"; rc=$?
+[ $rc = 0 ] && grep -q 'chosen: seq_len 512, head size 32' "$tmp/plan.out" && grep -qE '^total, 2 at a time: [0-9.]+ hours' "$tmp/plan.out" \
+  && grep -qE 'measured now at 1 thread: base [0-9.]+ s/step, fine-tune [0-9.]+ s/step' "$tmp/plan.out" && [ ! -e "$tmp/p" ] \
+  && ok "--plan prints the chosen setting, measured rates and a total, and makes no OUT" || bad "--plan" "rc $rc: $(tail -3 "$tmp/plan.out") $(tail -2 "$tmp/plan.err")"
+echo "# $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# ctxext.sh - RoPE context extension by fine-tuning (PI, NTK, YaRN; issue 33 item 5) at a
+# setting where YaRN means something: a head size and training length at which its ramp leaves
+# some frequency pairs unscaled and interpolates others fully (at T = 128, head 32, it left
+# none: runs/study2). Four steps, each decided by a stated rule, none by hand:
+#   pick      among head sizes 32, 64 and training lengths 128, 256, 512 (d_model D, LAYERS
+#             layers, HEADS = D / head size) the cheapest setting (the fewest training
+#             flops/token, as `posgpt info` counts them; at equal cost the smaller head) where
+#             `posgpt info --rope-scaling yarn --rope-factor 4` on a one-step checkpoint counts
+#             at least 2 pairs left and at least 2 interpolated; the counts of every candidate
+#             and the chosen one's pair table into OUT/pairs.txt, the choice into OUT/pick.csv
+#   base      rope (base 10000) at that setting, BASE_STEPS steps (lr 1e-3, cosine to 0.1,
+#             4096 tokens a step); its validation loss over the last 20% of its steps reported
+#   finetune  the base model at 4 x its length (factor 4) with pi, ntk and yarn, seeds SEEDS,
+#             fresh AdamW at a constant FT_LR after 20 warmup steps (Chen et al. 2023), in
+#             stages of FT_STAGE steps: a run stops once its validation loss improved by less
+#             than FT_TOL nats over the last 20% of the steps it took, or at FT_CAP steps
+#             (the steps used and why are in OUT/ft/RUN/stop.csv)
+#   eval      at 1x, 2x, 4x and 8x the base length, `posgpt eval --ci` on the first
+#             EVAL_TOKENS held-out tokens: the base, the base with each method at evaluation
+#             only (factor 4), and every fine-tune; one CSV each in OUT/eval/
+#   report    OUT/table.md (ppl [95% interval] per run and length, steps used, last-20%
+#             improvement) and OUT/ppl.png (`posgpt plot`)
+#
+#   tools/ctxext.sh            the default grid into runs/ctxext
+#   tools/ctxext.sh --plan     print the grid and a time estimate (short timing runs of the
+#                              chosen setting at 1 thread in a temporary folder); runs nothing
+#   tools/ctxext.sh --quick    a tiny model into runs/ctxext-quick (seconds; the smoke test)
+#   tools/ctxext.sh --report   redraw table.md and ppl.png from OUT's CSVs
+#
+# The default grid is cut to fit about 3 hours on 2 quiet cores: BASE_STEPS 4000 (study3 has
+# 4800), 2 seeds, the fine-tunes at 2048 tokens a step (the base: 4096), FT_CAP 1500 steps,
+# EVAL_TOKENS 131072 (not the whole split). `--plan` times a few steps of the chosen setting
+# at 1 thread and states the total. Measured so (2026-11-26, this project's 2-core machine,
+# busy: load 5 to 7, the background studies paused by /work/quiet.sh): T 512, head 32, base
+# 1.33 s/step and fine-tune 1.48 s/step wall at 64% of a core: 2.1 h if every fine-tune stops
+# after its first stage, 4.0 h if all six reach the cap; on quiet cores (the same CPU time)
+# 1.3 to 2.6 h. Other runs of it measured 0.73 to 1.16 s/step for the base.
+# Resumable: a finished training is kept, an interrupted one resumes (train --resume; a
+# fine-tune's stages continue where the rule left them), an evaluation newer than its
+# checkpoint is kept; every output is written under a temporary name and renamed when done.
+# The binary is pinned: copied to OUT/bin/posgpt at the first start and used for every run.
+# Environment: OUT=dir, DATA=file (default data/kjv.txt), JOBS=N runs at once (default 2, one
+# thread each), POSGPT=binary to pin; BASE_STEPS, SEEDS, METHODS (add none for plain
+# fine-tuning), FT_STAGE, FT_CAP, FT_TOL, FT_LR, EVAL_TOKENS change the grid.
+set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
+self=$(realpath "$0")
+cd "$(dirname "$self")/.."
+mode=default quick=${QUICK:-0}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1; [ "$mode" = default ] && mode=quick ;;
+    --plan) mode=plan ;;
+    --report) mode=report ;;
+    --one) shift; mode=one; break ;; # one job of the list (called through tools/sweep.sh)
+    *) echo "ctxext.sh: error: unknown argument '$1' (see tools/ctxext.sh --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ "$mode" != one ]; then
+  if [ "$quick" = 1 ]; then # --quick, or --plan/--report with --quick: the quick grid
+    export QUICK=1 OUT=${OUT:-runs/ctxext-quick} D=64 LAYERS=1 TOKENS_STEP=1024 FT_TOKENS_STEP=2048
+    export BASE_STEPS=${BASE_STEPS:-20} FT_STAGE=${FT_STAGE:-5} FT_CAP=${FT_CAP:-10} VAL_TOKENS=2048 EVAL_TOKENS=${EVAL_TOKENS:-8192}
+    seeds=${SEEDS-"1 2"}
+  else
+    export OUT=${OUT:-runs/ctxext} D=128 LAYERS=4 TOKENS_STEP=4096 FT_TOKENS_STEP=2048
+    export BASE_STEPS=${BASE_STEPS:-4000} FT_STAGE=${FT_STAGE:-250} FT_CAP=${FT_CAP:-1500} VAL_TOKENS=65536
+    export EVAL_TOKENS=${EVAL_TOKENS:-131072}
+    seeds=${SEEDS-"1 2"}
+  fi
+  export FT_TOL=${FT_TOL:-0.005} FT_LR=${FT_LR:-2e-4} BASE_LR=1e-3 FACTOR=4 DATA=${DATA:-data/kjv.txt}
+  methods=${METHODS-"pi ntk yarn"}
+fi
+LENGTHS="128 256 512" HEADSIZES="32 64"
+
+# ---- helpers (jobs and the driver) ----
+bin=${PIN:-${POSGPT:-./posgpt}}
+# finished CKPT STEPS: the checkpoint exists and trained all its steps
+finished() { [ -s "$1" ] && grep -q "step $2 of $2," <("$bin" info "$1" 2> /dev/null); }
+# settings DIR TEXT: a run made with other settings is trained again
+settings() {
+  if [ -s "$1/settings.txt" ] && [ "$(cat "$1/settings.txt")" != "$2" ]; then
+    echo "    $1: made with other settings; trained again" >&2
+    rm -f "$1"/model*.bin "$1"/*.csv
+  fi
+  echo "$2" > "$1/settings.txt"
+}
+# val_at LOG STEP: the validation loss logged at STEP (the last such row)
+val_at() { awk -F, -v s="$2" 'NR > 1 && $1 == s && $3 != "" { v = $3 } END { print v }' "$1"; }
+# last20 LOG N: validation loss at 0.8 N minus at N (the improvement over the last 20%)
+last20() { awk -v a="$(val_at "$1" $(($2 * 4 / 5)))" -v b="$(val_at "$1" "$2")" 'BEGIN { if (a == "" || b == "") print "nan"; else printf "%.4f\n", a - b }'; }
+# ev OUTPUT CKPT ARGS...: posgpt eval at 1x..8x the base length, kept when OUTPUT is newer than CKPT
+ev() {
+  local o=$1 ck=$2; shift 2
+  [ -s "$o" ] && [ "$o" -nt "$ck" ] && return 0
+  mkdir -p "$(dirname "$o")"
+  "$bin" eval --ckpt "$ck" --data "$DATA" --threads 1 --ci --lengths "$T,$((2 * T)),$((4 * T)),$((8 * T))" \
+    --max-tokens "$EVAL_TOKENS" "$@" --csv "$o.part" 2>> "$OUT/eval.log"
+  mv "$o.part" "$o"
+}
+# rope_flags T HEADSIZE: the model at that setting
+rope_flags() { echo --pos rope --rope-base 10000 --seq-len "$1" --layers "$LAYERS" --d-model "$D" --heads $((D / $2)); }
+base_flags() { echo "$(rope_flags "$T" "$HS")" --batch $((TOKENS_STEP / T)) --lr "$BASE_LR" --wd 0 --eval-every $((BASE_STEPS / 20)) --val-tokens "$VAL_TOKENS"; }
+ft_flags() { # METHOD SEED
+  local f=(--init-from "$OUT/base/model.bin" --seq-len $((FACTOR * T)) --batch $((FT_TOKENS_STEP / (FACTOR * T) > 0 ? FT_TOKENS_STEP / (FACTOR * T) : 1))
+    --lr "$FT_LR" --min-lr-frac 1 --warmup $((FT_STAGE < 20 ? 1 : 20)) --wd 0 --seed "$2" --eval-every $((FT_STAGE / 5)) --val-tokens "$VAL_TOKENS")
+  [ "$1" != none ] && f+=(--rope-scaling "$1" --rope-factor "$FACTOR")
+  echo "${f[@]}"
+}
+
+if [ "$mode" = one ]; then
+  IFS=, read -r T HS < <(awk -F, '$NF == "chosen" { print $1 "," $2 }' "$OUT/pick.csv")
+  case "$1" in
+    base) # the base model, then its evaluation without extension
+      d=$OUT/base; mkdir -p "$d"
+      settings "$d" "$(base_flags) --steps $BASE_STEPS"
+      if ! finished "$d/model.bin" "$BASE_STEPS"; then
+        # shellcheck disable=SC2046 # the flags, one word each
+        if [ -s "$d/model.bin" ]; then "$bin" train --resume "$d" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
+        else "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$BASE_STEPS" --threads 1 $(base_flags) > "$d/train.txt" 2> "$d/train.err"; fi
+      fi
+      ev "$OUT/eval/base.csv" "$d/model.bin" ;;
+    evalonly) # METHOD: the base with the extension at evaluation only
+      ev "$OUT/eval/base+$2.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor "$FACTOR" ;;
+    ft) # METHOD SEED: fine-tune in stages until the rule stops it, then evaluate
+      m=$2 s=$3 d=$OUT/ft/$2-seed$3; mkdir -p "$d"
+      settings "$d" "$(ft_flags "$m" "$s") stage $FT_STAGE cap $FT_CAP tol $FT_TOL"
+      if [ -s "$d/stop.csv" ] && [ "$d/stop.csv" -nt "$d/model.bin" ]; then # stopped by the rule before
+        ev "$OUT/eval/ft-$m-seed$s.csv" "$d/model.bin"; exit 0
+      fi
+      if [ ! -s "$d/model.bin" ]; then
+        # shellcheck disable=SC2046 # the flags, one word each
+        "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$FT_STAGE" --threads 1 $(ft_flags "$m" "$s") > "$d/train.txt" 2> "$d/train.err"
+      fi
+      while :; do
+        n=$("$bin" info "$d/model.bin" | awk '$1 == "training" { print $5; exit }' | tr -d ,)
+        if ! finished "$d/model.bin" "$n"; then # interrupted inside a stage: finish it
+          "$bin" train --resume "$d" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"; continue
+        fi
+        imp=$(last20 "$d/log.csv" "$n")
+        why=
+        awk -v i="$imp" -v t="$FT_TOL" 'BEGIN { exit !(i != "nan" && i < t) }' && why="improvement $imp < $FT_TOL"
+        [ -z "$why" ] && [ "$n" -ge "$FT_CAP" ] && why="cap $FT_CAP"
+        [ -n "$why" ] && break
+        "$bin" train --resume "$d" --steps $((n + FT_STAGE)) --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
+      done
+      printf 'run,method,seed,steps,val_loss,last20_improvement,stopped_by\nft-%s-seed%s,%s,%s,%s,%s,%s,%s\n' "$m" "$s" "$m" "$s" "$n" \
+        "$(val_at "$d/log.csv" "$n")" "$imp" "$why" > "$d/stop.csv.part" && mv "$d/stop.csv.part" "$d/stop.csv"
+      ev "$OUT/eval/ft-$m-seed$s.csv" "$d/model.bin" ;;
+    *) echo "ctxext: unknown job '$*'" >&2; exit 2 ;;
+  esac
+  exit 0
+fi
+
+# ---- the driver ----
+[ "$mode" = report ] || [ -s "$DATA" ] || {
+  [ "$DATA" = data/kjv.txt ] || { echo "ctxext.sh: error: no corpus '$DATA' (DATA=file)" >&2; exit 2; }
+  make --no-print-directory data/kjv.txt; }
+src=${POSGPT:-./posgpt}
+[ -x "$src" ] || make --no-print-directory posgpt
+
+# pick DIR: one-step checkpoints of every candidate in DIR; DIR/pick.csv and DIR/pairs.txt
+pick() {
+  local dir=$1 t h c
+  mkdir -p "$dir/pick"
+  for t in $LENGTHS; do for h in $HEADSIZES; do
+    c=$dir/pick/T$t-h$h
+    # shellcheck disable=SC2046 # the flags, one word each
+    finished "$c/model.bin" 1 || "$bin" train --data "$DATA" --out "$c" --overwrite --steps 1 --batch 1 --val-tokens "$t" \
+      --threads 1 $(rope_flags "$t" "$h") > /dev/null 2> "$c.err"
+    "$bin" info --rope-scaling yarn --rope-factor 4 "$c/model.bin" > "$c.info"
+  done; done
+  for t in $LENGTHS; do for h in $HEADSIZES; do
+    awk -v t="$t" -v h="$h" '$1 == "flops/token" { f = $2 } /^  \([0-9]+ left/ { gsub(/[(,;]/, ""); l = $1; i = $3; b = $5 }
+      END { print t "," h "," f "," l "," i "," b }' "$dir/pick/T$t-h$h.info"
+  done; done | sort -t, -k3,3n -k2,2n |
+    awk -F, 'BEGIN { print "seq_len,head_size,flops_per_token,left,interpolated,blended,rule" }
+      { r = ""; if (!done && $4 >= 2 && $5 >= 2) { r = "chosen"; done = 1 } print $0 "," r }' > "$dir/pick.csv.part"
+  mv "$dir/pick.csv.part" "$dir/pick.csv"
+  IFS=, read -r T HS < <(awk -F, '$NF == "chosen" { print $1 "," $2 }' "$dir/pick.csv")
+  [ -n "${T:-}" ] || { echo "ctxext.sh: error: no candidate leaves 2 pairs and interpolates 2 ($dir/pick.csv)" >&2; exit 1; }
+  { echo "YaRN at factor 4 (posgpt info --rope-scaling yarn --rope-factor 4 on a one-step checkpoint of each"
+    echo "candidate, d_model $D, $LAYERS layers): pairs left, interpolated, blended; the rule takes the"
+    echo "cheapest (fewest flops/token, then the smaller head) with at least 2 left and 2 interpolated."
+    echo
+    column -t -s, "$dir/pick.csv"
+    echo
+    echo "chosen: seq_len $T, head size $HS ($((D / HS)) heads)"
+    sed -n '/^rotary pairs/,/^  ([0-9]* left/p' "$dir/pick/T$T-h$HS.info"; } > "$dir/pairs.txt.part"
+  mv "$dir/pairs.txt.part" "$dir/pairs.txt"
+}
+
+if [ "$mode" = plan ]; then
+  bin=$src
+  p=$(mktemp -d)
+  trap 'rm -rf "$p"' EXIT
+  pick "$p"
+  echo "ctxext grid into $OUT: rope, d_model $D, $LAYERS layers, chosen by the rule (pairs.txt):"
+  sed -n '5,/^$/p' "$p/pairs.txt" | sed '/^$/d; s/^/  /'
+  echo "  chosen: seq_len $T, head size $HS"
+  nm=$(echo $methods | wc -w) ns=$(echo $seeds | wc -w)
+  echo "  base: $BASE_STEPS steps at $T ($TOKENS_STEP tokens a step); evaluated alone and with $methods at evaluation only"
+  echo "  fine-tunes: $methods x seeds $seeds at $((FACTOR * T)) ($FT_TOKENS_STEP tokens a step, lr $FT_LR constant), stages of $FT_STAGE steps, until the last 20% improve by < $FT_TOL nats or $FT_CAP steps"
+  echo "  evaluations: $((4 + nm * ns)) models at $T,$((2 * T)),$((4 * T)),$((8 * T)) on $EVAL_TOKENS tokens with --ci"
+  # timing: a few steps of the base and of a fine-tune, and an evaluation at 1x and 8x, at 1
+  # thread; the CPU time each took over its wall time is the share of a core it had (under 1
+  # on a busy machine): the quiet estimate is the measured one times that share
+  k=$([ "$quick" = 1 ] && echo 4 || echo 12)
+  probe() { # NAME CMD...: CMD's wall and CPU seconds added up; NAME.err keeps its messages
+    local n=$1 TIMEFORMAT='%R %U %S'; shift
+    { time "$@" > /dev/null 2> "$p/$n.err"; } 2> "$p/$n.time" || { cat "$p/$n.err" >&2; exit 1; }
+    read -r r u s < "$p/$n.time"; wall=$(awk -v a="$wall" -v r="$r" 'BEGIN { print a + r }'); cpu=$(awk -v a="$cpu" -v u="$u" -v s="$s" 'BEGIN { print a + u + s }')
+  }
+  wall=0 cpu=0
+  # shellcheck disable=SC2046 # the flags, one word each
+  probe b "$bin" train --data "$DATA" --out "$p/base" --steps "$k" --threads 1 --log-every 1 $(rope_flags "$T" "$HS") --batch $((TOKENS_STEP / T)) --eval-every 1000000 --val-tokens "$T"
+  OUT=$p
+  # shellcheck disable=SC2046 # the flags, one word each
+  probe f "$bin" train --data "$DATA" --out "$p/f" --steps "$k" --threads 1 --log-every 1 $(ft_flags yarn 1 | sed -E 's/--(val-tokens|eval-every|warmup) [0-9]+//g') --warmup 1 --eval-every 1000000 --val-tokens $((FACTOR * T))
+  # s a step: the last logged step's elapsed over the steps after the first (start-up left out)
+  sps() { awk -F, 'NR == 2 { t0 = $7; s0 = $1 } NR > 2 { t = $7; s = $1 } END { printf "%.4f", (t - t0) / (s - s0) }' "$1"; }
+  sb=$(sps "$p/base/log.csv") sf=$(sps "$p/f/log.csv")
+  et() { probe "e$1" "$bin" eval --ckpt "$p/base/model.bin" --data "$DATA" --threads 1 --lengths "$1" --max-tokens "$2"
+    awk -v n="$2" '{ printf "%.3g", $1 / n }' "$p/e$1.time"; }
+  e1=$(et "$T" $((8 * T * 4))); e8=$(et $((8 * T)) $((8 * T * 4)))
+  for n in b f "e$T" "e$((8 * T))"; do read -r r u s < "$p/$n.time"; echo "$r $u $s"; done > "$p/times"
+  share=$(awk '{ r += $1; c += $2 + $3 } END { s = c / r; if (s > 1) s = 1; printf "%.2f", s }' "$p/times")
+  awk -v sb="$sb" -v sf="$sf" -v e1="$e1" -v e8="$e8" -v T="$T" -v F="$FACTOR" -v bs="$BASE_STEPS" -v vt="$VAL_TOKENS" \
+    -v st="$FT_STAGE" -v cap="$FT_CAP" -v et="$EVAL_TOKENS" -v nm="$nm" -v ns="$ns" -v jobs="${JOBS:-2}" -v share="$share" 'BEGIN {
+      b = e1 - (e8 - e1) / 7 * 1; k = (e8 - e1) / (7 * T)          # eval s/token = b + k * length
+      if (k < 0) k = 0
+      ev = 0; for (m = 1; m <= 8; m *= 2) ev += et * (b + k * m * T)  # one model at 1x..8x
+      base = bs * sb + 20 * vt * (b + k * T)
+      ft1 = st * sf + 5 * vt * (b + k * F * T); ftc = ft1 * cap / st
+      lo = base + (nm * ns * ft1 + (nm + nm * ns) * ev) / jobs + ev
+      hi = base + (nm * ns * ftc + (nm + nm * ns) * ev) / jobs + ev
+      printf "  measured now at 1 thread: base %.3f s/step, fine-tune %.3f s/step, evaluation %.3g s/token at 1x, %.3g at 8x\n", sb, sf, e1, e8
+      printf "  (these runs had %.0f%% of a core: their CPU time over their wall time)\n", 100 * share
+      printf "  estimate: base %.0f min; a fine-tune %.0f min a stage (%.0f at the cap); evaluating one model %.1f min\n", base / 60, ft1 / 60, ftc / 60, ev / 60
+      printf "total, %d at a time: %.1f hours (%.0f min) if every fine-tune stops after one stage, %.1f hours (%.0f min) if all reach the cap\n", jobs, lo / 3600, lo / 60, hi / 3600, hi / 60
+      printf "on %d quiet cores (times the share): %.1f to %.1f hours\n", jobs, lo * share / 3600, hi * share / 3600 }'
+  exit 0
+fi
+
+if [ "$mode" != report ]; then
+  mkdir -p "$OUT/bin"
+  export PIN=$OUT/bin/posgpt
+  [ -e "$PIN" ] || { cp "$src" "$PIN.tmp" && mv "$PIN.tmp" "$PIN"; }
+  cmp -s "$src" "$PIN" || echo "ctxext.sh: $src differs from the pinned $PIN: the runs use the pinned one" >&2
+  bin=$PIN
+  t_start=$SECONDS
+  echo "tools/ctxext.sh $([ $mode = quick ] && echo --quick)   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1))" >> "$OUT/command.txt"
+  [ -s "$OUT/pick.csv" ] && [ -s "$OUT/pairs.txt" ] || pick "$OUT"
+  IFS=, read -r T HS < <(awk -F, '$NF == "chosen" { print $1 "," $2 }' "$OUT/pick.csv")
+  echo "ctxext: seq_len $T, head size $HS (OUT/pairs.txt)" >&2
+  list=$(mktemp)
+  trap 'rm -f "$list"' EXIT
+  failed=0
+  sweep() { JOBS=${JOBS:-2} SWEEP_ENV="OUT PIN DATA D LAYERS TOKENS_STEP FT_TOKENS_STEP BASE_STEPS BASE_LR FT_STAGE FT_CAP FT_TOL FT_LR VAL_TOKENS EVAL_TOKENS FACTOR" \
+    tools/sweep.sh "$list" "$self" --one || failed=1; }
+  echo base > "$list"; sweep
+  { for m in $methods; do [ "$m" != none ] && echo "evalonly $m"; done
+    for s in $seeds; do for m in $methods; do echo "ft $m $s"; done; done; } > "$list"
+  sweep
+  echo "ctxext wall time: $(((SECONDS - t_start) / 60)) min (work kept from earlier starts takes no time)" | tee -a "$OUT/command.txt" >&2
+else
+  failed=0 bin=${POSGPT:-$OUT/bin/posgpt}
+  [ -x "$bin" ] || bin=./posgpt
+  IFS=, read -r T HS < <(awk -F, '$NF == "chosen" { print $1 "," $2 }' "$OUT/pick.csv")
+fi
+
+# ---- the report: table.md and ppl.png from the CSVs ----
+report() {
+  local f r files=() labels=()
+  {
+    echo "# Context extension: rope at seq_len $T, head size $HS, extended by 4"
+    echo
+    echo "Perplexity [95% bootstrap interval over windows] on the first $EVAL_TOKENS held-out tokens (tools/ctxext.sh;"
+    echo "the pair table in pairs.txt). Base: $BASE_STEPS steps, validation loss improved by $(last20 "$OUT/base/log.csv" "$BASE_STEPS") nats over its last 20%."
+    echo "Fine-tunes: stages of $FT_STAGE steps until the last 20% improve by < $FT_TOL nats, or $FT_CAP steps."
+    echo
+    echo "| run | steps | last-20% improvement | ${T} (1x) | $((2 * T)) (2x) | $((4 * T)) (4x) | $((8 * T)) (8x) |"
+    echo "|---|---|---|---|---|---|---|"
+    for f in "$OUT/eval/base.csv" "$OUT"/eval/base+*.csv "$OUT"/eval/ft-*.csv; do
+      [ -s "$f" ] || continue
+      r=$(basename "$f" .csv)
+      case $r in
+        base) st="$BASE_STEPS (base)" im=$(last20 "$OUT/base/log.csv" "$BASE_STEPS") ;;
+        base+*) st="0 (evaluation only)" im="" ;;
+        *) IFS=, read -r _ _ _ st _ im why < <(tail -1 "$OUT/ft/${r#ft-}/stop.csv"); st="$st ($why)" ;;
+      esac
+      awk -F, -v r="$r" -v st="$st" -v im="$im" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { p[++n] = sprintf("%.3f [%.3f, %.3f]", $c["ppl"], $c["ppl_ci_low"], $c["ppl_ci_high"]) }
+        END { printf "| %s | %s | %s |", r, st, im; for (i = 1; i <= n; i++) printf " %s |", p[i]; print "" }' "$f"
+    done
+  } > "$OUT/table.md.part"
+  mv "$OUT/table.md.part" "$OUT/table.md"
+  for f in "$OUT/eval/base.csv" "$OUT"/eval/base+*.csv "$OUT"/eval/ft-*.csv; do
+    [ -s "$f" ] || continue
+    r=$(basename "$f" .csv); r=${r%-seed*}
+    files+=("$f"); labels+=("${r/base+/eval-only }")
+  done
+  [ ${#files[@]} -gt 0 ] || return 0
+  "$bin" plot --kind ppl --seeds --ylog --out "$OUT/ppl.png.part.png" --label "$(IFS=,; echo "${labels[*]}")" \
+    --title "RoPE (T $T, head $HS) extended by 4: evaluation only and fine-tuned" "${files[@]}" > /dev/null 2> "$OUT/plot.log"
+  mv "$OUT/ppl.png.part.png" "$OUT/ppl.png"
+}
+report || failed=1
+exit $failed
