@@ -54,6 +54,11 @@ want=$(awk -F, 'NR == 1 || ($3 == 1 && ($2 == "3e-4" || $2 == "1e-3" || $2 == "3
   tools/study3.sh --choose "$tmp/pa3.csv" > "$tmp/ch3.csv"; tools/study3.sh --edges "$tmp/ch3.csv" | awk '{ print $2 "," $3 }' | sort)
 have=$(awk -F, 'NR > 1 && $3 == 1 && ($2 == "1e-2" || $2 == "1e-4") && $5 != "" { print $1 "," $2 }' "$tmp/o/phaseA.csv" | sort)
 [ "$want" = "$have" ] && [ -n "$have" ] && ok "the quick grid ran exactly the edge rule's runs ($(echo $have))" || bad "edge runs" "want '$want', have '$have'"
+# a choice at the largest or smallest lr its scheme ran (after the edge rule) is marked in README.md
+edge=$(awk -F, 'NR == FNR { if (FNR > 1 && $3 == 1) { if (!($1 in lo) || $2 + 0 < lo[$1]) lo[$1] = $2 + 0; if (!($1 in hi) || $2 + 0 > hi[$1]) hi[$1] = $2 + 0 }; next }
+  FNR > 1 && ($2 + 0 == hi[$1] || $2 + 0 == lo[$1]) { print $1 }' "$tmp/o/phaseA.csv" "$tmp/o/chosen.csv" | sort | tr '\n' ' ')
+marked=$(grep "at the grid's edge" "$tmp/o/README.md" | awk -F' [|] ' '{ print substr($1, 3) }' | sort | tr '\n' ' ')
+[ "$edge" = "$marked" ] && ok "README.md marks the choices at their grid's edge (${edge:-none})" || bad "edge marks" "want '$edge', marked '$marked'"
 grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-d$(awk -F, '$1 == "rope" { print $2 }' "$tmp/o/match.csv")/seed1/info.csv" ] \
   && ok "the matched control's width comes from match.csv and was trained" || bad "match" "$(cat "$tmp/o/match.csv")"
 [ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A2 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] \

@@ -220,8 +220,12 @@ end="<!-- end of the generated section -->"
   echo
   echo "| scheme | chosen lr | pos-lr mult | its 1x val_loss | every run: lr x mult = val_loss |"
   echo "|---|---|---|---|---|"
-  awk -F, 'NR == FNR { if (FNR > 1) runs[$1] = runs[$1] sprintf("%s%s x %s = %s", nr[$1]++ ? "; " : "", $2, $3, $5 == "" ? "failed" : $5); next }
-    FNR > 1 { printf "| %s | %s | %s | %.4f | %s |\n", $1, $2, $3, $4, runs[$1] }' "$out/phaseA.csv" "$out/chosen.csv"
+  # (a choice at the largest or smallest lr its scheme ran, after the edge rule, is marked: the
+  # sweep did not bracket the optimum)
+  awk -F, 'NR == FNR { if (FNR > 1) { runs[$1] = runs[$1] sprintf("%s%s x %s = %s", nr[$1]++ ? "; " : "", $2, $3, $5 == "" ? "failed" : $5)
+        if ($3 == 1) { if (!($1 in lo) || $2 + 0 < lo[$1]) lo[$1] = $2 + 0; if (!($1 in hi) || $2 + 0 > hi[$1]) hi[$1] = $2 + 0 } }; next }
+    FNR > 1 { e = $2 + 0 == hi[$1] ? " (the largest lr run: at the grid'"'"'s edge)" : $2 + 0 == lo[$1] ? " (the smallest lr run: at the grid'"'"'s edge)" : ""
+      printf "| %s | %s%s | %s | %.4f | %s |\n", $1, $2, e, $3, $4, runs[$1] }' "$out/phaseA.csv" "$out/chosen.csv"
   echo
   if [ -s "$out/match.csv" ]; then
     echo "### Matched controls (parameters closest to xl's; match.csv)"
