@@ -24,6 +24,14 @@ grep -q '"steps_to_learn"' "$tmp/q/copy/nope/seed1/summary.json" && grep -q "^un
   || bad "tasks2 runs" "$(head -3 "$tmp/q/copy/nope/seed1/config.txt")"
 [ -s "$tmp/q/copy.png" ] && [ -s "$tmp/q/copy-token.png" ] && grep -q -- "--metric token" "$tmp/q/figures.txt" \
   && ok "tasks2: exact and per-token figures per task" || bad "tasks2 figures" "$(ls "$tmp/q")"
+# training.csv: a row per run (2), cap 60, its last step, the held-out exact match at 80% of the
+# steps and at the end from the run's log.csv, their difference
+tr=$(awk -F, 'NR > 1 && $4 == 60 && $5 <= 60 && ($9 - ($8 - $7)) ^ 2 < 1e-8' "$tmp/q/training.csv" 2> /dev/null | wc -l)
+last=$(awk -F, 'NR > 1 && $8 != "" { h = $8 } END { print h }' "$tmp/q/copy/nope/seed1/log.csv")
+[ "$tr" = 2 ] && [ "$(wc -l < "$tmp/q/training.csv")" = 3 ] && grep -q "^copy,nope,1,60,[0-9]*,[0-9]*,[0-9.]*,$last," "$tmp/q/training.csv" \
+  && grep -q "^Runs that reached their cap without learning: [0-9]*, of which" "$tmp/q/table.md" \
+  && ok "tasks2: training.csv has each run's cap, last step and last-20% held-out gain; table.md counts the cap runs still improving" \
+  || bad "tasks2 training.csv" "$(cat "$tmp/q/training.csv" 2>&1)"
 cp "$tmp/q/acc.csv" "$tmp/acc-first.csv"
 run second && grep -q "done earlier" "$tmp/second.err" && ! grep -q "train [0-9]* s" "$tmp/second.err" && cmp -s "$tmp/q/acc.csv" "$tmp/acc-first.csv" \
   && ok "tasks2: a second call trains and evaluates nothing again" || bad "tasks2 resume" "$(tail -3 "$tmp/second.err")"

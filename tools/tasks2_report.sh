@@ -15,6 +15,9 @@
 #                 8x), means over seeds; then the ranking beyond the training lengths, of the
 #                 qualifying pairs only (learned in at least 2 seeds: 2 of 3), and how many
 #                 qualified; and for each task how many of the six core schemes qualified.
+#   DIR/training.csv  per run: cap, last step, steps_to_learn, held-out exact match at 80% of
+#                 its steps and at the end, the last-20% gain; table.md lists the runs that
+#                 reached the cap unlearned and how many were still improving
 #   DIR/claims.md (tools/tasks2_claims.sh) ours beside the papers' numbers, with a verdict
 #   DIR/<task>.png, DIR/<task>-token.png  exact and per-token accuracy versus length (plot --kind
 #                 accuracy --metric exact|token), and DIR/figures.txt, the commands.
@@ -46,6 +49,25 @@ if [ -n "$runs" ]; then
     done
   } > "$dir/acc.csv.part"
   mv "$dir/acc.csv.part" "$dir/acc.csv"
+fi
+# training.csv: per run its cap, the step it stopped at, steps_to_learn, and the held-out exact
+# match (log.csv's heldout_exact) at the last validation and at the last one at or before 80% of
+# the steps it took: the last-20% gain, which says whether a run stopped at its cap was still
+# improving. Gathered from the run folders (kept as it is without them).
+if [ -n "$runs" ]; then
+  {
+    echo "task,scheme,seed,cap,last_step,steps_to_learn,heldout_exact_80,heldout_exact_last,last20_gain"
+    for f in $runs; do
+      r=${f%/acc.csv}; k=${r##*/seed}; s=${r%/seed*}; t=${s%/*}; s=${s##*/}; t=${t##*/}
+      [ -s "$r/log.csv" ] || continue # (a run made elsewhere, without its log)
+      cap=$(cat "$dir/data/$t/cap" 2> /dev/null || echo "")
+      stl=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$r/summary.json" 2> /dev/null || true)
+      awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" 'NR > 1 && $8 != "" { n++; st[n] = $1; h[n] = $8 }
+        END { if (!n) exit; i = n; while (i > 1 && st[i] > 0.8 * st[n]) i--
+          print t, s, k, cap, st[n], stl, h[i], h[n], sprintf("%.4f", h[n] - h[i]) }' "$r/log.csv"
+    done
+  } > "$dir/training.csv.part"
+  mv "$dir/training.csv.part" "$dir/training.csv"
 fi
 [ -s "$dir/acc.csv" ] || { echo "tasks2_report: no accuracy CSVs under $dir" >&2; exit 1; }
 [ "$(head -1 "$dir/acc.csv")" = "$H" ] || { echo "tasks2_report: $dir/acc.csv's header is not $H" >&2; exit 1; }
@@ -98,6 +120,11 @@ awk -F, -v order="$order" -v core="$core" '
     for (j = 1; j <= nt; j++) { t = tasks[j]; c = 0; for (i = 1; i <= nc; i++) c += q[t, C[i]]; good += c >= 4; printf "| %s | %d of %d |\n", t, c, nc }
     printf "\n%d of %d tasks qualified for at least four of the six core schemes.\n", good, nt
   }' "$dir/acc.csv" > "$dir/table.md.part"
+if [ -s "$dir/training.csv" ]; then
+  awk -F, 'NR > 1 && $6 == "" { n++; g += $9 > 0.05; rows = rows sprintf("| %s | %s | %s | %s | %.2f | %.2f | %+.2f |\n", $1, $2, $3, $5, $7, $8, $9) }
+    END { printf "\nRuns that reached their cap without learning: %d, of which %d were still improving (held-out exact match up by more than 0.05 over the last 20%% of their steps; training.csv).\n", n, g
+      if (n) printf "\n| task | scheme | seed | steps | held-out exact at 80%% | at the end | gain |\n|---|---|---|---|---|---|---|\n%s", rows }' "$dir/training.csv" >> "$dir/table.md.part"
+fi
 mv "$dir/table.md.part" "$dir/table.md"
 cat "$dir/table.md"
 tools/tasks2_claims.sh "$dir" # claims.md: ours beside Kazemnejad et al.'s numbers
