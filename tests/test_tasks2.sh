@@ -47,7 +47,8 @@ OUT=$tmp/f POSGPT=$BIN JOBS=1 TASKS="add sum parity" SCHEMES=nope tools/tasks2.s
 OUT=$tmp/v POSGPT=$BIN JOBS=1 SCHEMES="sandwich@sandwich-dim=8" tools/tasks2.sh --quick > "$tmp/v.out" 2> "$tmp/v.err" \
   && grep -qx "sandwich-dim = 8" "$tmp/v/copy/sandwich@sandwich-dim=8/seed1/config.txt" && grep -qx "pos = sandwich" "$tmp/v/copy/sandwich@sandwich-dim=8/seed1/config.txt" \
   && grep -q "^| sandwich@sandwich-dim=8 | 0 of 1 \|^| sandwich@sandwich-dim=8 | 1 of 1 " "$tmp/v/table.md" \
-  && ok "tasks2: a variant sandwich@sandwich-dim=8 trains sandwich with --sandwich-dim 8 and has its row in the table" \
+  && grep -q -- "--label sandwich@sandwich-dim=8 " "$tmp/v/figures.txt" \
+  && ok "tasks2: a variant sandwich@sandwich-dim=8 trains sandwich with --sandwich-dim 8, has its row in the table and its name in the figures" \
   || bad "tasks2 variant" "$(tail -3 "$tmp/v.err"; grep sandwich "$tmp/v/table.md")"
 
 # the seed rule: the last seed runs only for pairs learned in one of the first two. Seeds 1 and 2

@@ -54,13 +54,13 @@ fi
 # match (log.csv's heldout_exact) at the last validation and at the last one at or before 80% of
 # the steps it took: the last-20% gain, which says whether a run stopped at its cap was still
 # improving. Gathered from the run folders (kept as it is without them).
-if [ -n "$runs" ]; then
+if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the runs' acc.csv, not their logs)
   {
     echo "task,scheme,seed,cap,last_step,steps_to_learn,heldout_exact_80,heldout_exact_last,last20_gain"
     for f in $runs; do
       r=${f%/acc.csv}; k=${r##*/seed}; s=${r%/seed*}; t=${s%/*}; s=${s##*/}; t=${t##*/}
       [ -s "$r/log.csv" ] || continue # (a run made elsewhere, without its log)
-      cap=$(cat "$dir/data/$t/cap" 2> /dev/null || echo "")
+      cap=$(sed -n 's/^steps = \([0-9]*\)$/\1/p' "$r/config.txt" 2> /dev/null | head -1) # (the run's own cap)
       stl=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$r/summary.json" 2> /dev/null || true)
       awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" 'NR > 1 && $8 != "" { n++; st[n] = $1; h[n] = $8 }
         END { if (!n) exit; i = n; while (i > 1 && st[i] > 0.8 * st[n]) i--
@@ -133,13 +133,15 @@ tools/tasks2_claims.sh "$dir" # claims.md: ours beside Kazemnejad et al.'s numbe
 [ -n "$runs" ] || exit 0
 : > "$dir/figures.txt.part"
 for t in copy reverse sort add sum parity passkey; do
-  files=()
-  for s in $order; do for f in "$dir/$t/$s"/seed*/acc.csv; do [ -s "$f" ] && files+=("$f"); done; done
+  files=() labels=""
+  # each series named by its folder (the scheme, or an ablation's SCHEME@FLAG=VALUE), not by the
+  # CSV's scheme column, which names only the base scheme
+  for s in $order; do for f in "$dir/$t/$s"/seed*/acc.csv; do [ -s "$f" ] && files+=("$f") && labels+=${labels:+,}$s; done; done
   [ ${#files[@]} -gt 0 ] || continue
   for m in exact token; do
     png=$dir/$t.png; [ $m = token ] && png=$dir/$t-token.png
-    "$bin" plot --kind accuracy --metric $m --out "$png" "${files[@]}" > /dev/null 2>&1
-    echo "posgpt plot --kind accuracy --metric $m --out $png $dir/$t/*/seed*/acc.csv" >> "$dir/figures.txt.part"
+    "$bin" plot --kind accuracy --metric $m --label "$labels" --out "$png" "${files[@]}" > /dev/null 2>&1
+    echo "posgpt plot --kind accuracy --metric $m --label $labels --out $png ${files[*]}" >> "$dir/figures.txt.part"
   done
 done
 mv "$dir/figures.txt.part" "$dir/figures.txt"
