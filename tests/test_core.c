@@ -1,4 +1,4 @@
-// test_core.c - float-build checks: the fast exp/GELU against libm in double, ALiBi slopes
+// test_core.c - float-build checks: the fast exp/tanh/GELU against libm in double, ALiBi slopes
 // and T5 buckets against the values in the papers, the random position sampler, and the
 // checkpoint round trip (parameters and optimizer state bit-identical, re-save byte-identical);
 // the causal-blocked training attention agrees with the one-block form, and the banded gemm's
@@ -13,6 +13,7 @@
 #include "task_batch.h"
 #include "task_eval.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -39,6 +40,45 @@ static void test_fast_math(void) {
         gw = fmax(gw, fabs(ys[i] - ref));
     }
     check(gw < 2e-6, "float GELU (fast tanh) within 2e-6 of the double-precision formula", "max abs err %.3g", gw);
+    // gelu' (gelu_backward with dout = 1) against the derivative in double
+    float ones[2001], gs[2001];
+    for (int i = 0; i <= 2000; i++) ones[i] = 1;
+    gelu_backward(gs, ones, xs, 2001);
+    double dw = 0;
+    for (int i = 0; i <= 2000; i++) {
+        double x = xs[i], t = tanh(0.7978845608028654 * (x + 0.044715 * x * x * x));
+        double ref = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x);
+        dw = fmax(dw, fabs(gs[i] - ref));
+    }
+    check(dw < 1e-5, "float GELU derivative within 1e-5 of the double-precision formula", "max abs err %.3g", dw);
+}
+
+// The GELU's tanh (layer_tanh, 1 - 2 / (1 + e^2u) on layer_exp): absolute error below 2.5e-7
+// against libm's tanh in double for every float: a dense grid over [-20, 20] (tanh is +-1 in
+// float beyond 9.01), then |u| growing by factors of 1.01 up to FLT_MAX; and its edges: +-1
+// at +-inf, NaN at NaN, so the GELU gives +inf at +inf, NaN at NaN and (0 * -inf) at -inf.
+static void test_fast_tanh(void) {
+    double worst = 0, wu = 0;
+    for (double u = -20.0; u <= 20.0; u += 0x1p-14) {
+        double e = fabs(layer_tanh((float)u) - tanh((double)(float)u));
+        if (e > worst) worst = e, wu = u;
+    }
+    for (double a = 20.0; a <= FLT_MAX; a *= 1.01)
+        for (int sg = -1; sg <= 1; sg += 2) {
+            float u = (float)(sg * a);
+            double e = fabs(layer_tanh(u) - tanh((double)u));
+            if (e > worst) worst = e, wu = u;
+        }
+    check(worst < 2.5e-7, "layer_tanh within 2.5e-7 (absolute) of libm tanh over [-20, 20] and out to FLT_MAX",
+          "abs err %.3g at u=%.9g", worst, wu);
+    float ins[3] = {INFINITY, -INFINITY, NAN}, g[3];
+    check(layer_tanh(ins[0]) == 1 && layer_tanh(ins[1]) == -1 && isnan(layer_tanh(ins[2])) && layer_tanh(FLT_MAX) == 1 &&
+              layer_tanh(-FLT_MAX) == -1,
+          "layer_tanh: +-1 at +-inf and +-FLT_MAX, NaN at NaN", "%g %g %g", layer_tanh(ins[0]), layer_tanh(ins[1]),
+          layer_tanh(ins[2]));
+    gelu_forward(g, ins, 3);
+    check(g[0] == INFINITY && isnan(g[1]) && isnan(g[2]), "GELU at +inf, -inf, NaN: +inf, NaN (0 * -inf), NaN", "%g %g %g",
+          g[0], g[1], g[2]);
 }
 
 static void test_alibi_slopes(void) {
@@ -1133,6 +1173,7 @@ static void test_xl_table_stride(void) {
 
 int main(void) {
     test_fast_math();
+    test_fast_tanh();
     test_checkpoint_ranges();
     test_checkpoint_v1();
     test_checkpoint_layout();
