@@ -380,18 +380,14 @@ static inline double dsum(const real *x, int n) {
     for (; j < n; j++) acc[j % DSUM_LANES] += x[j];
     return lanes_total(acc);
 }
-// largest of x[0..n), n >= 1, in MAX_LANES interleaved running maxima (exact, so the order
-// is free; one running maximum is a chain of dependent compares)
-#define MAX_LANES 16
+// largest of x[0..n), n >= 1: a max reduction the compiler vectorizes (`omp simd`: the
+// order of an exact maximum is free; an array of running maxima was left scalar). A NaN
+// beyond x[0] may or may not be seen, as before: callers (softmax) turn a row with a NaN into
+// NaNs either way.
 static inline real vmax(const real *x, int n) {
-    real m[MAX_LANES];
-    for (int k = 0; k < MAX_LANES; k++) m[k] = x[0];
-    int j = 0;
-    for (; j + MAX_LANES <= n; j += MAX_LANES)
-        for (int k = 0; k < MAX_LANES; k++) m[k] = x[j + k] > m[k] ? x[j + k] : m[k];
-    for (; j < n; j++) m[0] = x[j] > m[0] ? x[j] : m[0];
-    real t = m[0];
-    for (int k = 1; k < MAX_LANES; k++) t = m[k] > t ? m[k] : t;
+    real t = x[0];
+#pragma omp simd reduction(max : t)
+    for (int j = 1; j < n; j++) t = x[j] > t ? x[j] : t;
     return t;
 }
 // sum of x[j] * y[j], each product formed in double
@@ -503,27 +499,25 @@ void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const 
                         const real *mean, const real *rstd, int N, int C) {
     // forward: out = norm * w + b, norm = (x - mean) * rstd
     // dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm)), dnorm = dout * w
+    // A row's dnorm and dnorm * norm go through per-thread scratch rows (dn, dq) and dsum: the
+    // sums in their lanes, vectorized (two lane arrays in one loop were left scalar by the
+    // compiler, and the step spent more time in them than in reading the rows)
     PROF_BEGIN();
-#pragma omp parallel for schedule(static)
-    for (int n = 0; n < N; n++) {
-        const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
-        real m = mean[n], s = rstd[n];
-        double a[DSUM_LANES] = {0}, bs[DSUM_LANES] = {0}; // lanes as in dsum
-        int c = 0;
-        for (; c + DSUM_LANES <= C; c += DSUM_LANES)
-            for (int k = 0; k < DSUM_LANES; k++) {
-                real dn = dy[c + k] * w[c + k];
-                a[k] += dn;
-                bs[k] += dn * ((x[c + k] - m) * s);
+#pragma omp parallel
+    {
+        real *dn = xmalloc(2 * (size_t)C * sizeof(real)), *dq = dn + C;
+#pragma omp for schedule(static)
+        for (int n = 0; n < N; n++) {
+            const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
+            real m = mean[n], s = rstd[n], *dx = dinp + (size_t)n * C;
+            for (int c = 0; c < C; c++) {
+                dn[c] = dy[c] * w[c];
+                dq[c] = dn[c] * ((x[c] - m) * s);
             }
-        for (; c < C; c++) {
-            real dn = dy[c] * w[c];
-            a[c % DSUM_LANES] += dn;
-            bs[c % DSUM_LANES] += dn * ((x[c] - m) * s);
+            real ma = (real)(dsum(dn, C) / C), mb = (real)(dsum(dq, C) / C);
+            for (int c = 0; c < C; c++) dx[c] += s * (dn[c] - ma - ((x[c] - m) * s) * mb);
         }
-        real ma = (real)(lanes_total(a) / C), mb = (real)(lanes_total(bs) / C);
-        real *dx = dinp + (size_t)n * C;
-        for (c = 0; c < C; c++) dx[c] += s * (dy[c] * w[c] - ma - ((x[c] - m) * s) * mb);
+        free(dn);
     }
     PROF_END("layernorm_backward", N, C, 0, N);
     colsums("layernorm param gradient", dw, db, dout, inp, mean, rstd, N, C); // dw += sum_n dout * norm, db += sum_n dout
