@@ -381,13 +381,15 @@ static inline double dsum(const real *x, int n) {
     return lanes_total(acc);
 }
 // largest of x[0..n), n >= 1, in MAX_LANES interleaved running maxima (exact, so the order
-// is free; one running maximum is a chain of dependent compares)
+// is free; one running maximum is a chain of dependent compares). `omp simd` on the lanes:
+// without it GCC kept the 16 maxima in scalar registers
 #define MAX_LANES 16
 static inline real vmax(const real *x, int n) {
     real m[MAX_LANES];
     for (int k = 0; k < MAX_LANES; k++) m[k] = x[0];
     int j = 0;
     for (; j + MAX_LANES <= n; j += MAX_LANES)
+#pragma omp simd
         for (int k = 0; k < MAX_LANES; k++) m[k] = x[j + k] > m[k] ? x[j + k] : m[k];
     for (; j < n; j++) m[0] = x[j] > m[0] ? x[j] : m[0];
     real t = m[0];
@@ -503,27 +505,25 @@ void layernorm_backward(real *dinp, real *dw, real *db, const real *dout, const 
                         const real *mean, const real *rstd, int N, int C) {
     // forward: out = norm * w + b, norm = (x - mean) * rstd
     // dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm)), dnorm = dout * w
+    // A row's dnorm and dnorm * norm go through per-thread scratch rows (dn, dq) and dsum: the
+    // sums in their lanes, vectorized (two lane arrays in one loop were left scalar by the
+    // compiler, and the step spent more time in them than in reading the rows)
     PROF_BEGIN();
-#pragma omp parallel for schedule(static)
-    for (int n = 0; n < N; n++) {
-        const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
-        real m = mean[n], s = rstd[n];
-        double a[DSUM_LANES] = {0}, bs[DSUM_LANES] = {0}; // lanes as in dsum
-        int c = 0;
-        for (; c + DSUM_LANES <= C; c += DSUM_LANES)
-            for (int k = 0; k < DSUM_LANES; k++) {
-                real dn = dy[c + k] * w[c + k];
-                a[k] += dn;
-                bs[k] += dn * ((x[c + k] - m) * s);
+#pragma omp parallel
+    {
+        real *dn = xmalloc(2 * (size_t)C * sizeof(real)), *dq = dn + C;
+#pragma omp for schedule(static)
+        for (int n = 0; n < N; n++) {
+            const real *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
+            real m = mean[n], s = rstd[n], *dx = dinp + (size_t)n * C;
+            for (int c = 0; c < C; c++) {
+                dn[c] = dy[c] * w[c];
+                dq[c] = dn[c] * ((x[c] - m) * s);
             }
-        for (; c < C; c++) {
-            real dn = dy[c] * w[c];
-            a[c % DSUM_LANES] += dn;
-            bs[c % DSUM_LANES] += dn * ((x[c] - m) * s);
+            real ma = (real)(dsum(dn, C) / C), mb = (real)(dsum(dq, C) / C);
+            for (int c = 0; c < C; c++) dx[c] += s * (dn[c] - ma - ((x[c] - m) * s) * mb);
         }
-        real ma = (real)(lanes_total(a) / C), mb = (real)(lanes_total(bs) / C);
-        real *dx = dinp + (size_t)n * C;
-        for (c = 0; c < C; c++) dx[c] += s * (dy[c] * w[c] - ma - ((x[c] - m) * s) * mb);
+        free(dn);
     }
     PROF_END("layernorm_backward", N, C, 0, N);
     colsums("layernorm param gradient", dw, db, dout, inp, mean, rstd, N, C); // dw += sum_n dout * norm, db += sum_n dout
@@ -554,8 +554,12 @@ void linear_backward(real *dinp, real *dw, real *db, const real *dout, const rea
 // exp for the hot loops (GELU, softmax). libm's expf/tanhf are scalar calls and took a
 // third of a training step; this version is plain arithmetic the compiler vectorizes.
 // exp(x) = 2^n * e^r, n = round(x / ln 2), |r| <= ln2/2, e^r by its Taylor series to r^7
-// (truncation < 6e-9 relative). The double build (gradient checks) uses libm's exp.
-// layer_exp is exposed so the tests compare it with libm over the whole range.
+// (truncation < 6e-9 relative), evaluated in Estrin's scheme: pairs c_k + c_k+1 r, then r^2
+// and r^4 join them, 4 dependent multiply-adds instead of Horner's 7. The loops that call it
+// are bound by the latency of one element's chain (the out-of-order window holds only a few
+// vectors of elements), so the shorter chain is what makes them faster. The double build
+// (gradient checks) uses libm's exp. layer_exp is exposed so the tests compare it with libm
+// over the whole range.
 real layer_exp(real x) {
 #ifdef POSGPT_DOUBLE
     return exp(x);
@@ -564,14 +568,10 @@ real layer_exp(real x) {
     // round to nearest by adding and subtracting 1.5 * 2^23 (floorf blocks vectorization)
     float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f; // ln 2 split hi + lo
-    float p = 1.0f / 5040;
-    p = p * r + 1.0f / 720;
-    p = p * r + 1.0f / 120;
-    p = p * r + 1.0f / 24;
-    p = p * r + 1.0f / 6;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    float r2 = r * r, r4 = r2 * r2;
+    float p01 = 1.0f + r, p23 = 0.5f + r * (1.0f / 6), p45 = 1.0f / 24 + r * (1.0f / 120),
+          p67 = 1.0f / 720 + r * (1.0f / 5040);
+    float p = (p01 + r2 * p23) + r4 * (p45 + r2 * p67);
     int32_t bits = ((int32_t)n + 127) << 23; // 2^n
     float scale;
     memcpy(&scale, &bits, 4);
@@ -579,18 +579,27 @@ real layer_exp(real x) {
 #endif
 }
 
-// tanh(u) = 1 - 2 / (1 + e^(2u)); absolute error ~1e-7, enough for GELU
-static inline real layer_tanh(real u) {
+// tanh(u) given u2 = 2u: 1 - 2 / (1 + e^(2u)); absolute error below 2.5e-7 for every float u
+// (tests/test_core.c: a dense grid and |u| up to FLT_MAX), +-1 at +-inf, NaN at NaN
+static inline real tanh_2u(real u2) { return 1.0f - 2.0f / (1.0f + layer_exp(u2)); }
+real layer_tanh(real u) {
 #ifdef POSGPT_DOUBLE
     return tanh(u);
 #else
-    return 1.0f - 2.0f / (1.0f + layer_exp(2.0f * u));
+    return tanh_2u(2.0f * u);
 #endif
 }
 
 #define GELU_S 0.7978845608028654 // sqrt(2/pi)
-// tanh(s (x + 0.044715 x^3)), shared by the forward passes and the backward
-static inline real gelu_tanh(real x) { return layer_tanh((real)GELU_S * (x + (real)0.044715 * x * x * x)); }
+// tanh(s (x + 0.044715 x^3)), shared by the forward passes and the backward; the float
+// build forms the doubled argument as x (2s + 2s 0.044715 x^2): a shorter chain than the cube
+static inline real gelu_tanh(real x) {
+#ifdef POSGPT_DOUBLE
+    return tanh(GELU_S * (x + 0.044715 * x * x * x));
+#else
+    return tanh_2u(x * ((real)(2 * GELU_S) + (real)(2 * GELU_S * 0.044715) * (x * x)));
+#endif
+}
 // gelu and its derivative given t = gelu_tanh(x)
 static inline real gelu_t(real x, real t) { return (real)0.5 * x * ((real)1 + t); }
 static inline real gelu(real x) { return gelu_t(x, gelu_tanh(x)); }
@@ -627,7 +636,10 @@ void bias_gelu_forward(real *y, real *dg, const real *x, const real *bias, int N
         const real *xr = x + (size_t)n * C;
         real *yr = y + (size_t)n * C, *gr = dg ? dg + (size_t)n * C : NULL;
         if (gr) {
-#pragma omp simd // gr may be xr (element c read, then written): see gelu_backward
+// gr may be xr (element c read, then written): see gelu_backward. simdlen(16): on AVX-512
+// whole 512-bit vectors (the compiler's default there is 256-bit), twice the elements in
+// flight for this latency-bound loop; elsewhere two or four vectors a step
+#pragma omp simd simdlen(16)
             for (int c = 0; c < C; c++) {
                 real v = xr[c] + bias[c], t = gelu_tanh(v);
                 yr[c] = gelu_t(v, t);

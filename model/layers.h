@@ -58,6 +58,8 @@ void linear_backward(real *dinp, real *dw, real *db, const real *dout, const rea
 
 // exp used by the hot loops: a vectorizable polynomial in the float build, libm's in double
 real layer_exp(real x);
+// tanh of the GELU, the same way (absolute error below 2.5e-7 in the float build)
+real layer_tanh(real u);
 
 void gelu_forward(real *out, const real *inp, size_t n);
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n); // writes dinp (may be dout)

@@ -1,4 +1,4 @@
-// test_core.c - float-build checks: the fast exp/GELU against libm in double, ALiBi slopes
+// test_core.c - float-build checks: the fast exp/tanh/GELU against libm in double, ALiBi slopes
 // and T5 buckets against the values in the papers, the random position sampler, and the
 // checkpoint round trip (parameters and optimizer state bit-identical, re-save byte-identical);
 // the causal-blocked training attention agrees with the one-block form, and the banded gemm's
@@ -13,6 +13,7 @@
 #include "task_batch.h"
 #include "task_eval.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -39,6 +40,45 @@ static void test_fast_math(void) {
         gw = fmax(gw, fabs(ys[i] - ref));
     }
     check(gw < 2e-6, "float GELU (fast tanh) within 2e-6 of the double-precision formula", "max abs err %.3g", gw);
+    // gelu' (gelu_backward with dout = 1) against the derivative in double
+    float ones[2001], gs[2001];
+    for (int i = 0; i <= 2000; i++) ones[i] = 1;
+    gelu_backward(gs, ones, xs, 2001);
+    double dw = 0;
+    for (int i = 0; i <= 2000; i++) {
+        double x = xs[i], t = tanh(0.7978845608028654 * (x + 0.044715 * x * x * x));
+        double ref = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x);
+        dw = fmax(dw, fabs(gs[i] - ref));
+    }
+    check(dw < 1e-5, "float GELU derivative within 1e-5 of the double-precision formula", "max abs err %.3g", dw);
+}
+
+// The GELU's tanh (layer_tanh, 1 - 2 / (1 + e^2u) on layer_exp): absolute error below 2.5e-7
+// against libm's tanh in double for every float: a dense grid over [-20, 20] (tanh is +-1 in
+// float beyond 9.01), then |u| growing by factors of 1.01 up to FLT_MAX; and its edges: +-1
+// at +-inf, NaN at NaN, so the GELU gives +inf at +inf, NaN at NaN and (0 * -inf) at -inf.
+static void test_fast_tanh(void) {
+    double worst = 0, wu = 0;
+    for (double u = -20.0; u <= 20.0; u += 0x1p-14) {
+        double e = fabs(layer_tanh((float)u) - tanh((double)(float)u));
+        if (e > worst) worst = e, wu = u;
+    }
+    for (double a = 20.0; a <= FLT_MAX; a *= 1.01)
+        for (int sg = -1; sg <= 1; sg += 2) {
+            float u = (float)(sg * a);
+            double e = fabs(layer_tanh(u) - tanh((double)u));
+            if (e > worst) worst = e, wu = u;
+        }
+    check(worst < 2.5e-7, "layer_tanh within 2.5e-7 (absolute) of libm tanh over [-20, 20] and out to FLT_MAX",
+          "abs err %.3g at u=%.9g", worst, wu);
+    float ins[3] = {INFINITY, -INFINITY, NAN}, g[3];
+    check(layer_tanh(ins[0]) == 1 && layer_tanh(ins[1]) == -1 && isnan(layer_tanh(ins[2])) && layer_tanh(FLT_MAX) == 1 &&
+              layer_tanh(-FLT_MAX) == -1,
+          "layer_tanh: +-1 at +-inf and +-FLT_MAX, NaN at NaN", "%g %g %g", layer_tanh(ins[0]), layer_tanh(ins[1]),
+          layer_tanh(ins[2]));
+    gelu_forward(g, ins, 3);
+    check(g[0] == INFINITY && isnan(g[1]) && isnan(g[2]), "GELU at +inf, -inf, NaN: +inf, NaN (0 * -inf), NaN", "%g %g %g",
+          g[0], g[1], g[2]);
 }
 
 static void test_alibi_slopes(void) {
@@ -715,6 +755,54 @@ static void test_gemm_units(void) {
     }
 }
 
+// layernorm_backward (rows through per-thread scratch and dsum's lanes; the parameter
+// gradients by column blocks x row chunks) against a naive double-precision loop: each
+// element within 1e-5 of the sum of the magnitudes of its terms (the float roundings of a few
+// operations per term; the loop's sums are over C = 100 or N = 300 terms), and the floats the
+// same on 1, 2 and 3 threads. C and N are not multiples of the lanes, blocks or chunks.
+static void test_layernorm_backward_ref(void) {
+    int N = 300, C = 100, saved = omp_get_max_threads();
+    size_t n = (size_t)N * C;
+    Rng rng;
+    rng_seed(&rng, 23);
+    real *x = malloc(n * sizeof(real)), *dy = malloc(n * sizeof(real)), *dx0 = malloc(n * sizeof(real)),
+         *ln = malloc(n * sizeof(real)), *w = malloc(C * sizeof(real)), *b = malloc(C * sizeof(real)),
+         *st = malloc(2 * (size_t)N * sizeof(real)), *pg0 = malloc(2 * (size_t)C * sizeof(real));
+    for (size_t i = 0; i < n; i++) x[i] = (real)(rng_normal(&rng) * 2 + 0.5), dy[i] = (real)rng_normal(&rng), dx0[i] = (real)rng_normal(&rng);
+    for (int c = 0; c < C; c++) w[c] = (real)(1 + 0.3 * rng_normal(&rng)), b[c] = 0, pg0[c] = pg0[C + c] = (real)rng_normal(&rng);
+    layernorm_forward(ln, st, st + N, x, w, b, N, C);
+    real *dx[3], *pg[3];
+    int same = 1;
+    for (int t = 0; t < 3; t++) {
+        dx[t] = malloc(n * sizeof(real)), pg[t] = malloc(2 * (size_t)C * sizeof(real));
+        memcpy(dx[t], dx0, n * sizeof(real)), memcpy(pg[t], pg0, 2 * (size_t)C * sizeof(real));
+        omp_set_num_threads(t + 1);
+        layernorm_backward(dx[t], pg[t], pg[t] + C, dy, x, w, st, st + N, N, C);
+        if (t && (memcmp(dx[t], dx[0], n * sizeof(real)) || memcmp(pg[t], pg[0], 2 * (size_t)C * sizeof(real)))) same = 0;
+    }
+    omp_set_num_threads(saved);
+    double worst = 0, *dw = calloc(2 * (size_t)C, sizeof(double)), *aw = calloc(2 * (size_t)C, sizeof(double));
+    for (int r = 0; r < N; r++) {
+        const real *xr = x + (size_t)r * C, *g = dy + (size_t)r * C;
+        double m = st[r], s = st[N + r], ma = 0, mb = 0, am = 0, ab = 0;
+        for (int c = 0; c < C; c++) {
+            double dn = (double)g[c] * w[c], nm = (xr[c] - m) * s;
+            ma += dn / C, mb += dn * nm / C, am += fabs(dn) / C, ab += fabs(dn * nm) / C;
+            dw[c] += g[c] * nm, aw[c] += fabs(g[c] * nm), dw[C + c] += g[c], aw[C + c] += fabs(g[c]);
+        }
+        for (int c = 0; c < C; c++) {
+            double dn = (double)g[c] * w[c], nm = (xr[c] - m) * s, i0 = dx0[(size_t)r * C + c];
+            double ref = i0 + s * (dn - ma - nm * mb), mag = fabs(i0) + s * (fabs(dn) + am + fabs(nm) * ab);
+            worst = fmax(worst, fabs(dx[0][(size_t)r * C + c] - ref) / mag);
+        }
+    }
+    for (int c = 0; c < 2 * C; c++) worst = fmax(worst, fabs(pg[0][c] - (pg0[c] + dw[c])) / (fabs(pg0[c]) + aw[c]));
+    check(worst < 1e-5, "layernorm_backward (d(inp), d(w), d(b)) within 1e-5 relative of a naive double loop", "worst %.3g", worst);
+    check(same, "layernorm_backward on 2 and 3 threads == 1 thread, bit for bit", "the floats depend on the thread count");
+    for (int t = 0; t < 3; t++) free(dx[t]), free(pg[t]);
+    free(x), free(dy), free(dx0), free(ln), free(w), free(b), free(st), free(pg0), free(dw), free(aw);
+}
+
 // The fused passes do the same float operations as the unfused pairs they replace
 static void test_fused_exact(void) {
     int N = 37, C = 96;
@@ -1133,6 +1221,8 @@ static void test_xl_table_stride(void) {
 
 int main(void) {
     test_fast_math();
+    test_fast_tanh();
+    test_layernorm_backward_ref();
     test_checkpoint_ranges();
     test_checkpoint_v1();
     test_checkpoint_layout();
