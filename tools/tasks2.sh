@@ -65,8 +65,8 @@
 # not a whole number, a word given twice, or a CAP_* that is not a whole number from 1 to
 # 9999999 is an error (exit 2).
 set -euo pipefail
-set -f # TASKS, SCHEMES and SEEDS are split into words, never globbed
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
+set -f # TASKS, SCHEMES and SEEDS are split into words, never globbed
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 

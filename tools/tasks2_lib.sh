@@ -1,4 +1,5 @@
 # tasks2_lib.sh - what tools/tasks2_report.sh and tools/tasks2_claims.sh share (sourced by both)
+# shellcheck shell=bash
 TASKS2_H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
 # check_acc WHO FILE: FILE is a study acc.csv both can read, else one error line naming the file,
 # the line and what is wrong, and exit 1: the header TASKS2_H, no CR (CRLF line ends), at least
