@@ -157,13 +157,15 @@ no_repeats() { # NAME WORDS...
   local dup; dup=$(printf '%s\n' "$@" | sort | uniq -d | head -1)
   [ -z "$dup" ] || grid_error "$name gives '$dup' twice (each run once: remove the repeat)"
 }
+# the train flags the study sets itself: a variant cannot change them
+study_flags=" task data val out overwrite resume init-from pos positions rand-max seed steps until-acc eval-every threads stop-at "
 # check_variant BASE FLAG=VALUE: one @FLAG=VALUE of a scheme, against `train --help` when there is a binary
 check_variant() {
   local base=$1 kv=$2 flag=${2%%=*} value=${2#*=} line type tag b=${1#randomized-}
   [ "$base" != randomized ] || b=sinusoidal
   [[ $kv == *=* && $flag =~ ^[a-z][a-z0-9-]*$ && -n $value ]] \
     || grid_error "SCHEMES: '$scheme': each @ of a variant is @FLAG=VALUE (a train flag without its --, e.g. sandwich@sandwich-dim=8), got '@$kv'"
-  case " task data val out overwrite resume init-from pos positions rand-max seed steps until-acc eval-every threads stop-at " in
+  case $study_flags in
     *" $flag "*) grid_error "SCHEMES: '$scheme': --$flag is set by the study itself; a variant cannot change it" ;;
   esac
   [ -n "$help" ] || return 0
