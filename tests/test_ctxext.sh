@@ -74,6 +74,9 @@ for e in FT_CAP=0 FT_CAP=abc FT_CAP=3 FT_TOL=-1 FT_TOL=abc FT_LR=0 JOBS=0 JOBS=t
 done
 env DATA="$tmp/c.txt" POSGPT="$BIN" OUT=/dev/null tools/ctxext.sh --quick > /dev/null 2> "$tmp/bad.err"; rc=$?
 [ $rc = 2 ] && grep -q "cannot make or write OUT '/dev/null'" "$tmp/bad.err" && ok "an OUT that cannot be a folder: one error line" || bad "OUT=/dev/null" "rc $rc: $(cat "$tmp/bad.err")"
+env POSGPT="$BIN" OUT="$tmp/none" tools/ctxext.sh --report > /dev/null 2> "$tmp/bad.err"; rc=$?
+[ $rc = 2 ] && grep -q "no $tmp/none/pick.csv to report on" "$tmp/bad.err" && [ ! -e "$tmp/none" ] \
+  && ok "--report on an OUT without a study: one error line, OUT not made" || bad "--report nothing" "rc $rc: $(cat "$tmp/bad.err")"
 # one start at a time per OUT: while another holds OUT/lock, a start and --report are refused
 exec 8>> "$o/lock"; flock 8
 for m in --quick --report; do

@@ -192,6 +192,7 @@ if [ "$mode" != report ]; then
   once SEEDS $seeds; once METHODS $methods
   set +f
 fi
+[ "$mode" != report ] || [ -s "$OUT/pick.csv" ] || die2 "no $OUT/pick.csv to report on (OUT=dir of a study; tools/ctxext.sh makes it)"
 if [ "$mode" != plan ]; then # one start at a time in OUT
   mkdir -p "$OUT" 2> /dev/null && [ -d "$OUT" ] && [ -w "$OUT" ] || die2 "cannot make or write OUT '$OUT' (OUT=dir)"
   exec 9>> "$OUT/lock"
