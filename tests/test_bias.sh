@@ -13,7 +13,7 @@ train() {
   nice "$BIN" train --data "$tmp/c.txt" --out "$tmp/$n" --seq-len 16 --layers 2 --heads 4 --d-model 16 --batch 4 --threads 1 \
     --val-tokens 64 "$@" > /dev/null 2> "$tmp/$n.err" || bad "train $n" "$(tail -2 "$tmp/$n.err")"
 }
-for s in alibi fire kerple-log kerple-power rope nope learned; do train "$s" --pos "$s" --steps 12 --lr 3e-3 --seed 3; done
+for s in alibi fire kerple-log kerple-power rope nope learned shaw; do train "$s" --pos "$s" --steps 12 --lr 3e-3 --seed 3; done
 train t5 --pos t5 --t5-buckets 8 --t5-max-dist 32 --steps 12 --lr 3e-3 --seed 3 # (buckets 4..7 log-spaced within the trained 16)
 # floats NAME TENSOR: the values of scheme.TENSOR of $tmp/NAME's checkpoint, one a line (posgpt export, then od)
 floats() {
@@ -94,6 +94,7 @@ refused "--bias-init on a run started with train --init-from" "started from the 
 refused "rope has no score bias" "scheme 'rope' adds no bias to the attention scores (it transforms q and k); the schemes that do: t5|alibi" \
   "$BIN" info "$tmp/rope/model.bin" --bias "$tmp/x.csv"
 refused "nope has no score bias" "scheme 'nope' adds no bias.*no position term" "$BIN" info "$tmp/nope/model.bin" --bias "$tmp/x.csv"
+refused "shaw has no score bias" "scheme 'shaw' adds no bias.*contents q and k" "$BIN" info "$tmp/shaw/model.bin" --bias "$tmp/x.csv"
 refused "learned has no score bias" "scheme 'learned' adds no bias.*input embedding" "$BIN" info "$tmp/learned/model.bin" --bias "$tmp/x.csv"
 [ ! -e "$tmp/x.csv" ] && ok "a refused --bias writes no file" || bad "refused wrote" "$tmp/x.csv"
 refused "--bias-init needs --bias" "bias-init needs --bias" "$BIN" info "$tmp/t5/model.bin" --bias-init
@@ -102,6 +103,28 @@ refused "--bias-max-dist 0" "bias-max-dist must be in" "$BIN" info "$tmp/t5/mode
 refused "--bias-max-dist x" "not a valid integer" "$BIN" info "$tmp/t5/model.bin" --bias "$tmp/x.csv" --bias-max-dist x
 refused "--bias over the checkpoint" "also the checkpoint" "$BIN" info "$tmp/t5/model.bin" --bias "$tmp/t5/model.bin"
 refused "--bias into a missing folder" "cannot" "$BIN" info "$tmp/t5/model.bin" --bias "$tmp/no/such/x.csv"
+# hostile paths: an empty path is refused before any temporary file; a full disk (a file size limit)
+# and SIGINT during a long write leave no partial table and the earlier file intact
+refused "--bias ''" "bias table: the path is empty" "$BIN" info "$tmp/t5/model.bin" --bias ''
+[ -z "$(ls -a | grep '^\.tmp\.')" ] && ok "--bias '': no temporary file in the current folder" || bad "empty path tmp" "$(ls -a | grep tmp)"
+echo before > "$tmp/full.csv"
+(ulimit -f 16; trap '' XFSZ; exec "$BIN" info "$tmp/fire/model.bin" --bias "$tmp/full.csv" --bias-max-dist 100000) > /dev/null 2> "$tmp/full.err"; rc=$?
+[ $rc = 1 ] && grep -q "cannot write '$tmp/full.csv'" "$tmp/full.err" && [ "$(cat "$tmp/full.csv")" = before ] && [ -z "$(ls "$tmp" | grep 'full.csv.tmp')" ] \
+  && ok "a full disk: exit 1, one error naming the table, the earlier file intact, no temporary left" || bad "full disk" "rc $rc: $(cat "$tmp/full.err")"
+"$BIN" info "$tmp/fire/model.bin" --bias "$tmp/full.csv" --bias-max-dist 1000000 > /dev/null 2>&1 & pid=$!
+for i in $(seq 50); do ls "$tmp" | grep -q 'full.csv.tmp' && break; sleep 0.1; done
+kill -INT $pid; wait $pid; rc=$?
+[ $rc = 130 ] && [ "$(cat "$tmp/full.csv")" = before ] && [ -z "$(ls "$tmp" | grep 'full.csv.tmp')" ] \
+  && ok "SIGINT during a long write: ended by the signal, no partial table, the earlier file intact" || bad "SIGINT" "rc $rc: $(ls "$tmp" | grep full)"
+# --bias-init reads config.txt's init_from line as written by hand too (first line, no spaces, CRLF); without
+# a config.txt it warns that the checkpoint alone cannot say
+mkdir -p "$tmp/edit" "$tmp/bare"; cp "$tmp/t5-from/model.bin" "$tmp/edit/"; cp "$tmp/t5/model.bin" "$tmp/bare/"
+{ echo "init_from=$tmp/t5/model.bin"; grep -v '^init_from' "$tmp/t5-from/config.txt"; } | sed 's/$/\r/' > "$tmp/edit/config.txt"
+refused "--bias-init: an edited config.txt's init_from (first line, no spaces, CRLF) still refuses" "started from the checkpoint $tmp/t5/model.bin (" \
+  "$BIN" info "$tmp/edit/model.bin" --bias "$tmp/x.csv" --bias-init
+"$BIN" info "$tmp/bare/model.bin" --bias "$tmp/bare.csv" --bias-init > /dev/null 2> "$tmp/bare.err"
+grep -q "warning: info --bias-init: no $tmp/bare/config.txt" "$tmp/bare.err" && cmp -s "$tmp/bare.csv" "$tmp/t5-init.csv" \
+  && ok "--bias-init without config.txt: a warning, the seed's table" || bad "bare" "$(cat "$tmp/bare.err")"
 
 # tools/study3_bias.sh on a constructed study folder: phase A's t5 at multipliers 1 and 10, fire,
 # rope (no bias: no row), B's t5 seed 1 without a checkpoint (no row) and seed 2

@@ -63,6 +63,47 @@ run third OUT="$o"
 "$o/bin/posgpt" info "$d/model.bin" | grep -q "step 10 of 10," && cmp -s "$tmp/ft-pi.csv" "$o/eval/ft-pi-seed1.csv" \
   && ok "a fine-tune stopped at step 3 of its first stage resumes, runs its second stage and evaluates as the uninterrupted run did" \
   || bad "interrupted fine-tune" "$("$o/bin/posgpt" info "$d/model.bin" | grep training) $(diff "$tmp/ft-pi.csv" "$o/eval/ft-pi-seed1.csv" | head -3)"
+# the settings are checked before anything runs (--plan too): one error line naming the variable, exit 2, no OUT
+for e in FT_CAP=0 FT_CAP=abc FT_CAP=3 FT_TOL=-1 FT_TOL=abc FT_LR=0 JOBS=0 JOBS=two BASE_STEPS=5 FT_STAGE=08 EVAL_TOKENS=0 \
+  'SEEDS=1 1' 'SEEDS=1 x' 'METHODS=pi bogus' 'METHODS=pi pi' 'METHODS=*'; do
+  for m in --quick --plan; do
+    env DATA="$tmp/c.txt" POSGPT="$BIN" OUT="$tmp/bad" "$e" tools/ctxext.sh --quick $m > /dev/null 2> "$tmp/bad.err"; rc=$?
+    [ $rc = 2 ] && [ "$(wc -l < "$tmp/bad.err")" = 1 ] && grep -q "^ctxext.sh: error: ${e%%=*}" "$tmp/bad.err" && [ ! -e "$tmp/bad" ] \
+      && ok "$e ($m): refused before anything runs -> $(cat "$tmp/bad.err")" || bad "$e ($m)" "rc $rc: $(head -2 "$tmp/bad.err")"
+  done
+done
+env DATA="$tmp/c.txt" POSGPT="$BIN" OUT=/dev/null tools/ctxext.sh --quick > /dev/null 2> "$tmp/bad.err"; rc=$?
+[ $rc = 2 ] && grep -q "cannot make or write OUT '/dev/null'" "$tmp/bad.err" && ok "an OUT that cannot be a folder: one error line" || bad "OUT=/dev/null" "rc $rc: $(cat "$tmp/bad.err")"
+env POSGPT="$BIN" OUT="$tmp/none" tools/ctxext.sh --report > /dev/null 2> "$tmp/bad.err"; rc=$?
+[ $rc = 2 ] && grep -q "no $tmp/none/pick.csv to report on" "$tmp/bad.err" && [ ! -e "$tmp/none" ] \
+  && ok "--report on an OUT without a study: one error line, OUT not made" || bad "--report nothing" "rc $rc: $(cat "$tmp/bad.err")"
+# one start at a time per OUT: while another holds OUT/lock, a start and --report are refused
+exec 8>> "$o/lock"; flock 8
+for m in --quick --report; do
+  env DATA="$tmp/c.txt" POSGPT="$BIN" OUT="$o" tools/ctxext.sh $m > /dev/null 2> "$tmp/lock.err"; rc=$?
+  [ $rc = 2 ] && grep -q "another tools/ctxext.sh is running into $o" "$tmp/lock.err" && ok "a second start into the same OUT ($m) is refused" \
+    || bad "lock $m" "rc $rc: $(tail -2 "$tmp/lock.err")"
+done
+exec 8>&-
+# a fine-tune or evaluation-only job refuses a base that has not finished its steps (no fine-tune from half a base)
+for job in "ft pi 9" "evalonly pi"; do
+  # shellcheck disable=SC2086 # the job's words
+  env DATA="$tmp/c.txt" OUT="$o" PIN="$o/bin/posgpt" D=64 LAYERS=1 TOKENS_STEP=1024 FT_TOKENS_STEP=2048 BASE_STEPS=40 BASE_LR=1e-3 FT_STAGE=5 FT_CAP=10 \
+    FT_TOL=0.005 FT_LR=2e-4 VAL_TOKENS=2048 EVAL_TOKENS=8192 FACTOR=4 tools/ctxext.sh --one $job > /dev/null 2> "$tmp/half.err"; rc=$?
+  [ $rc = 1 ] && grep -q "the base ($o/base) has not finished its 40 steps" "$tmp/half.err" && [ ! -e "$o/ft/pi-seed9" ] \
+    && ok "--one $job: refused while the base has not finished" || bad "half base $job" "rc $rc: $(tail -2 "$tmp/half.err")"
+done
+# Ctrl-C (SIGINT to the whole process group) while the base trains: the script stops there (no
+# fine-tune starts from the unfinished base); a restart finishes every step
+(export DATA="$tmp/c.txt" POSGPT="$BIN" OUT="$tmp/i" METHODS=pi SEEDS=1 BASE_STEPS=400
+ setsid env --default-signal=INT tools/ctxext.sh --quick > /dev/null 2> "$tmp/i1.err" & pid=$!
+ for _ in $(seq 600); do [ -s "$tmp/i/base/log.csv" ] && break; sleep 0.1; done
+ kill -INT -- -$pid; wait $pid; echo $? > "$tmp/i1.rc")
+[ "$(cat "$tmp/i1.rc")" = 130 ] && [ ! -e "$tmp/i/ft" ] && grep -q "stopped: base" "$tmp/i1.err" \
+  && ok "Ctrl-C while the base trains: exit 130, the base stopped, no fine-tune started" || bad "Ctrl-C" "rc $(cat "$tmp/i1.rc"), $(ls "$tmp/i/ft" 2>&1): $(tail -3 "$tmp/i1.err")"
+run restart OUT="$tmp/i" METHODS=pi SEEDS=1 BASE_STEPS=400 && [ "$(ls "$tmp/i/eval" | wc -l)" = 3 ] && grep -q '| ft-pi-seed1 |' "$tmp/i/table.md" \
+  && "$BIN" info "$tmp/i/base/model.bin" | grep -q "step 400 of 400," && ok "a restart after Ctrl-C resumes the base and finishes (3 evaluations, the table)" \
+  || bad "restart after Ctrl-C" "$(ls "$tmp/i/eval" 2>&1) $(tail -3 "$tmp/restart.err")"
 # --plan: the grid and a total, no study
 env DATA="$tmp/c.txt" POSGPT="$BIN" OUT="$tmp/p" tools/ctxext.sh --quick --plan > "$tmp/plan.out" 2> "$tmp/plan.err"; rc=$?
 [ $rc = 0 ] && grep -q 'chosen: seq_len 512, head size 32' "$tmp/plan.out" && grep -qE '^total, 2 at a time: [0-9.]+ hours' "$tmp/plan.out" \

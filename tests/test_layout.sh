@@ -57,12 +57,12 @@ done
 [ -z "$nofile" ] && ok "every registered scheme has its file in model/pos/ ($(echo $schemes | wc -w) schemes)" \
   || bad "scheme files" "no model/pos/NAME.c for:$nofile"
 
-# every script in tools/ answers --help with its header and exit 0, doing nothing else (bench_lib.sh
-# is sourced, not run): the handler is the line after `set -...`, before any work, so running
+# every script in tools/ answers --help with its header and exit 0, doing nothing else (the *_lib.sh
+# files are sourced, not run): the handler is the line after `set -...`, before any work, so running
 # it is safe; a script without it is reported, not run
 nohelp=""
 for f in tools/*.sh; do
-  [ "$f" = tools/bench_lib.sh ] && continue
+  case $f in *_lib.sh) continue ;; esac
   n=$(basename "$f")
   h=$(awk '/^set -/ { getline; print; exit }' "$f")
   case $h in 'case "${1:-}" in -h | --help)'*) ;; *) nohelp="$nohelp $n"; continue ;; esac

@@ -48,6 +48,28 @@ printf 'scheme,lr,pos_lr_mult,val_loss,rule\nhi,3e-3,1,1.4,r\nmid,1e-3,1,1.5,r\n
 got=$(tools/study3.sh --edges "$tmp/ch.csv" | tr '\n' ' ')
 [ "$got" = "A hi 1e-2 1 A lo 1e-4 1 " ] && ok "the edge rule: one lr further up (1e-2) or down (1e-4) where the choice is at the grid's edge" \
   || bad "edge rule" "$got"
+# --choose and --edges on a missing, empty, headerless, header-only or wrong file: one error line
+# naming the file, exit 2, nothing printed; CRLF line ends read as LF
+s3_refused() { # NAME PATTERN ARGS...
+  local name=$1 pat=$2 rc; shift 2
+  tools/study3.sh "$@" > "$tmp/s3.out" 2> "$tmp/s3.err"; rc=$?
+  [ $rc = 2 ] && [ ! -s "$tmp/s3.out" ] && [ "$(wc -l < "$tmp/s3.err")" = 1 ] && grep -q -- "$pat" "$tmp/s3.err" \
+    && ok "study3 $name -> $(cat "$tmp/s3.err")" || bad "study3 $name" "rc $rc: $(head -2 "$tmp/s3.err"); out $(head -2 "$tmp/s3.out")"
+}
+: > "$tmp/empty.csv"; tail -n +2 "$tmp/pa.csv" > "$tmp/pa-nohead.csv"; head -1 "$tmp/pa.csv" > "$tmp/pa-head.csv"
+for op in choose edges; do
+  s3_refused "--$op a missing file" "$tmp/none.csv: no such file, or empty" --$op "$tmp/none.csv"
+  s3_refused "--$op an empty file" "$tmp/empty.csv: no such file, or empty" --$op "$tmp/empty.csv"
+  s3_refused "--$op without a file" "(no file): no such file" --$op
+  s3_refused "--$op a folder" "$tmp: no such file" --$op "$tmp"
+  s3_refused "--$op a file without a header" "pa-nohead.csv: the header has no column scheme" --$op "$tmp/pa-nohead.csv"
+  s3_refused "--$op the header alone" "pa-head.csv: no rows under the header" --$op "$tmp/pa-head.csv"
+done
+s3_refused "--edges a phaseA.csv (a scheme on several rows)" "pa.csv: scheme x on two rows" --edges "$tmp/pa.csv"
+sed 's/$/\r/' "$tmp/pa.csv" > "$tmp/pa-crlf.csv"; sed 's/$/\r/' "$tmp/ch.csv" > "$tmp/ch-crlf.csv"
+cmp -s <(tools/study3.sh --choose "$tmp/pa-crlf.csv") <(tools/study3.sh --choose "$tmp/pa.csv") \
+  && cmp -s <(tools/study3.sh --edges "$tmp/ch-crlf.csv") <(tools/study3.sh --edges "$tmp/ch.csv") && [ -n "$(tools/study3.sh --edges "$tmp/ch.csv")" ] \
+  && ok "study3 --choose and --edges read CRLF files as LF ones" || bad "study3 CRLF" "$(tools/study3.sh --edges "$tmp/ch-crlf.csv" 2>&1)"
 # in the quick grid: the choice from the first three lrs alone (multiplier 1) calls for exactly
 # the edge runs that phaseA.csv holds
 want=$(awk -F, 'NR == 1 || ($3 == 1 && ($2 == "3e-4" || $2 == "1e-3" || $2 == "3e-3"))' "$tmp/o/phaseA.csv" > "$tmp/pa3.csv"

@@ -127,19 +127,45 @@ cat > "$tmp/timed.sh" << 'JOB'
 echo "$(date +%s%N) 1" >> "$1/log"; sleep 3; echo "$(date +%s%N) -1" >> "$1/log"
 JOB
 chmod +x "$tmp/timed.sh"
-rm -rf "$tmp/p"; mkdir "$tmp/p"
 printf 'k1\nk2\nk3\nk4\n' > "$tmp/four"
-setsid env JOBS=2 tools/sweep.sh "$tmp/four" "$tmp/timed.sh" "$tmp/p" 2> "$tmp/pe" & pid=$!
-for _ in $(seq 100); do [ "$(wc -l 2> /dev/null < "$tmp/p/log")" = 2 ] && break; sleep 0.05; done
-# (the jobs' groups: a job stopped and continued made bash's wait return as if it had ended)
-groups=$(ps -eo pgid=,args= | awk -v d="$tmp/four" -v m=$pid 'index($0, d) && !/awk/ && $1 != m { print $1 }' | sort -u)
-for g in $groups; do kill -STOP -- "-$g"; done
-sleep 1
-for g in $groups; do kill -CONT -- "-$g"; done
-timeout 30 tail --pid=$pid -f /dev/null; wait $pid; rc=$?
-most=$(sort -n "$tmp/p/log" | awk '{ n += $2; if (n > m) m = n } END { print m + 0 }')
-[ $rc = 0 ] && [ "$most" = 2 ] && [ "$(wc -l < "$tmp/p/log")" = 8 ] && [ "$(echo $groups | wc -w)" = 2 ] \
-  && ok "paused with SIGSTOP and continued: still at most JOBS=2 jobs at once, all 4 run" \
-  || bad "sweep paused" "rc $rc, at most $most at once, $(echo $groups | wc -w) groups: $(tr '\n' '|' < "$tmp/p/log")"
+# pause HOW: STOP or TSTP to both jobs' groups; "sweep": the sweep itself stopped and one job
+# stopped by SIGTSTP twice (with job control on, bash left its loops on a SIGTSTP: the sweep ended
+# at once with status 127 and its stopped jobs died of SIGHUP, or it started a third job)
+for how in STOP TSTP sweep; do
+  rm -rf "$tmp/p"; mkdir "$tmp/p"
+  setsid env JOBS=2 tools/sweep.sh "$tmp/four" "$tmp/timed.sh" "$tmp/p" 2> "$tmp/pe" & pid=$!
+  for _ in $(seq 100); do [ "$(wc -l 2> /dev/null < "$tmp/p/log")" = 2 ] && break; sleep 0.05; done
+  # (the jobs' groups: a job stopped and continued made bash's wait return as if it had ended)
+  groups=$(ps -eo pgid=,args= | awk -v d="$tmp/four" -v m=$pid 'index($0, d) && !/awk/ && $1 != m { print $1 }' | sort -u)
+  if [ $how = sweep ]; then
+    g=$(head -1 <<< "$groups"); kill -STOP $pid
+    for _ in 1 2; do kill -TSTP -- "-$g"; sleep 0.5; kill -CONT -- "-$g"; sleep 0.3; done
+    kill -CONT $pid
+  else
+    for g in $groups; do kill -$how -- "-$g"; done
+    sleep 1
+    for g in $groups; do kill -CONT -- "-$g"; done
+  fi
+  timeout 30 tail --pid=$pid -f /dev/null; wait $pid; rc=$?
+  most=$(sort -n "$tmp/p/log" | awk '{ n += $2; if (n > m) m = n } END { print m + 0 }')
+  [ $rc = 0 ] && [ "$most" = 2 ] && [ "$(wc -l < "$tmp/p/log")" = 8 ] && [ "$(echo $groups | wc -w)" = 2 ] \
+    && ok "paused ($how) and continued: still at most JOBS=2 jobs at once, all 4 run, exit 0" \
+    || bad "sweep paused ($how)" "rc $rc, at most $most at once, $(echo $groups | wc -w) groups: $(tr '\n' '|' < "$tmp/p/log")"
+done
+
+# Ctrl-C (SIGINT to the process group) to a script that runs two sweeps one after the other: the
+# sweep ends by the signal, so the script stops too and the second sweep never starts
+cat > "$tmp/two.sh" << 'JOB'
+#!/usr/bin/env bash
+tools/sweep.sh "$1/list1" "$1/slow.sh" "$1/d" || echo "first sweep: $?" >> "$1/d/after"
+echo second >> "$1/d/after"
+tools/sweep.sh "$1/list1" "$1/slow.sh" "$1/d"
+JOB
+chmod +x "$tmp/two.sh"; rm -rf "$tmp/d"; mkdir "$tmp/d"; echo j1 > "$tmp/list1"
+setsid env --default-signal=INT "$tmp/two.sh" "$tmp" 2> /dev/null & pid=$!
+for _ in $(seq 100); do [ -s "$tmp/d/pids" ] && break; sleep 0.1; done
+kill -INT -- -$pid; timeout 20 tail --pid=$pid -f /dev/null; wait $pid; rc=$?
+[ $rc = 130 ] && [ ! -e "$tmp/d/after" ] && ok "Ctrl-C to a script running sweeps: the sweep ends by SIGINT, the script stops (exit 130), nothing after it runs" \
+  || bad "Ctrl-C to the caller" "rc $rc; after: $(cat "$tmp/d/after" 2> /dev/null | tr '\n' '|')"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

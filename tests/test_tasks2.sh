@@ -158,5 +158,85 @@ tools/tasks2_claims.sh "$c" 2> /dev/null; d2=$(grep -c "| copy | t5 > nope | .* 
 [ "$d1" = 1 ] && [ "$d2" = 1 ] && ok "tasks2_claims: differs when every seed of B is above A, inconclusive when the ranges overlap" \
   || bad "tasks2_claims differs/inconclusive" "$d1 $d2: $(grep 'copy | t5' "$c/claims.md")"
 
+# the grid is checked before anything runs (--plan too): malformed variants, unknown tasks and
+# schemes, seeds and caps that are not whole numbers, repeats; nothing written into OUT
+grid_refused() { # NAME PATTERN VAR=VALUE...
+  local name=$1 pat=$2; shift 2
+  env "$@" OUT="$tmp/g" POSGPT="$BIN" tools/tasks2.sh --plan > /dev/null 2> "$tmp/g.err"; local rc=$?
+  [ $rc = 2 ] && [ "$(wc -l < "$tmp/g.err")" = 1 ] && grep -q -- "$pat" "$tmp/g.err" && [ ! -e "$tmp/g" ] \
+    && ok "tasks2 grid: $name -> $(cat "$tmp/g.err")" || bad "tasks2 grid: $name" "rc $rc: $(head -2 "$tmp/g.err")"
+}
+for v in 'sandwich@' 'sandwich@=3' 'sandwich@sandwich-dim' 'sandwich@sandwich-dim='; do
+  grid_refused "$v" "'$v': each @ of a variant is @FLAG=VALUE" SCHEMES="$v"
+done
+grid_refused "an unknown flag" "'sandwich@bogus-flag=1': --bogus-flag is not a train flag that takes a value" SCHEMES="sandwich@bogus-flag=1"
+for v in 'sandwich@sandwich-dim=8;rm' 'sandwich@sandwich-dim=$(touch${IFS}x)' '@x=1' 'sandwich@pos-sharing=../x' '*'; do
+  grid_refused "$v" "'$v' is not a scheme or SCHEME@FLAG=VALUE" SCHEMES="$v"
+done
+grid_refused "an unknown scheme" "'bogus@sandwich-dim=8': unknown scheme 'bogus'" SCHEMES="bogus@sandwich-dim=8"
+grid_refused "randomized over an unknown base" "unknown scheme 'randomized-bogus'" SCHEMES="randomized-bogus"
+grid_refused "another scheme's flag" "--t5-buckets is a hyperparameter of t5, not of sandwich" SCHEMES="sandwich@t5-buckets=8"
+grid_refused "a flag the study sets" "--steps is set by the study itself" SCHEMES="sandwich@steps=1"
+grid_refused "a flag without a value" "--pack is not a train flag that takes a value" SCHEMES="sandwich@pack=1"
+grid_refused "a word for a number" "--sandwich-dim takes a whole number, got 'abc'" SCHEMES="sandwich@sandwich-dim=abc"
+grid_refused "a flag twice in a variant" "gives 'sandwich-dim' twice" SCHEMES="sandwich@sandwich-dim=8@sandwich-dim=16"
+grid_refused "a scheme twice" "SCHEMES gives 'nope' twice" SCHEMES="nope rope nope"
+grid_refused "an unknown task" "TASKS: unknown task 'bogus'" TASKS="copy bogus"
+grid_refused "a task twice" "TASKS gives 'copy' twice" TASKS="copy copy"
+grid_refused "a seed twice" "SEEDS gives '1' twice" SEEDS="1 2 1"
+grid_refused "a seed not a number" "SEEDS: 'x' is not a whole number" SEEDS="1 x"
+for cv in CAP_SHORT=0 CAP_HARD=-5 CAP_PASSKEY=1e3 CAP_SHORT=abc CAP_SHORT=08; do
+  grid_refused "$cv" "${cv%%=*} must be a whole number of steps from 1 to 9999999, got '${cv#*=}'" "$cv"
+done
+out=$(OUT="$tmp/g" POSGPT="$BIN" SCHEMES="randomized-rope@rope-base=500 sandwich@lr=1e-3" SEEDS=" 1   2 " CAP_SHORT=100 TASKS=copy tools/tasks2.sh --plan 2>&1)
+[ "$out" != "${out#tasks2 grid: 1 tasks x 2 schemes x 2 seeds = 4 runs (randomized-rope@rope-base=500 sandwich@lr=1e-3); caps: copy 100}" ] \
+  && ok "tasks2 grid: good variants (randomized over a base, a train flag) pass the check" || bad "tasks2 good grid" "$out"
+
+# a damaged acc.csv or papers.csv: report and claims exit 1 with one line naming the file and
+# what is wrong, and leave no table.md, claims.md or .part file
+bd=$tmp/damaged
+good_acc() { # a study acc.csv: copy at L = 4, five schemes x 3 seeds
+  echo "$H"
+  for s in nope t5 alibi rope sinusoidal; do for k in 1 2 3; do for n in $(seq 12); do
+    c=$([ "$n" -le 4 ] && echo 10 || echo $((k + 3)))
+    echo "copy,$s,$k,4,$n,0,10,$c,0.$c,$((10 * (n + 1))),$((c * (n + 1))),0.$c,120"; done; done; done | sed 's/0\.10,/1,/g'
+}
+damaged() { # NAME PATTERN COMMAND...: the command's output as DIR/acc.csv; both scripts refuse it
+  local name=$1 pat=$2 sc rc; shift 2
+  for sc in claims report; do
+    rm -rf "$bd"; mkdir -p "$bd"; "$@" > "$bd/acc.csv"
+    tools/tasks2_$sc.sh "$bd" > /dev/null 2> "$tmp/d.err"; rc=$?
+    [ $rc = 1 ] && [ "$(wc -l < "$tmp/d.err")" = 1 ] && grep -q -- "$pat" "$tmp/d.err" && [ "$(ls "$bd")" = acc.csv ] \
+      && ok "tasks2_$sc: $name -> $(cat "$tmp/d.err")" || bad "tasks2_$sc: $name" "rc $rc: $(head -2 "$tmp/d.err"); left $(ls "$bd" | tr '\n' ' ')"
+  done
+}
+good_acc > "$tmp/good.csv"
+rm -rf "$bd"; mkdir -p "$bd"; cp "$tmp/good.csv" "$bd/acc.csv"
+tools/tasks2_report.sh "$bd" > /dev/null 2>&1 && [ -s "$bd/table.md" ] && [ -s "$bd/claims.md" ] && ok "tasks2_report: the good constructed acc.csv passes the checks" \
+  || bad "tasks2 good acc" "$(tools/tasks2_report.sh "$bd" 2>&1 | tail -2)"
+damaged "CRLF line ends" "acc.csv:1: a carriage return (CRLF" sed 's/$/\r/' "$tmp/good.csv"
+damaged "CRLF on the rows only" "acc.csv:2: a carriage return" sed '2,$s/$/\r/' "$tmp/good.csv"
+damaged "a column missing" "acc.csv:1: the header is not task," cut -d, -f1-12 "$tmp/good.csv"
+damaged "a row with a field missing" "acc.csv:5: 12 fields, not 13" sed '5s/,120$//' "$tmp/good.csv"
+damaged "a word for a count" "acc.csv:5: seed, .* must be whole numbers" sed '5s/,0,10,10,/,0,ten,10,/' "$tmp/good.csv"
+damaged "an accuracy not a number" "acc.csv:5: exact and token_accuracy must be numbers" sed '5s/,10,1,50,/,10,x,50,/' "$tmp/good.csv"
+damaged "no examples" "acc.csv:3: examples and tokens must be at least 1" sed '3s/,0,10,10,/,0,0,0,/' "$tmp/good.csv"
+damaged "an empty file" "no $bd/acc.csv, or it is empty" true
+damaged "the header alone" "no rows under the header" head -1 "$tmp/good.csv"
+damaged "a run without its training lengths" "the run copy,rope,1 .* has no rows at its training lengths" \
+  awk -F, 'NR == 1 || !($2 == "rope" && $3 == 1 && $5 <= 4)' "$tmp/good.csv"
+for sc in claims report; do
+  tools/tasks2_$sc.sh "$tmp/nonexistent" > /dev/null 2> "$tmp/d.err"; rc=$?
+  [ $rc = 1 ] && grep -q "no folder $tmp/nonexistent" "$tmp/d.err" && ok "tasks2_$sc: a DIR that does not exist" || bad "tasks2_$sc no dir" "rc $rc: $(cat "$tmp/d.err")"
+done
+n=$(grep -n '^kazemnejad23-' docs/papers.csv | head -1 | cut -d: -f1)
+sed "${n}s/,/,\"/" docs/papers.csv > "$tmp/papers-bad.csv"
+for p in "$tmp/papers-bad.csv:papers-bad.csv:$n: a quote is not closed" "$tmp/nopapers.csv:no $tmp/nopapers.csv, or it is empty" "$tmp:no $tmp, or it is empty"; do
+  rm -rf "$bd"; mkdir -p "$bd"; cp "$tmp/good.csv" "$bd/acc.csv"
+  PAPERS=${p%%:*} tools/tasks2_claims.sh "$bd" > /dev/null 2> "$tmp/d.err"; rc=$?
+  [ $rc = 1 ] && grep -q -- "${p#*:}" "$tmp/d.err" && [ "$(ls "$bd")" = acc.csv ] && ok "tasks2_claims: PAPERS=${p%%:*} -> $(cat "$tmp/d.err")" \
+    || bad "tasks2_claims PAPERS=${p%%:*}" "rc $rc: $(cat "$tmp/d.err"); left $(ls "$bd" | tr '\n' ' ')"
+done
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

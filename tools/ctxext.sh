@@ -42,7 +42,12 @@
 # The binary is pinned: copied to OUT/bin/posgpt at the first start and used for every run.
 # Environment: OUT=dir, DATA=file (default data/kjv.txt), JOBS=N runs at once (default 2, one
 # thread each), POSGPT=binary to pin; BASE_STEPS, SEEDS, METHODS (add none for plain
-# fine-tuning), FT_STAGE, FT_CAP, FT_TOL, FT_LR, EVAL_TOKENS change the grid.
+# fine-tuning), FT_STAGE, FT_CAP, FT_TOL, FT_LR, EVAL_TOKENS change the grid. They are checked
+# before anything runs (--plan too), each an error naming it (exit 2): BASE_STEPS a whole number
+# >= 20, FT_STAGE >= 5, FT_CAP >= FT_STAGE, EVAL_TOKENS >= 1, JOBS 1 to 1024; FT_TOL a number >= 0,
+# FT_LR > 0; SEEDS whole numbers and METHODS of pi ntk yarn none, each once.
+# One start at a time per OUT: a second start (or --report) while one runs into the same OUT is
+# refused (exit 2; a lock on OUT/lock, held until the first start and all its runs have ended).
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 self=$(realpath "$0")
@@ -122,9 +127,12 @@ if [ "$mode" = one ]; then
       fi
       ev "$OUT/eval/base.csv" "$d/model.bin" ;;
     evalonly) # METHOD: the base with the extension at evaluation only
+      finished "$OUT/base/model.bin" "$BASE_STEPS" || { echo "ctxext: evalonly $2: the base ($OUT/base) has not finished its $BASE_STEPS steps" >&2; exit 1; }
       ev "$OUT/eval/base+$2.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor "$FACTOR" ;;
     ft) # METHOD SEED: fine-tune in stages until the rule stops it, then evaluate
-      m=$2 s=$3 d=$OUT/ft/$2-seed$3; mkdir -p "$d"
+      m=$2 s=$3 d=$OUT/ft/$2-seed$3
+      finished "$OUT/base/model.bin" "$BASE_STEPS" || { echo "ctxext: ft $m $s: the base ($OUT/base) has not finished its $BASE_STEPS steps: no fine-tune from it" >&2; exit 1; }
+      mkdir -p "$d"
       settings "$d" "$(ft_flags "$m" "$s") stage $FT_STAGE cap $FT_CAP tol $FT_TOL"
       if [ -s "$d/stop.csv" ] && [ "$d/stop.csv" -nt "$d/model.bin" ]; then # stopped by the rule before
         ev "$OUT/eval/ft-$m-seed$s.csv" "$d/model.bin"; exit 0
@@ -154,6 +162,42 @@ if [ "$mode" = one ]; then
 fi
 
 # ---- the driver ----
+die2() { echo "ctxext.sh: error: $*" >&2; exit 2; }
+# whole NAME MIN [MAX]: the variable NAME is a whole number from MIN (to MAX)
+whole() {
+  local v=${!1-}
+  [[ $v =~ ^(0|[1-9][0-9]{0,8})$ ]] && [ "$v" -ge "$2" ] && [ "$v" -le "${3:-999999999}" ] \
+    || die2 "$1 must be a whole number from $2${3:+ to $3}, got '$v'"
+}
+# number NAME WHAT: the variable NAME is a decimal number and awk's test WHAT (of x) holds
+number() {
+  local v=${!1-}
+  [[ $v =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]{1,3})?$ ]] && awk -v x="$v" "BEGIN { exit !($2) }" \
+    || die2 "$1 must be a number with $2, got '$v'"
+}
+# once NAME WORDS...: no word twice (two runs into one folder)
+once() {
+  local n=$1 dup; shift
+  dup=$(printf '%s\n' "$@" | sort | uniq -d | head -1)
+  [ -z "$dup" ] || die2 "$n gives '$dup' twice (two runs into one folder)"
+}
+if [ "$mode" != report ]; then
+  whole BASE_STEPS 20; whole FT_STAGE 5; whole FT_CAP 1; whole EVAL_TOKENS 1; JOBS=${JOBS:-2}; whole JOBS 1 1024
+  [ "$FT_CAP" -ge "$FT_STAGE" ] || die2 "FT_CAP ($FT_CAP) must be at least FT_STAGE ($FT_STAGE)"
+  number FT_TOL "x >= 0"; number FT_LR "x > 0"
+  set -f # (the words as they are, never globbed)
+  for s in $seeds; do [[ $s =~ ^(0|[1-9][0-9]{0,8})$ ]] || die2 "SEEDS: '$s' is not a whole number"; done
+  for m in $methods; do case $m in pi | ntk | yarn | none) ;; *) die2 "METHODS: '$m' is not pi, ntk, yarn or none" ;; esac; done
+  [ -n "$seeds" ] && [ -n "$methods" ] || die2 "SEEDS and METHODS need at least one word each"
+  once SEEDS $seeds; once METHODS $methods
+  set +f
+fi
+[ "$mode" != report ] || [ -s "$OUT/pick.csv" ] || die2 "no $OUT/pick.csv to report on (OUT=dir of a study; tools/ctxext.sh makes it)"
+if [ "$mode" != plan ]; then # one start at a time in OUT
+  mkdir -p "$OUT" 2> /dev/null && [ -d "$OUT" ] && [ -w "$OUT" ] || die2 "cannot make or write OUT '$OUT' (OUT=dir)"
+  exec 9>> "$OUT/lock"
+  flock -n 9 || die2 "another tools/ctxext.sh is running into $OUT (OUT/lock is held; wait for it, or stop it: its runs resume)"
+fi
 [ "$mode" = report ] || [ -s "$DATA" ] || {
   [ "$DATA" = data/kjv.txt ] || { echo "ctxext.sh: error: no corpus '$DATA' (DATA=file)" >&2; exit 2; }
   make --no-print-directory data/kjv.txt; }

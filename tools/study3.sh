@@ -21,6 +21,8 @@
 #   tools/study3.sh --report   redraw the report from OUT's CSVs only (also: tools/study3_report.sh OUT)
 #   tools/study3.sh --choose PHASEA.csv   print chosen.csv for a phaseA.csv (the rule alone)
 #   tools/study3.sh --edges CHOSEN.csv    print the edge rule's extra phase-A jobs for a chosen.csv
+#     (each reads its columns by the header's names, CRLF as LF; a missing or empty file, one
+#     without the columns or rows, or a chosen.csv with a scheme twice: one error line, exit 2)
 #   --repin (with any grid): pin the tree's binary again, though it differs from OUT/bin/posgpt
 #
 # Resumable across days: a run whose checkpoint finished its steps is kept, an interrupted one
@@ -34,11 +36,23 @@ case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}/
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 TOL=0.01
+# need_csv FILE WHAT COLUMN...: FILE is a regular, non-empty CSV (CRLF line ends read as LF) whose
+# header names every COLUMN, with a row under it; else one error line and exit 2
+need_csv() {
+  local f=$1 what=$2; shift 2
+  [ -f "$f" ] && [ -s "$f" ] || { echo "study3.sh: error: ${f:-(no file)}: no such file, or empty (give $what)" >&2; exit 2; }
+  LC_ALL=C awk -F, -v f="$f" -v what="$what" -v want="$*" '{ sub(/\r$/, "") }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = 1; n = split(want, W, " ")
+      for (i = 1; i <= n; i++) if (!(W[i] in c)) { printf "study3.sh: error: %s: the header has no column %s (%s has %s; the first line is %s)\n", f, W[i], what, want, $0 > "/dev/stderr"; bad = 1; exit 2 }
+      next }
+    { rows++ } END { if (bad) exit 2; if (!rows) { printf "study3.sh: error: %s: no rows under the header\n", f > "/dev/stderr"; exit 2 } }' "$f"
+}
 # choose PHASEA.csv: the rule of PROTOCOL.md ("Phase A", 3): per scheme the smallest lr within
 # TOL of the lowest finite loss among its multiplier-1 runs, then the smallest multiplier
 # within TOL of the best among that lr's runs
 choose() {
-  awk -F, -v tol="$TOL" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  need_csv "$1" "a phaseA.csv" scheme lr pos_lr_mult val_loss
+  awk -F, -v tol="$TOL" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     { s = $c["scheme"]; lr = $c["lr"]; m = $c["pos_lr_mult"]; v = $c["val_loss"]
       if (v == "" || v !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) next
       if (!(s in seen)) { seen[s] = 1; order[++n] = s }
@@ -56,8 +70,14 @@ choose() {
 # LRS runs once more at EDGE_UP, one whose chosen lr is the smallest at EDGE_DOWN (seed 1,
 # multiplier 1, as the other phase-A runs); one extension only
 edges() {
-  awk -F, -v lrs="$LRS" -v up="$EDGE_UP" -v down="$EDGE_DOWN" 'BEGIN { n = split(lrs, L, " ") }
-    NR > 1 { if ($2 == L[n]) print "A " $1 " " up " 1"; else if ($2 == L[1]) print "A " $1 " " down " 1" }' "$1"
+  need_csv "$1" "a chosen.csv" scheme lr
+  awk -F, -v f="$1" -v lrs="$LRS" -v up="$EDGE_UP" -v down="$EDGE_DOWN" 'BEGIN { n = split(lrs, L, " ") } { sub(/\r$/, "") }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { s = $c["scheme"]; lr = $c["lr"]
+      if (s in seen) { printf "study3.sh: error: %s: scheme %s on two rows (a chosen.csv has one row a scheme)\n", f, s > "/dev/stderr"; bad = 1; exit 2 }
+      seen[s] = 1
+      if (lr == L[n]) out = out "A " s " " up " 1\n"; else if (lr == L[1]) out = out "A " s " " down " 1\n" }
+    END { if (bad) exit 2; printf "%s", out }' "$1"
 }
 export LRS="3e-4 1e-3 3e-3" MULTS="10" EDGE_UP=1e-2 EDGE_DOWN=1e-4
 mode=default repin=0
@@ -67,8 +87,8 @@ while [ $# -gt 0 ]; do
     --full) mode=full ;;
     --report) mode=report ;;
     --repin) repin=1 ;;
-    --choose) choose "$2"; exit 0 ;;
-    --edges) edges "$2"; exit 0 ;;
+    --choose) choose "${2:-}"; exit 0 ;;
+    --edges) edges "${2:-}"; exit 0 ;;
     --one) shift; mode=one; break ;; # one job of a list (called through tools/sweep.sh)
     *) echo "study3.sh: error: unknown argument '$1' (see tools/study3.sh --help)" >&2; exit 2 ;;
   esac

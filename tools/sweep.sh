@@ -29,7 +29,8 @@
 # A failed job does not stop the others; the sweep lists the failures at the end and exits 1.
 # SIGINT, SIGTERM or SIGHUP to the sweep sends SIGTERM to every running job (its process
 # group), waits for them to end, lists the jobs it stopped and those that did not run, and
-# exits 128 + the signal. Under RANKS, mpirun passes the signal on to each process, which does
+# ends by that signal (status 128 + the signal), so that a script that runs the sweep and got the
+# same Ctrl-C stops as well. Under RANKS, mpirun passes the signal on to each process, which does
 # the same for its jobs; OpenMPI sends it after odls_base_sigkill_timeout seconds (default 1)
 # and kills the processes as long after that (OMPI_MCA_odls_base_sigkill_timeout=N for more).
 set -euo pipefail
@@ -91,14 +92,17 @@ parse() {
 }
 
 # wait_below N: wait until fewer than N jobs are left, counting those that run or are stopped
-# (SIGSTOP): the jobs the shell still holds, not the times wait returned. bash's wait returns
-# early when a job stops, or when this shell is itself stopped and continued (the whole sweep
-# paused with SIGSTOP, then SIGCONT): counting returns started one job too many each time.
+# (SIGSTOP, SIGTSTP): the jobs the shell still holds, not the times wait returned. bash's wait
+# returns early when this shell is itself stopped and continued (the whole sweep paused with
+# SIGSTOP, then SIGCONT): counting returns started one job too many each time. It waits with job
+# control off (run_jobs turns it on only to start a job in its own process group): with it on,
+# bash notices a job stopped by SIGTSTP and leaves every loop it is in (the sweep ended at once,
+# or started more than JOBS), and wait -n returns as if a stopped job had ended
 wait_below() {
   local n
   while n=$(jobs -p | wc -l) && [ "$n" -ge "$1" ]; do
     wait -n 2> /dev/null || true
-    [ "$(jobs -p | wc -l)" -lt "$n" ] || sleep 1 # (a stopped job: look again in a second)
+    [ "$(jobs -p | wc -l)" -lt "$n" ] || sleep 1 # (nothing ended: look again in a second)
   done
 }
 
@@ -111,17 +115,17 @@ run_jobs() {
   trap 'on_signal INT 2' INT
   trap 'on_signal TERM 15' TERM
   trap 'on_signal HUP 1' HUP
-  set -m # each job (a subshell) leads its own process group: a signal stops all of its processes
   for i in "${!recs[@]}"; do
     IFS=$US read -r -a f <<< "${recs[i]}"
+    set -m # each job (a subshell) leads its own process group: a signal stops all of its processes
     ( "${cmd[@]}" "${f[@]:2:${#f[@]}-3}" < /dev/null \
         || { echo "sweep.sh: job failed${rank:+ (process $rank)}: ${f[1]}" >&2; echo "${f[1]}" >> "$failed"; }
       echo "$i" >> "$done_file" ) &
     pids[i]=$! started=$((i + 1))
+    set +m
     wait_below "${JOBS:-1}"
   done
   wait_below 1
-  set +m
   trap - INT TERM HUP
 }
 
@@ -144,6 +148,15 @@ on_signal() {
     [ ${#stopped[@]} = 0 ] || printf '  stopped: %s\n' "${stopped[@]}"
     [ ${#left[@]} = 0 ] || printf '  not run: %s\n' "${left[@]}"
   } >&2
+  die_by "$1" "$2"
+}
+
+# die_by NAME NUMBER: end by the signal itself (status 128 + NUMBER), so that a calling script that
+# got the same Ctrl-C stops too instead of going on to its next step (bash does so only when its
+# child died of SIGINT, not when it exited 130)
+die_by() {
+  trap - "$1"
+  kill -s "$1" $$
   exit $((128 + $2))
 }
 
@@ -154,7 +167,7 @@ on_mpi_signal() {
   wait "$mpi" || true
   rm -f "$list".failed.*
   echo "sweep: received SIG$1: the MPI processes were stopped (above: what each stopped and did not run)" >&2
-  exit $((128 + $2))
+  die_by "$1" "$2"
 }
 
 parsed=$(mktemp) failed=$(mktemp) done_file=$(mktemp)

@@ -54,11 +54,19 @@
 # `--FLAG VALUE` added, in its own folder under that name, e.g. SCHEMES="sandwich
 # sandwich@sandwich-dim=8" OUT=runs/tasks2-sandwich; the report lists such variants after the
 # schemes it knows.
+# A variant's FLAG must be a train flag that takes a value (of SCHEME itself if it is a scheme's
+# hyperparameter), VALUE a number for a numeric flag, else letters, digits and . _ + -; the flags
+# the study sets itself (task, data, val, out, overwrite, resume, init-from, pos, positions,
+# rand-max, seed, steps, until-acc, eval-every, threads, stop-at) and a flag given twice are refused.
 # Environment: TASKS="copy add", SCHEMES="nope rope", SEEDS="1 2" for a subset; JOBS=N runs at
 # once (default 2, one thread each); OUT=dir; RANKS=N spreads the runs over N MPI processes
-# (tools/sweep.sh; MPIRUN="mpirun --hostfile hosts ..." for several hosts).
+# (tools/sweep.sh; MPIRUN="mpirun --hostfile hosts ..." for several hosts). The grid is checked
+# before anything runs (--plan too): a task, scheme or variant that is not known, a seed that is
+# not a whole number, a word given twice, or a CAP_* that is not a whole number from 1 to
+# 9999999 is an error (exit 2).
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
+set -f # TASKS, SCHEMES and SEEDS are split into words, never globbed
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 
@@ -140,6 +148,68 @@ plan_hours() {
   awk -v c="$core" -v j="$jobs" 'BEGIN { printf "%.1f", c / j / 3600 }'
 }
 jobs=${JOBS:-$([ -n "${RANKS:-}" ] && echo 1 || echo 2)} # (per MPI process under RANKS)
+
+# ---- the grid, checked before anything runs ----
+grid_error() { echo "tasks2.sh: $*" >&2; exit 2; }
+# each word of a list once
+no_repeats() { # NAME WORDS...
+  local name=$1; shift
+  local dup; dup=$(printf '%s\n' "$@" | sort | uniq -d | head -1)
+  [ -z "$dup" ] || grid_error "$name gives '$dup' twice (each run once: remove the repeat)"
+}
+# the train flags the study sets itself: a variant cannot change them
+study_flags=" task data val out overwrite resume init-from pos positions rand-max seed steps until-acc eval-every threads stop-at "
+# check_variant BASE FLAG=VALUE: one @FLAG=VALUE of a scheme, against `train --help` when there is a binary
+check_variant() {
+  local base=$1 kv=$2 flag=${2%%=*} value=${2#*=} line type tag b=${1#randomized-}
+  [ "$base" != randomized ] || b=sinusoidal
+  [[ $kv == *=* && $flag =~ ^[a-z][a-z0-9-]*$ && -n $value ]] \
+    || grid_error "SCHEMES: '$scheme': each @ of a variant is @FLAG=VALUE (a train flag without its --, e.g. sandwich@sandwich-dim=8), got '@$kv'"
+  case $study_flags in
+    *" $flag "*) grid_error "SCHEMES: '$scheme': --$flag is set by the study itself; a variant cannot change it" ;;
+  esac
+  [ -n "$help" ] || return 0
+  line=$(grep -E -m1 -- "^  --$flag [NXS] " <<< "$help") \
+    || grid_error "SCHEMES: '$scheme': --$flag is not a train flag that takes a value (posgpt train --help)"
+  type=$(awk '{ print $2 }' <<< "$line") tag=$(sed -n 's/^ *--[^ ]* [NXS]  *\[\([a-z0-9-]*\)\].*/\1/p' <<< "$line")
+  [ -z "$tag" ] || [ "$tag" = "$b" ] || grid_error "SCHEMES: '$scheme': --$flag is a hyperparameter of $tag, not of $base"
+  case $type in
+    N) [[ $value =~ ^-?[0-9]{1,9}$ ]] ;;
+    X) [[ $value =~ ^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]{1,3})?$ ]] ;;
+    *) [[ $value =~ ^[A-Za-z0-9._+-]+$ ]] ;;
+  esac || grid_error "SCHEMES: '$scheme': --$flag takes $(case $type in N) echo "a whole number" ;; X) echo "a number" ;; *) echo "a word of letters, digits, . _ + -" ;; esac), got '$value'"
+}
+check_grid() {
+  local t s v cap known bin=${POSGPT:-./posgpt}
+  [ -x "$OUT/bin/posgpt" ] && bin=$OUT/bin/posgpt
+  help=$([ -x "$bin" ] && "$bin" train --help 2>&1 || true)
+  known=$(sed -n "s/^  --pos S .*): \([a-z0-9|-]*\), or randomized.*/\1/p" <<< "$help" | tr '|' ' ')
+  [ -n "$tasks" ] || grid_error "TASKS is empty (the tasks: $all_tasks)"
+  for t in $tasks; do case " $all_tasks " in *" $t "*) ;; *) grid_error "TASKS: unknown task '$t' (the tasks: $all_tasks)" ;; esac; done
+  [ -n "$seeds" ] || grid_error "SEEDS is empty (whole numbers, e.g. SEEDS=\"1 2 3\")"
+  for s in $seeds; do [[ $s =~ ^(0|[1-9][0-9]{0,8})$ ]] || grid_error "SEEDS: '$s' is not a whole number (e.g. SEEDS=\"1 2 3\")"; done
+  for cap in CAP_SHORT CAP_HARD CAP_PASSKEY; do
+    [ -z "${!cap:-}" ] || [[ ${!cap} =~ ^[1-9][0-9]{0,6}$ ]] || grid_error "$cap must be a whole number of steps from 1 to 9999999, got '${!cap}'"
+  done
+  [ -n "$schemes" ] || grid_error "SCHEMES is empty"
+  for scheme in $schemes; do
+    [[ $scheme =~ ^[a-z0-9-]+(@[^@]*)*$ ]] && [[ $scheme =~ ^[A-Za-z0-9@=._+-]+$ ]] \
+      || grid_error "SCHEMES: '$scheme' is not a scheme or SCHEME@FLAG=VALUE (letters, digits and . _ + - only)"
+    s=${scheme%%@*}
+    [ -z "$known" ] || case " $known randomized $(printf 'randomized-%s ' $known)" in *" $s "*) ;;
+      *) grid_error "SCHEMES: '$scheme': unknown scheme '$s' (posgpt's: ${known// /|}, randomized, randomized-BASE)" ;; esac
+    v=$scheme flags=()
+    while [ "$v" != "${v#*@}" ]; do v=${v#*@}; check_variant "$s" "${v%%@*}"; flags+=("${v%%=*}"); done
+    no_repeats "SCHEMES: '$scheme'" ${flags[@]+"${flags[@]}"}
+  done
+  no_repeats TASKS $tasks
+  no_repeats SCHEMES $schemes
+  no_repeats SEEDS $seeds
+}
+if [ $mode != figures ]; then
+  check_grid
+  tasks=$(echo $tasks) schemes=$(echo $schemes) seeds=$(echo $seeds) # one space between words
+fi
 if [ $plan = 1 ]; then
   echo "tasks2 grid: $(echo $tasks | wc -w) tasks x $(echo $schemes | wc -w) schemes x $(echo $seeds | wc -w) seeds =" \
     "$(( $(echo $tasks | wc -w) * $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) runs ($schemes); caps:" \

@@ -20,13 +20,19 @@
 # Then the mean-reciprocal-rank claim (their Figure 1, NoPE first), over the tasks where all
 # five qualified, by the mean over seeds: holds if nope's MRR is the highest, differs if
 # another's is higher, not testable with fewer than 2 such tasks.
+# A damaged input is one error line and exit 1, with no claims.md written: acc.csv checked as
+# tools/tasks2_lib.sh's check_acc says (header, LF line ends, 13 fields, numbers), papers.csv
+# (PAPERS=FILE) missing, empty or with a quote left open on a line.
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
+. tools/tasks2_lib.sh
 dir=${1:-runs/tasks2}
 papers=${PAPERS:-docs/papers.csv}
-[ -s "$dir/acc.csv" ] || { echo "tasks2_claims: no $dir/acc.csv (tools/tasks2_report.sh writes it)" >&2; exit 1; }
-[ -s "$papers" ] || { echo "tasks2_claims: no $papers" >&2; exit 1; }
+[ -d "$dir" ] || { echo "tasks2_claims: no folder $dir" >&2; exit 1; }
+check_acc tasks2_claims "$dir/acc.csv"
+[ -f "$papers" ] && [ -s "$papers" ] || { echo "tasks2_claims: no $papers, or it is empty (PAPERS=FILE: the papers' numbers)" >&2; exit 1; }
+trap 'rm -f "$dir/claims.md.part"' EXIT # (a failure leaves no partial claims.md)
 
 awk -v papers="$papers" '
   # one CSV line into F[1..n], "..." fields with commas and "" inside
@@ -37,6 +43,7 @@ awk -v papers="$papers" '
       else if (c == "\"") q = 1
       else if (c == ",") { F[n++] = f; f = "" }
       else f = f c }
+    if (q) { printf "tasks2_claims: %s:%d: a quote is not closed on its line (a damaged CSV)\n", papers, pline > "/dev/stderr"; exit 1 }
     F[n] = f; return n
   }
   function ours(s) { return s == "NoPE" ? "nope" : s == "T5 relative bias" ? "t5" : s == "ALiBi" ? "alibi" : s == "Rotary" ? "rope" : s ~ /^APE/ ? "sinusoidal" : "" }
@@ -44,6 +51,7 @@ awk -v papers="$papers" '
   function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }
   BEGIN {
     while ((getline line < papers) > 0) {
+      pline++; sub(/\r$/, "", line)
       if (csv(line) < 13 || F[1] !~ /^kazemnejad23-/) continue
       s = ours(F[7]); if (s == "") continue
       if (F[1] ~ /-mrr-/) { mrr[s] = F[11]; mrrwhere = F[4]; continue }

@@ -21,17 +21,22 @@
 #   DIR/claims.md (tools/tasks2_claims.sh) ours beside the papers' numbers, with a verdict
 #   DIR/<task>.png, DIR/<task>-token.png  exact and per-token accuracy versus length (plot --kind
 #                 accuracy --metric exact|token), and DIR/figures.txt, the commands.
+# acc.csv is checked before anything is drawn from it (tools/tasks2_lib.sh's check_acc: the
+# header, LF line ends, 13 fields a row, the counts and accuracies numbers): a damaged one is one
+# error line naming the file and line, exit 1, and no table.md is written.
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
+. tools/tasks2_lib.sh
 dir=${1:-runs/tasks2}
 bin=${BIN:-./posgpt}
 [ -d "$dir" ] || { echo "tasks2_report: no folder $dir (run tools/tasks2.sh first)" >&2; exit 1; }
+trap 'rm -f "$dir/acc.csv.part" "$dir/table.md.part" "$dir/figures.txt.part"' EXIT # (a failure leaves no partial file)
 order="sinusoidal learned t5 alibi rope nope fire kerple-power randomized-rope randomized-alibi randomized-sinusoidal"
 core="sinusoidal learned t5 alibi rope nope"
 # then the variants (tools/tasks2.sh's SCHEME@FLAG=VALUE ablations) and any other scheme found
 order="$order $(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null | awk -F/ '{ print $(NF - 2) }' | sort -u | grep -vxF -f <(tr ' ' '\n' <<< "$order") | tr '\n' ' ' || true)"
-H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
+H=$TASKS2_H
 runs=$(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null || true)
 if [ -n "$runs" ]; then
   {
@@ -69,8 +74,7 @@ if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the
   } > "$dir/training.csv.part"
   mv "$dir/training.csv.part" "$dir/training.csv"
 fi
-[ -s "$dir/acc.csv" ] || { echo "tasks2_report: no accuracy CSVs under $dir" >&2; exit 1; }
-[ "$(head -1 "$dir/acc.csv")" = "$H" ] || { echo "tasks2_report: $dir/acc.csv's header is not $H" >&2; exit 1; }
+check_acc tasks2_report "$dir/acc.csv"
 
 awk -F, -v order="$order" -v core="$core" '
   function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }

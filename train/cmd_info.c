@@ -63,22 +63,42 @@ static void rotary_section(GPT *m, const char *scaling, double factor) {
     print_rotary_pairs(m, scaling);
 }
 
+// the value of the line "KEY = VALUE" of a config.txt (spaces around '=' optional, a CR at the end
+// dropped), malloc'd, or NULL if no line sets KEY
+static char *config_value(const char *text, const char *key) {
+    size_t k = strlen(key);
+    for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        const char *p = l + strspn(l, " \t");
+        if (strncmp(p, key, k)) continue;
+        p += k + strspn(p + k, " \t");
+        if (*p != '=') continue;
+        p += 1 + strspn(p + 1, " \t");
+        size_t n = strcspn(p, "\r\n");
+        char *v = xmalloc(n + 1);
+        memcpy(v, p, n), v[n] = 0;
+        return v;
+    }
+    return NULL;
+}
+
 // info --bias-init: a run started from another checkpoint (train --init-from, which config.txt beside the
-// checkpoint records) did not begin at its seed's initialisation: refused
+// checkpoint records) did not begin at its seed's initialisation: refused. Without a config.txt the
+// checkpoint alone cannot say: a warning
 static void refuse_init_from(const char *ckpt) {
     const char *slash = strrchr(ckpt, '/');
     char cfg[4200];
     snprintf(cfg, sizeof cfg, "%.*sconfig.txt", slash ? (int)(slash - ckpt + 1) : 0, ckpt);
-    if (access(cfg, F_OK) != 0) return; // no record: the checkpoint alone (it does not say)
+    if (access(cfg, F_OK) != 0) {
+        fprintf(stderr, "posgpt: warning: info --bias-init: no %s beside '%s', which would say whether its run began with "
+                        "train --init-from; the table assumes it began from its seed's initialisation\n", cfg, ckpt);
+        return;
+    }
     size_t n;
     char *text = (char *)read_regular_file(cfg, "run configuration", 1 << 20, &n);
-    const char *from = strstr(text, "\ninit_from = ");
-    if (from) {
-        from += strlen("\ninit_from = ");
-        die("info --bias-init: the run of '%s' started from the checkpoint %.*s (%s: train --init-from), not from its seed's "
-            "initialisation; its bias before training is that checkpoint's: posgpt info --bias FILE %.*s", ckpt,
-            (int)strcspn(from, "\n"), from, cfg, (int)strcspn(from, "\n"), from);
-    }
+    char *from = config_value(text, "init_from");
+    if (from)
+        die("info --bias-init: the run of '%s' started from the checkpoint %s (%s: train --init-from), not from its seed's "
+            "initialisation; its bias before training is that checkpoint's: posgpt info --bias FILE %s", ckpt, from, cfg, from);
     free(text);
 }
 

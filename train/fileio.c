@@ -143,6 +143,7 @@ static void untrack(const char *tmp) {
 
 FILE *out_open(OutFile *o, const char *path, const char *what) {
     memset(o, 0, sizeof *o);
+    if (!*path) die("cannot write %s: the path is empty; give a file name", what);
     o->path = strdup(path);
     if (!o->path) die("out of memory");
     struct stat st;

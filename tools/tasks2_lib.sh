@@ -1,0 +1,28 @@
+# tasks2_lib.sh - what tools/tasks2_report.sh and tools/tasks2_claims.sh share (sourced by both)
+# shellcheck shell=bash
+TASKS2_H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
+# check_acc WHO FILE: FILE is a study acc.csv both can read, else one error line naming the file,
+# the line and what is wrong, and exit 1: the header TASKS2_H, no CR (CRLF line ends), at least
+# one row, 13 fields a row, the counts whole numbers (examples and tokens at least 1, correct at
+# most examples, tokens_correct at most tokens), the accuracies numbers, steps_to_learn empty or
+# a whole number, and every run (task, scheme, seed) with rows at its training lengths (1x)
+check_acc() {
+  local who=$1 f=$2
+  [ -f "$f" ] && [ -s "$f" ] || { echo "$who: no $f, or it is empty (tools/tasks2.sh and tools/tasks2_report.sh write it)" >&2; exit 1; }
+  LC_ALL=C awk -F, -v H="$TASKS2_H" -v who="$who" -v f="$f" '
+    function no(why) { printf "%s: %s%s: %s\n", who, f, FNR ? ":" FNR : "", why > "/dev/stderr"; bad = 1; exit 1 }
+    function whole(i) { return $i ~ /^[0-9]+$/ }
+    function num(i) { return $i ~ /^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
+    /\r/ { no("a carriage return (CRLF line ends): convert the file to LF (sed -i \"s/\\r$//\" FILE)") }
+    FNR == 1 { if ($0 != H) no("the header is not " H); next }
+    NF != 13 { no(NF " fields, not 13 (" H ")") }
+    $1 == "" || $2 == "" { no("an empty task or scheme") }
+    !whole(3) || !whole(4) || !whole(5) || !whole(6) || !whole(7) || !whole(8) || !whole(10) || !whole(11) {
+      no("seed, train_max_len, eval_len, depth, examples, correct, tokens and tokens_correct must be whole numbers") }
+    $7 < 1 || $10 < 1 || $8 > $7 || $11 > $10 { no("examples and tokens must be at least 1, correct at most examples, tokens_correct at most tokens") }
+    !num(9) || !num(12) || ($13 != "" && !whole(13)) { no("exact and token_accuracy must be numbers, steps_to_learn empty or a whole number") }
+    { run[$1 "," $2 "," $3] = 1; if ($5 <= $4) at1[$1 "," $2 "," $3] = 1; rows++ }
+    END { if (bad) exit 1
+      if (!rows) { FNR = 1; no("no rows under the header") }
+      for (r in run) if (!(r in at1)) { FNR = 0; no("the run " r " (task,scheme,seed) has no rows at its training lengths (eval_len <= train_max_len)") } }' "$f"
+}
