@@ -75,6 +75,17 @@ refused "task eval --csv onto the checkpoint" "$same" $BIN "${TE[@]}" --csv "$tm
 $BIN "${E[@]}" --csv /dev/stdout --per-position /dev/stdout 2> /dev/null | cat > "$tmp/both.out"
 [ "${PIPESTATUS[0]}" = 0 ] && grep -q '^scheme,train_len,eval_len,protocol,stride,position' "$tmp/both.out" && ok "eval: two outputs onto /dev/stdout still work" \
   || bad "eval /dev/stdout" "failed"
+# an output that is a link: one to a descriptor (/dev/stdout is a link to /proc/self/fd/1) is
+# written through that descriptor, also when stdout is a regular file (it was replaced by a new
+# file: run as root, /dev/stdout itself); a link to a file has its file replaced, the link kept
+ln -s /proc/self/fd/1 "$tmp/fdlink"
+$BIN "${E[@]}" --csv "$tmp/fdlink" > "$tmp/fd.out" 2> /dev/null
+[ -L "$tmp/fdlink" ] && grep -q '^scheme,train_len,eval_len' "$tmp/fd.out" \
+  && ok "eval --csv onto a link to /proc/self/fd/1 with stdout a file: written to stdout, the link kept" || bad "fd link" "$(ls -l "$tmp/fdlink")"
+echo old > "$tmp/real.csv"; ln -s real.csv "$tmp/flink.csv"
+$BIN "${E[@]}" --csv "$tmp/flink.csv" > /dev/null 2>&1
+[ -L "$tmp/flink.csv" ] && grep -q '^scheme,train_len,eval_len' "$tmp/real.csv" \
+  && ok "eval --csv onto a link to a file: the file replaced, the link kept" || bad "file link" "$(ls -l "$tmp/flink.csv")"
 
 # flags that do not apply
 flag() { # name pattern command...

@@ -78,10 +78,25 @@ int same_file(const char *a, const char *b) {
     return same;
 }
 
+// the descriptor N a path names: /dev/stdout (1), /dev/stderr (2), /dev/fd/N, /proc/self/fd/N,
+// or a link to one of those (its first hop); -1 for any other path
+static int fd_path(const char *path) {
+    char link[64];
+    int n, end = 0;
+    if (!strcmp(path, "/dev/stdout")) return 1;
+    if (!strcmp(path, "/dev/stderr")) return 2;
+    if ((sscanf(path, "/dev/fd/%d%n", &n, &end) == 1 || sscanf(path, "/proc/self/fd/%d%n", &n, &end) == 1) && !path[end] && n >= 0)
+        return n;
+    ssize_t k = readlink(path, link, sizeof link - 1);
+    if (k <= 0 || k == (ssize_t)sizeof link - 1) return -1;
+    link[k] = 0;
+    return strcmp(link, path) ? fd_path(link) : -1;
+}
+
 void refuse_overlap(const char *what_out, const char *out, const char *what_in, const char *in) {
     struct stat st;
     if (!out || !in || !same_file(out, in)) return;
-    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) return; // written in place: nothing is replaced
+    if (stat(out, &st) == 0 && (!S_ISREG(st.st_mode) || fd_path(out) >= 0)) return; // written in place: nothing is replaced
     if (!strcmp(out, in))
         die("%s '%s' is also %s: posgpt never writes over a file the same command reads or writes; give %s another path",
             what_out, out, what_in, what_out);
@@ -149,7 +164,15 @@ FILE *out_open(OutFile *o, const char *path, const char *what) {
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) die("cannot write %s '%s': it is a directory", what, path);
-    if (exists && !S_ISREG(st.st_mode)) { // /dev/stdout, a FIFO, /dev/full: in place
+    int fd = exists ? fd_path(path) : -1;
+    if (fd >= 0) { // the process's own descriptor (stdout redirected to a file, a pipe, a terminal): written
+        // through it, sharing its offset; never a new file in its place (that would replace /dev/stdout itself)
+        fflush(NULL);
+        int d = dup(fd);
+        if (d < 0 || !(o->f = fdopen(d, "wb"))) die("cannot write %s '%s': %s", what, path, strerror(errno));
+        return o->f;
+    }
+    if (exists && !S_ISREG(st.st_mode)) { // a FIFO, /dev/full: in place
         o->f = fopen(path, "wb");
         if (!o->f) die("cannot write %s '%s': %s", what, path, strerror(errno));
         return o->f;
@@ -158,6 +181,14 @@ FILE *out_open(OutFile *o, const char *path, const char *what) {
         if (pending[i] && same_file(pending_path[i], path))
             die("cannot write %s '%s': this command writes '%s' already (the same file); give each output its own path", what,
                 path, pending_path[i]);
+    char *target = NULL;
+    struct stat lst;
+    if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) { // a link to a file: the file is replaced, not the link
+        if (!(target = realpath(path, NULL))) die("cannot write %s '%s': %s", what, path, strerror(errno));
+        free(o->path);
+        o->path = target;
+        path = target;
+    }
     size_t n = strlen(path) + 48;
     o->tmp = xmalloc(n);
     static int serial;
