@@ -32,7 +32,7 @@
 # 4800), 2 seeds, the fine-tunes at 2048 tokens a step (the base: 4096), FT_CAP 1500 steps,
 # EVAL_TOKENS 131072 (not the whole split). `--plan` times a few steps of the chosen setting
 # at 1 thread and states the total. Measured so (2026-11-26, this project's 2-core machine,
-# busy: load 5 to 7, the background studies paused by /work/quiet.sh): T 512, head 32, base
+# busy: load 5 to 7, the background studies paused with SIGSTOP): T 512, head 32, base
 # 1.33 s/step and fine-tune 1.48 s/step wall at 64% of a core: 2.1 h if every fine-tune stops
 # after its first stage, 4.0 h if all six reach the cap; on quiet cores (the same CPU time)
 # 1.3 to 2.6 h. Other runs of it measured 0.73 to 1.16 s/step for the base.
