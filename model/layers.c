@@ -572,7 +572,9 @@ real layer_exp(real x) {
     float p01 = 1.0f + r, p23 = 0.5f + r * (1.0f / 6), p45 = 1.0f / 24 + r * (1.0f / 120),
           p67 = 1.0f / 720 + r * (1.0f / 5040);
     float p = (p01 + r2 * p23) + r4 * (p45 + r2 * p67);
-    int32_t bits = ((int32_t)n + 127) << 23; // 2^n
+    // 2^n; n is in [-126, 127] for every x but NaN, where p is NaN already and n is read as 0
+    // (converting NaN to an integer is undefined behaviour)
+    uint32_t bits = (uint32_t)((int32_t)(n == n ? n : 0.0f) + 127) << 23;
     float scale;
     memcpy(&scale, &bits, 4);
     return p * scale;

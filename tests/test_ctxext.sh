@@ -101,6 +101,9 @@ done
  kill -INT -- -$pid; wait $pid; echo $? > "$tmp/i1.rc")
 [ "$(cat "$tmp/i1.rc")" = 130 ] && [ ! -e "$tmp/i/ft" ] && grep -q "stopped: base" "$tmp/i1.err" \
   && ok "Ctrl-C while the base trains: exit 130, the base stopped, no fine-tune started" || bad "Ctrl-C" "rc $(cat "$tmp/i1.rc"), $(ls "$tmp/i/ft" 2>&1): $(tail -3 "$tmp/i1.err")"
+# (its runs end after it, saving their step: they hold OUT/lock till then, and a start before that
+# is refused, as the lock test above shows; a user waits, so does the test: slow under sanitizers)
+timeout 120 flock "$tmp/i/lock" true
 run restart OUT="$tmp/i" METHODS=pi SEEDS=1 BASE_STEPS=400 && [ "$(ls "$tmp/i/eval" | wc -l)" = 3 ] && grep -q '| ft-pi-seed1 |' "$tmp/i/table.md" \
   && "$BIN" info "$tmp/i/base/model.bin" | grep -q "step 400 of 400," && ok "a restart after Ctrl-C resumes the base and finishes (3 evaluations, the table)" \
   || bad "restart after Ctrl-C" "$(ls "$tmp/i/eval" 2>&1) $(tail -3 "$tmp/restart.err")"
