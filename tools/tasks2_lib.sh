@@ -26,3 +26,7 @@ check_acc() {
       if (!rows) { FNR = 1; no("no rows under the header") }
       for (r in run) if (!(r in at1)) { FNR = 0; no("the run " r " (task,scheme,seed) has no rows at its training lengths (eval_len <= train_max_len)") } }' "$f"
 }
+
+# steps_to_learn RUNDIR: the step the run learned at (its summary.json), nothing if it did not
+# (or has no summary)
+steps_to_learn() { sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$1/summary.json" 2> /dev/null || true; }

@@ -46,7 +46,7 @@ if [ -n "$runs" ]; then
         for f in "$dir/$t/$s"/seed*/acc.csv; do
           [ -s "$f" ] || continue
           k=${f%/acc.csv}; k=${k##*/seed}
-          stl=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "${f%acc.csv}summary.json" 2> /dev/null || true)
+          stl=$(steps_to_learn "${f%/acc.csv}")
           awk -F, -v OFS=, -v s="$s" -v k="$k" -v stl="$stl" 'NR == 1 { if ($9 != "tokens") { print FILENAME ": no per-token columns (task eval before token_accuracy)" > "/dev/stderr"; exit 1 }; next }
             { print $1, s, k, $3, $4, $5, $6, $7, $8, $9, $10, $11, stl }' "$f"
         done
@@ -66,7 +66,7 @@ if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the
       r=${f%/acc.csv}; k=${r##*/seed}; s=${r%/seed*}; t=${s%/*}; s=${s##*/}; t=${t##*/}
       [ -s "$r/log.csv" ] || continue # (a run made elsewhere, without its log)
       cap=$(sed -n 's/^steps = \([0-9]*\)$/\1/p' "$r/config.txt" 2> /dev/null | head -1) # (the run's own cap)
-      stl=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$r/summary.json" 2> /dev/null || true)
+      stl=$(steps_to_learn "$r")
       awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" 'NR > 1 && $8 != "" { n++; st[n] = $1; h[n] = $8 }
         END { if (!n) exit; i = n; while (i > 1 && st[i] > 0.8 * st[n]) i--
           print t, s, k, cap, st[n], stl, h[i], h[n], sprintf("%.4f", h[n] - h[i]) }' "$r/log.csv"
