@@ -4,6 +4,7 @@
 #include "layers.h"
 
 #include "bf16.h"
+#include "sgemm.h"
 
 #include <omp.h>
 
@@ -17,19 +18,27 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 // column-sum reductions (bias and LayerNorm parameter gradients) run over blocks of COLBLK
 // columns, one block per thread at a time, summed over all rows in a local array
 #define COLBLK 64
 
-// The library the float products call: OpenBLAS, or in a BLAS=onednn build oneDNN's
-// dnnl_sgemm (the default there; POSGPT_BLAS=openblas picks OpenBLAS, gemm_select_lib). The
-// double build (the gradient checks) always calls OpenBLAS: oneDNN has no dgemm.
+// The library the float products call: posgpt's own packed sgemm (model/sgemm.c; the default
+// on a CPU with AVX-512F, unless OPENBLAS_CORETYPE names an older kernel), OpenBLAS, or in a
+// BLAS=onednn build oneDNN's dnnl_sgemm (the default there). POSGPT_BLAS picks one
+// (gemm_select_lib). The double build (the gradient checks) always calls OpenBLAS.
+static int gemm_lib = -1; // unset: gemm_default_lib() at the first use
+static GemmLib gemm_default_lib(void) {
 #ifdef POSGPT_ONEDNN
-static GemmLib gemm_lib = GEMM_ONEDNN;
+    return GEMM_ONEDNN;
 #else
-static GemmLib gemm_lib = GEMM_OPENBLAS;
+    const char *core = getenv("OPENBLAS_CORETYPE");
+    int avx512_core = !core || !*core || !strcasecmp(core, "SkylakeX") || !strcasecmp(core, "Cooperlake") ||
+                      !strcasecmp(core, "SapphireRapids");
+    return avx512_core && sgemm_kernel_ok(SG_AVX512) ? GEMM_POSGPT : GEMM_OPENBLAS;
 #endif
+}
 int gemm_set_lib(GemmLib lib) {
 #ifndef POSGPT_ONEDNN
     if (lib == GEMM_ONEDNN) return 0;
@@ -37,18 +46,28 @@ int gemm_set_lib(GemmLib lib) {
     gemm_lib = lib;
     return 1;
 }
-GemmLib gemm_get_lib(void) { return gemm_lib; }
+GemmLib gemm_get_lib(void) {
+    if (gemm_lib < 0) gemm_lib = gemm_default_lib();
+    return (GemmLib)gemm_lib;
+}
 void gemm_select_lib(const char *name) {
     if (!name || !*name) return;
     if (!strcmp(name, "openblas")) gemm_set_lib(GEMM_OPENBLAS);
-    else if (strcmp(name, "onednn")) die("POSGPT_BLAS=%s: unknown library; give openblas or onednn", name);
+    else if (!strcmp(name, "posgpt")) {
+        gemm_set_lib(GEMM_POSGPT);
+        sgemm_set_kernel(sgemm_kernel_ok(SG_AVX512) ? SG_AVX512 : SG_PORTABLE);
+    } else if (!strcmp(name, "posgpt-portable")) {
+        gemm_set_lib(GEMM_POSGPT);
+        sgemm_set_kernel(SG_PORTABLE);
+    } else if (strcmp(name, "onednn"))
+        die("POSGPT_BLAS=%s: unknown library; give posgpt, posgpt-portable, openblas or onednn", name);
     else if (!gemm_set_lib(GEMM_ONEDNN))
         die("POSGPT_BLAS=onednn: this posgpt was built without oneDNN; build it with make BLAS=onednn (docs/install.md)");
 }
 const char *gemm_lib_name(void) {
-    static char buf[96];
+    static char buf[128];
 #ifdef POSGPT_ONEDNN
-    if (gemm_lib == GEMM_ONEDNN) {
+    if (gemm_get_lib() == GEMM_ONEDNN) {
         const dnnl_version_t *v = dnnl_version();
         const char *isa = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());
         if (!strncmp(isa, "cpu_isa_", 8)) isa += 8;
@@ -56,7 +75,9 @@ const char *gemm_lib_name(void) {
         return buf;
     }
 #endif
-    snprintf(buf, sizeof buf, "OpenBLAS %s kernels", openblas_get_corename());
+    if (gemm_get_lib() == GEMM_POSGPT)
+        snprintf(buf, sizeof buf, "posgpt sgemm %s, OpenBLAS %s kernels", sgemm_kernel_name(), openblas_get_corename());
+    else snprintf(buf, sizeof buf, "OpenBLAS %s kernels", openblas_get_corename());
     return buf;
 }
 
@@ -106,7 +127,7 @@ static void blas_gemm(int ta, int tb, int M, int N, int K, real alpha, const Gem
     cblas_dgemm(CblasRowMajor, opa, opb, M, N, K, alpha, in->A + ia, in->lda, in->B + ib, in->ldb, beta, C, ldc);
 #else
 #ifdef POSGPT_ONEDNN
-    if (gemm_lib == GEMM_ONEDNN && !in->A16) { // (bf16 through cblas_sbgemm stays with OpenBLAS)
+    if (gemm_get_lib() == GEMM_ONEDNN && !in->A16) { // (bf16 through cblas_sbgemm stays with OpenBLAS)
         dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, in->A + ia, in->lda, in->B + ib, in->ldb,
                                       beta, C, ldc);
         if (st != dnnl_success) die("dnnl_sgemm failed (status %d) on a %dx%dx%d product", (int)st, M, N, K);
@@ -164,6 +185,9 @@ static GemmPlan gemm_plan(int M, int N, int K) {
     return p;
 }
 int gemm_units(int M, int N, int K) {
+#ifndef POSGPT_DOUBLE
+    if (gemm_get_lib() == GEMM_POSGPT && 2.0 * M * N * K >= GEMM_SPLIT_FLOPS) return sgemm_units(M, N, 64);
+#endif
     GemmPlan p = gemm_plan(M, N, K);
     return p.bands * p.kchunks;
 }
@@ -283,6 +307,15 @@ static GemmIn gemm_inputs(int ta, int tb, int M, int N, int K, const real *A, in
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc) {
     PROF_BEGIN();
+#ifndef POSGPT_DOUBLE
+    // posgpt's sgemm: the products the OpenBLAS path cuts into units (smaller ones, e.g. the
+    // attention's per-head products, stay one library call); bf16 products stay with OpenBLAS
+    if (gemm_get_lib() == GEMM_POSGPT && !gemm_bf16 && 2.0 * M * N * K >= GEMM_SPLIT_FLOPS) {
+        sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        PROF_END("gemm", M, N, K, sgemm_units(M, N, 64));
+        return;
+    }
+#endif
     GemmPlan p = gemm_plan(M, N, K);
     int units = p.bands * p.kchunks, nt = omp_in_parallel() ? 1 : omp_get_max_threads();
     GemmIn in = gemm_inputs(ta, tb, M, N, K, A, lda, B, ldb);

@@ -10,21 +10,25 @@
 #include "pos.h"
 
 // Row-major C (M,N) = alpha * op(A) (M,K) * op(B) (K,N) + beta * C; ta/tb transpose A/B.
-// Calls cblas_sgemm, or oneDNN's dnnl_sgemm in a BLAS=onednn build (cblas_dgemm in the double
-// test build); a large product is cut into
+// A float product of 4 MFLOP or more runs posgpt's own packed sgemm (model/sgemm.h) where that
+// is the library (the default on a CPU with AVX-512F); otherwise it calls cblas_sgemm, or
+// oneDNN's dnnl_sgemm in a BLAS=onednn build (cblas_dgemm in the double test build), cut into
 // work units by its shape alone: bands of rows of C (of columns if C has fewer rows than
 // columns) and, for a long K, chunks of K summed in chunk order; one single-threaded call
 // each, shared out over the OpenMP threads in one flat team (run in order by the caller's
-// thread inside a parallel region, e.g. attention over (b,h)): the floats do not depend on
-// the thread count.
+// thread inside a parallel region, e.g. attention over (b,h)). Either way the floats do not
+// depend on the thread count.
 void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
           const real *B, int ldb, real beta, real *C, int ldc);
-// the library gemm calls for floats: OpenBLAS, or oneDNN (built with BLAS=onednn only, and its
-// default there). gemm_set_lib returns 0 (and changes nothing) for a library not built in;
-// gemm_select_lib takes POSGPT_BLAS's value (NULL or "": no change; openblas, onednn; dies on
-// another or on onednn where not built in); gemm_lib_name: "OpenBLAS SkylakeX kernels",
-// "oneDNN 2.6.3 sgemm, avx512_core_vnni" (the banner's words; a static buffer).
-typedef enum { GEMM_OPENBLAS, GEMM_ONEDNN } GemmLib;
+// the library gemm calls for floats: posgpt's sgemm (GEMM_POSGPT; the default where the CPU has
+// AVX-512F and OPENBLAS_CORETYPE, if set, names an AVX-512 kernel), OpenBLAS, or oneDNN (built
+// with BLAS=onednn only, and its default there). gemm_set_lib returns 0 (and changes nothing)
+// for a library not built in; gemm_select_lib takes POSGPT_BLAS's value (NULL or "": no
+// change; posgpt (its best kernel here), posgpt-portable (its portable kernel), openblas,
+// onednn; dies on another or on onednn where not built in); gemm_lib_name: "posgpt sgemm
+// AVX-512 12x32, OpenBLAS SkylakeX kernels", "OpenBLAS SkylakeX kernels", "oneDNN 2.6.3 sgemm,
+// avx512_core_vnni" (the banner's words; a static buffer).
+typedef enum { GEMM_OPENBLAS, GEMM_ONEDNN, GEMM_POSGPT } GemmLib;
 int gemm_set_lib(GemmLib lib);
 GemmLib gemm_get_lib(void);
 void gemm_select_lib(const char *name);
@@ -39,7 +43,8 @@ int gemm_get_bf16(void);
 // on the rounded values (the same numbers, no faster); for banners
 const char *gemm_bf16_backend(void);
 int gemm_sbgemm_in_use(void); // 1: cblas_sbgemm (looked up by the first gemm_set_bf16(1))
-// the number of work units gemm cuts an (M,N) x K product into
+// the number of work units gemm cuts an (M,N) x K product into (posgpt's sgemm: on 64 threads,
+// its finest cut; the cut of the other libraries depends on the shape alone)
 int gemm_units(int M, int N, int K);
 void gemm_naive(int ta, int tb, int M, int N, int K, real alpha, const real *A, int lda,
                 const real *B, int ldb, real beta, real *C, int ldc);

@@ -10,6 +10,7 @@
 #include "positions.h"
 #include "scheme_state.h"
 #include "schemes.h"
+#include "sgemm.h"
 #include "task_batch.h"
 #include "task_eval.h"
 
@@ -686,12 +687,12 @@ static void gemm_bound(int ta, int tb, int M, int N, int K, double alpha, const 
             bound[(size_t)i * N + j] = (K + 2) * 0x1p-24 * (fabs(alpha) * a + fabs(beta * c));
         }
 }
-static void test_gemm_bands(void) {
-    int shapes[][3] = {{1031, 67, 300}, {4096, 128, 128}, {67, 1031, 300}, {128, 512, 1024}, {161, 390, 513}, {100, 90, 1000},
+static void test_gemm_bands_lib(const char *lib, int few) {
+    int shapes[][3] = {{1031, 67, 300}, {67, 1031, 300}, {100, 90, 1000}, {4096, 128, 128}, {128, 512, 1024}, {161, 390, 513},
                        {128, 96, 2048}, {48, 40, 3000}};
-    int nshape = sizeof shapes / sizeof *shapes;
+    int first = few ? 2 : 0, nshape = few ? 3 : (int)(sizeof shapes / sizeof *shapes);
     int saved = omp_get_max_threads();
-    for (int si = 0; si < nshape; si++)
+    for (int si = first; si < nshape; si++)
         for (int tr = 0; tr < 4; tr++) {
             int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2], ta = tr >> 1, tb = tr & 1;
             int lda = ta ? M : K, ldb = tb ? K : N;
@@ -730,14 +731,112 @@ static void test_gemm_bands(void) {
             }
             omp_set_num_threads(saved);
             char name[160];
-            snprintf(name, sizeof name, "gemm on 2 and 5 threads and inside a parallel region == 1 thread, bit for bit [%dx%dx%d ta=%d tb=%d]",
-                     M, N, K, ta, tb);
+            snprintf(name, sizeof name, "gemm (%s) on 2 and 5 threads and inside a parallel region == 1 thread, bit for bit [%dx%dx%d ta=%d tb=%d]",
+                     lib, M, N, K, ta, tb);
             check(same, name, "the floats depend on the thread count");
-            snprintf(name, sizeof name, "gemm within the rounding bound of a double-precision loop [%dx%dx%d ta=%d tb=%d]", M, N, K,
-                     ta, tb);
+            snprintf(name, sizeof name, "gemm (%s) within the rounding bound of a double-precision loop [%dx%dx%d ta=%d tb=%d]", lib, M,
+                     N, K, ta, tb);
             check(worst <= 1, name, "an element is %.3g times the bound away", worst);
             free(A), free(Bm), free(C0), free(ref), free(bound);
         }
+}
+
+// the cut above under each library: OpenBLAS (its bands and K chunks), posgpt's sgemm with its
+// AVX-512 kernel where the CPU has it, and with its portable kernel on the third shape (cut
+// into row blocks and column ranges on 2 and 5 threads, four K blocks; test_sgemm_direct
+// covers its edges, and the portable kernel is slow under qemu, where make test-arm64 runs
+// this: about 0.07 GFLOP/s)
+static void test_gemm_bands(void) {
+    GemmLib saved = gemm_get_lib();
+    SgKernel k = sgemm_get_kernel();
+    const char *libs[] = {"openblas", "posgpt", "posgpt-portable"};
+    for (int i = 0; i < 3; i++) {
+        if (i == 1 && !sgemm_kernel_ok(SG_AVX512)) continue; // (posgpt would be the portable kernel again)
+        gemm_select_lib(libs[i]);
+        test_gemm_bands_lib(libs[i], i == 2);
+    }
+    gemm_set_lib(saved), sgemm_set_kernel(k);
+}
+
+// posgpt's sgemm called directly, at the shapes its packing and micro-kernel treat apart: one
+// element; rows and columns short of a tile (12 x 32) and one past it; K of 1, short of the 16
+// the AVX-512 transpose takes at a time, one past a K block (256) and several blocks; leading
+// dimensions wider than the matrices (the padding must be neither read into the sum nor
+// written); all four transposes; alpha 1, -1.5; beta 0 (C not read: it holds NaN), 1, 0.25.
+// Each within the rounding bound of gemm_bound (the same argument: a sum of the K products and
+// beta c in some order, fused or not), the same bits on 1, 3 threads and inside a region, and
+// the AVX-512 kernel's bits equal to the portable kernel's (the same operations in the same
+// order: sgemm.h), where the CPU has AVX-512.
+static void test_sgemm_direct(void) {
+    int shapes[][3] = {{1, 1, 1}, {11, 31, 15}, {13, 33, 17}, {12, 32, 256}, {25, 65, 257}, {7, 70, 600}, {70, 7, 40}};
+    int nshape = sizeof shapes / sizeof *shapes, saved = omp_get_max_threads(), pad = 5;
+    float alphas[] = {1, -1.5f}, betas[] = {0, 1, 0.25f};
+    SgKernel k0 = sgemm_get_kernel();
+    int same_threads = 1, same_kernels = 1, pad_kept = 1;
+    double worst = 0;
+    for (int si = 0; si < nshape; si++)
+        for (int tr = 0; tr < 4; tr++)
+            for (int ab = 0; ab < 6; ab++) {
+                int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2], ta = tr >> 1, tb = tr & 1;
+                int lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad;
+                float alpha = alphas[ab / 3], beta = betas[ab % 3];
+                size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)(tb ? N : K) * ldb, nc = (size_t)M * ldc;
+                Rng rng;
+                rng_seed(&rng, 100 + si * 8 + tr);
+                real *A = malloc(na * sizeof(real)), *Bm = malloc(nb * sizeof(real)), *C0 = malloc(nc * sizeof(real));
+                real *C[5];
+                for (size_t i = 0; i < na; i++) A[i] = (real)rng_normal(&rng);
+                for (size_t i = 0; i < nb; i++) Bm[i] = (real)rng_normal(&rng);
+                for (size_t i = 0; i < nc; i++) C0[i] = (real)rng_normal(&rng);
+                if (beta == 0)
+                    for (int i = 0; i < M; i++)
+                        for (int j = 0; j < N; j++) C0[(size_t)i * ldc + j] = NAN;
+                for (int t = 0; t < 5; t++) {
+                    C[t] = malloc(nc * sizeof(real));
+                    memcpy(C[t], C0, nc * sizeof(real));
+                    if (t == 4 && !sgemm_kernel_ok(SG_AVX512)) continue;
+                    sgemm_set_kernel(t == 4 ? SG_AVX512 : SG_PORTABLE);
+                    if (t == 2) {
+                        omp_set_num_threads(2);
+#pragma omp parallel
+#pragma omp single
+                        sgemm(ta, tb, M, N, K, alpha, A, lda, Bm, ldb, beta, C[t], ldc);
+                    } else {
+                        omp_set_num_threads(t == 1 ? 3 : 1);
+                        sgemm(ta, tb, M, N, K, alpha, A, lda, Bm, ldb, beta, C[t], ldc);
+                    }
+                }
+                omp_set_num_threads(saved);
+                for (int t = 1; t < 3; t++)
+                    if (memcmp(C[t], C[0], nc * sizeof(real))) same_threads = 0;
+                if (sgemm_kernel_ok(SG_AVX512) && memcmp(C[4], C[0], nc * sizeof(real))) same_kernels = 0;
+                for (int i = 0; i < M; i++)
+                    for (int j = N; j < ldc; j++)
+                        if (memcmp(&C[0][(size_t)i * ldc + j], &C0[(size_t)i * ldc + j], sizeof(real))) pad_kept = 0;
+                // the reference on the packed-width copies gemm_bound expects
+                size_t ncc = (size_t)M * N;
+                real *Cc = malloc(ncc * sizeof(real));
+                double *ref = malloc(ncc * sizeof(double)), *bound = malloc(ncc * sizeof(double));
+                for (int i = 0; i < M; i++)
+                    for (int j = 0; j < N; j++) Cc[(size_t)i * N + j] = beta == 0 ? 0 : C0[(size_t)i * ldc + j];
+                gemm_bound(ta, tb, M, N, K, alpha, A, lda, Bm, ldb, beta, Cc, ref, bound);
+                for (int i = 0; i < M; i++)
+                    for (int j = 0; j < N; j++) {
+                        double e = fabs(C[0][(size_t)i * ldc + j] - ref[(size_t)i * N + j]) / bound[(size_t)i * N + j];
+                        worst = e > worst || isnan(e) ? e : worst;
+                    }
+                for (int t = 0; t < 5; t++) free(C[t]);
+                free(A), free(Bm), free(C0), free(Cc), free(ref), free(bound);
+            }
+    sgemm_set_kernel(k0);
+    check(same_threads, "sgemm: the same floats on 1 and 3 threads and inside a parallel region (odd shapes, strides, alpha, beta)",
+          "the floats depend on the thread count");
+    check(worst <= 1, "sgemm within the rounding bound of a double-precision loop (odd shapes, strides, alpha, beta; beta 0 reads no C)",
+          "an element is %.3g times the bound away", worst);
+    check(pad_kept, "sgemm writes no element past N in a row of C", "the padding of C changed");
+    if (sgemm_kernel_ok(SG_AVX512))
+        check(same_kernels, "sgemm: the AVX-512 kernel gives the portable kernel's floats, bit for bit", "they differ");
+    else printf("# sgemm: this CPU has no AVX-512F: the AVX-512 kernel is not compared\n");
 }
 
 // Enough parallel work (docs/performance.md): every product of a config S training step (4096
@@ -1239,6 +1338,7 @@ int main(void) {
     test_xl_table_stride();
     test_fused_exact();
     test_gemm_bands();
+    test_sgemm_direct();
     test_gemm_units();
     test_attention_blocks();
     test_alibi_slopes();

@@ -18,8 +18,8 @@
 awk 'BEGIN { srand(5); split("the a every no", d); split("cat dog ship bird tree river", n); split("sees finds keeps hears", v);
   for (i = 0; i < 3000; i++) printf "%s %s %s %s %s.\n", d[int(rand()*4)+1], n[int(rand()*6)+1], v[int(rand()*4)+1],
   d[int(rand()*4)+1], n[int(rand()*6)+1] }' > "$tmp/text.txt"
-kernel=$($BIN --version | sed -n 's/^OpenBLAS \(.*\) kernels$/\1/p')
-echo "# kernel: ${kernel:-unknown}"
+kernel=$($BIN --version | sed -n 's/.*OpenBLAS \([A-Za-z0-9_]*\) kernels$/\1/p')
+echo "# kernel: ${kernel:-unknown}; products: $($BIN --version | sed -n 2p)"
 # 1152 tokens a step, width 64: the token-row products (e.g. 1152 x 256 x 64) are cut into
 # 16 bands, the weight gradients (e.g. 192 x 64 x 1152) into 2 bands x 4 chunks of K; length 96:
 # the training attention in query blocks of 64 and 32

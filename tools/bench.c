@@ -22,6 +22,7 @@
 #include "decode.h"
 #include "gpt.h"
 #include "layers.h"
+#include "sgemm.h"
 #include "optim.h"
 #include "positions.h"
 
@@ -294,6 +295,7 @@ static void bench_sgemm(void) {
     // the largest linear of config S: (4096 x 128) x (128 x 512), forward
     printf("RESULT kind=sgemm shape=4096x512x128 threads=%d gflops=%.1f\n", omp_get_max_threads(),
            sgemm_gflops(4096, 512, 128, 0, 1, 0.5));
+    printf("LIB %s\n", gemm_lib_name()); // what a training step's products run
 }
 
 // The products of a config's training step (model/gpt.c, model/layers.c): each linear (and the
@@ -337,16 +339,26 @@ static double gemm_once(const GemmShape *g, int heads, int way, float *A, float 
     return now_seconds() - t0;
 }
 // per shape: the median GFLOP/s over reps of each library (alternating, so a slow spell of a
-// shared machine hits both) and way; "-" where this build has no oneDNN or the way does not apply
+// shared machine hits both) and way; "-" where this build has no oneDNN, where the CPU has no
+// AVX-512 for posgpt's sgemm kernel, or where the way does not apply (posgpt's sgemm has no
+// "whole" call: it is one product over the team either way)
 static void bench_gemm(Cfg c, int reps) {
     GemmShape sh[32];
-    int n = step_shapes(c, sh), heads = c.B * c.NH, nlib = 1;
+    int n = step_shapes(c, sh), heads = c.B * c.NH, nlib = 0;
+    GemmLib libs[3];
+    const char *key[3][2];
+    libs[nlib] = GEMM_OPENBLAS, key[nlib][0] = "openblas", key[nlib][1] = "openblas_whole", nlib++;
 #ifdef POSGPT_ONEDNN
-    nlib = 2;
+    libs[nlib] = GEMM_ONEDNN, key[nlib][0] = "onednn", key[nlib][1] = "onednn_whole", nlib++;
 #endif
     GemmLib lib0 = gemm_get_lib();
+    SgKernel k0 = sgemm_get_kernel();
+    if (sgemm_kernel_ok(SG_AVX512)) {
+        sgemm_set_kernel(SG_AVX512);
+        libs[nlib] = GEMM_POSGPT, key[nlib][0] = "posgpt", key[nlib][1] = NULL, nlib++;
+    }
     for (int l = 0; l < nlib; l++) {
-        gemm_set_lib(l ? GEMM_ONEDNN : GEMM_OPENBLAS);
+        gemm_set_lib(libs[l]);
         printf("LIB %s\n", gemm_lib_name());
     }
     for (int i = 0; i < n; i++) {
@@ -356,29 +368,41 @@ static void bench_gemm(Cfg c, int reps) {
         float *A = xmalloc(sa * 4), *Bm = xmalloc(sb * 4), *Cm = xmalloc(sc * 4);
         for (size_t k = 0; k < sa; k++) A[k] = (float)(k % 7) * 0.1f - 0.3f;
         for (size_t k = 0; k < sb; k++) Bm[k] = (float)(k % 5) * 0.1f - 0.2f;
-        double flops = 2.0 * g->M * g->N * g->K * copies, gf[2][2] = {{0, 0}, {0, 0}};
+        double flops = 2.0 * g->M * g->N * g->K * copies, gf[3][2] = {{0, 0}, {0, 0}, {0, 0}};
         for (int way = 0; way < (g->per_head ? 1 : 2); way++) {
-            double dt[2][64];
+            double dt[3][64];
             int m = reps < 64 ? reps : 64;
             for (int r = -2; r < m; r++) // two warm-up rounds
                 for (int l = 0; l < nlib; l++) {
-                    gemm_set_lib(l ? GEMM_ONEDNN : GEMM_OPENBLAS);
+                    if (way && !key[l][1]) continue;
+                    gemm_set_lib(libs[l]);
                     double d = gemm_once(g, heads, way, A, Bm, Cm);
                     if (r >= 0) dt[l][r] = d;
                 }
-            for (int l = 0; l < nlib; l++) gf[l][way] = flops / median(dt[l], m) / 1e9;
+            for (int l = 0; l < nlib; l++)
+                if (!way || key[l][1]) gf[l][way] = flops / median(dt[l], m) / 1e9;
         }
-        printf("RESULT kind=gemm config=%s op=%s shape=%dx%dx%d ta=%d tb=%d calls=%d units=%d threads=%d", c.L == 4 ? "S" : "M",
-               g->op, g->M, g->N, g->K, g->ta, g->tb, copies, gemm_units(g->M, g->N, g->K), omp_get_max_threads());
-        const char *key[2][2] = {{"openblas", "openblas_whole"}, {"onednn", "onednn_whole"}};
-        for (int l = 0; l < 2; l++)
-            for (int way = 0; way < 2; way++)
-                if (l < nlib && gf[l][way] > 0) printf(" %s=%.1f", key[l][way], gf[l][way]);
-                else printf(" %s=-", key[l][way]);
+        gemm_set_lib(GEMM_OPENBLAS);
+        printf("RESULT kind=gemm config=%s op=%s shape=%dx%dx%d ta=%d tb=%d calls=%d units=%d", c.L == 4 ? "S" : "M", g->op, g->M,
+               g->N, g->K, g->ta, g->tb, copies, gemm_units(g->M, g->N, g->K));
+        if (sgemm_kernel_ok(SG_AVX512)) {
+            gemm_set_lib(GEMM_POSGPT);
+            printf(" posgpt_units=%d", gemm_units(g->M, g->N, g->K));
+        }
+        printf(" threads=%d", omp_get_max_threads());
+        const char *all[5] = {"openblas", "openblas_whole", "onednn", "onednn_whole", "posgpt"};
+        for (int a = 0; a < 5; a++) {
+            double v = 0;
+            for (int l = 0; l < nlib; l++)
+                for (int way = 0; way < 2; way++)
+                    if (key[l][way] && !strcmp(key[l][way], all[a])) v = gf[l][way];
+            if (v > 0) printf(" %s=%.1f", all[a], v);
+            else printf(" %s=-", all[a]);
+        }
         printf("\n");
         free(A), free(Bm), free(Cm);
     }
-    gemm_set_lib(lib0);
+    gemm_set_lib(lib0), sgemm_set_kernel(k0);
 }
 
 int main(int argc, char **argv) {

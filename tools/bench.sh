@@ -15,6 +15,12 @@
 #     three steps on one thread; the model: docs/performance.md, "Scaling model");
 #   bind: a config S training step on 2 threads unbound and bound (OMP_PROC_BIND=close
 #     OMP_PLACES=cores), and the ratio bound / unbound (the target: at most 1.10);
+#   sgemm: posgpt's own packed sgemm (POSGPT_BLAS=posgpt, the default on AVX-512 CPUs; skipped
+#     without AVX-512F) against OpenBLAS: per product shape of a config S and M training step
+#     the GFLOP/s of posgpt's sgemm, of OpenBLAS as posgpt calls it (work units) and of one whole
+#     OpenBLAS call, medians of REPS (9) alternating reps, and the ratio posgpt / OpenBLAS units;
+#     then training tokens/s at S and M (rope) with each (POSGPT_BLAS=posgpt, =openblas), medians
+#     of ROUNDS alternating rounds (default 3), and the median ratio;
 #   onednn (not in the default PARTS): in a BLAS=onednn build (build/onednn/bench, made if
 #     missing; Debian: libdnnl-dev), per product shape of a config S and M training step the
 #     GFLOP/s of OpenBLAS and oneDNN, as posgpt calls them (work units on this thread count) and
@@ -28,7 +34,7 @@
 #   with TORCH=1, the project's own PyTorch reference model (tools/torch_ref.py, written from
 #     docs/model.md and docs/schemes.md; needs /usr/bin/python3 with Debian's python3-torch) at
 #     the same configs in the same run, and the ratio ours / PyTorch.
-# Environment: PARTS (which of "train eval decode plot pack mpi scaling bind onednn bf16" to run; default all but onednn and bf16), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
+# Environment: PARTS (which of "train eval decode plot pack mpi scaling bind sgemm onednn bf16" to run; default all but onednn and bf16), SCHEMES (default: sinusoidal learned t5 alibi rope nope randomized; all: every scheme), STEPS (timed training steps, 15), QUICK=1 (S only, T <= 4096),
 #   ROUNDS (training runs per scheme and side, alternating posgpt and PyTorch; default 3 with TORCH=1, else 1).
 # Training figures are medians: of the timed steps within a run, then of the rounds; the
 # ratio is the median of the rounds' ratios, each taken between runs made one after the
@@ -54,8 +60,8 @@ if [ "${TORCH:-0}" = 1 ]; then
   export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
 fi
 . tools/bench_lib.sh # get, list, med
-parts=" ${PARTS:-train eval decode plot pack mpi scaling bind} "
-for p in $parts; do case $p in train|eval|decode|plot|pack|mpi|scaling|bind|onednn|bf16) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi, scaling, bind, onednn, bf16; got '$p'" >&2; exit 2 ;; esac; done
+parts=" ${PARTS:-train eval decode plot pack mpi scaling bind sgemm} "
+for p in $parts; do case $p in train|eval|decode|plot|pack|mpi|scaling|bind|sgemm|onednn|bf16) ;; *) echo "bench: PARTS takes train, eval, decode, plot, pack, mpi, scaling, bind, sgemm, onednn, bf16; got '$p'" >&2; exit 2 ;; esac; done
 want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
@@ -66,6 +72,7 @@ core=$(echo "$sg" | head -1 | get core)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 fam=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1); mod=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo "kernel: OpenBLAS $core kernels (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}); CPU: $cpu (family $fam, model $mod)"
+echo "products: $(echo "$sg" | sed -n 's/^LIB //p') (POSGPT_BLAS=${POSGPT_BLAS:-unset})"
 echo "sgemm peak: $peak GFLOP/s ($OMP_NUM_THREADS threads)"
 echo
 configs="S M"; evalT="1024 4096 16384"
@@ -223,6 +230,35 @@ if want bind; then
   ratio=$(med "${q[@]}")
   printf "binding, config S, 2 threads: step %.4f s unbound, %.4f s with OMP_PROC_BIND=close OMP_PLACES=cores; ratio %.3f (%s)\n" \
     "$(med "${u[@]}")" "$(med "${b[@]}")" "$ratio" "$(awk -v r="$ratio" 'BEGIN { print r <= 1.10 ? "within the 1.10 target" : "ABOVE the 1.10 target" }')"
+fi
+
+# posgpt's own sgemm against OpenBLAS, per product shape and per training step
+if want sgemm; then
+  echo
+  if ! grep -qw avx512f /proc/cpuinfo 2> /dev/null; then
+    echo "sgemm: skipped: this CPU has no AVX-512F (posgpt's sgemm would run its portable kernel, not a contender)"
+  else
+    echo "posgpt's sgemm (AVX-512 12x32) against OpenBLAS $core kernels, $OMP_NUM_THREADS threads; CPU: $cpu"
+    for cfg in $([ "${QUICK:-0}" = 1 ] && echo S || echo "S M"); do
+      echo "products of a config $cfg training step: GFLOP/s, median of ${REPS:-9} alternating reps (OpenBLAS units: as posgpt"
+      echo "calls it with POSGPT_BLAS=openblas; whole: one call OpenBLAS threads itself; attention: B x heads calls, OpenBLAS in both)"
+      printf "%-15s %14s %5s %6s %6s %9s %9s %9s  %s\n" product shape calls units sg_units "ob units" "ob whole" posgpt "posgpt/ob units"
+      $B gemm $cfg "${REPS:-9}" | grep '^RESULT kind=gemm ' | while read -r line; do
+        ob=$(echo "$line" | get openblas) pg=$(echo "$line" | get posgpt)
+        printf "%-15s %14s %5d %6d %6s %9s %9s %9s  %s\n" "$(echo "$line" | get op)" "$(echo "$line" | get shape)" \
+          "$(echo "$line" | get calls)" "$(echo "$line" | get units)" "$(echo "$line" | get posgpt_units)" "$ob" \
+          "$(echo "$line" | get openblas_whole)" "$pg" "$(awk -v a="$pg" -v b="$ob" 'BEGIN { printf "%.2f", a / b }')"
+      done
+      o=() p=() q=()
+      for round in $(seq "${ROUNDS:-3}"); do # alternating, so a slow spell of a shared machine hits both
+        to=$(POSGPT_BLAS=openblas $B train $cfg rope 3 "$steps" | get tokens_per_s)
+        tp=$(POSGPT_BLAS=posgpt $B train $cfg rope 3 "$steps" | get tokens_per_s)
+        o+=("$to") p+=("$tp") q+=("$(awk -v a="$tp" -v b="$to" 'BEGIN { print a / b }')")
+      done
+      printf "training, config %s, rope: %.0f tokens/s with OpenBLAS, %.0f with posgpt's sgemm; posgpt / OpenBLAS %.3f (median of %s rounds of %s steps)\n\n" \
+        $cfg "$(med "${o[@]}")" "$(med "${p[@]}")" "$(med "${q[@]}")" "${ROUNDS:-3}" "$steps"
+    done
+  fi
 fi
 
 # oneDNN against OpenBLAS, per product shape and per training step (one BLAS=onednn binary runs both)

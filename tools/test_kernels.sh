@@ -36,7 +36,7 @@ for k in ${KERNELS:-Haswell SkylakeX}; do
     echo "kernel $k: skipped, this CPU lacks $(for f in $(needs "$k"); do has "$f" || printf '%s ' "$f"; done)"
     continue
   fi
-  got=$(OPENBLAS_CORETYPE=$k POSGPT_NO_REEXEC=1 "${POSGPT:-./posgpt}" --version | sed -n 's/^OpenBLAS \(.*\) kernels$/\1/p')
+  got=$(OPENBLAS_CORETYPE=$k POSGPT_NO_REEXEC=1 "${POSGPT:-./posgpt}" --version | sed -n 's/.*OpenBLAS \([A-Za-z0-9_]*\) kernels$/\1/p')
   if [ "$got" != "$k" ]; then
     echo "kernel $k: FAIL: asked for $k, OpenBLAS runs '$got'"; fail=$((fail + 1)); continue
   fi

@@ -1,0 +1,358 @@
+// sgemm.c - posgpt's own packed float matrix product. See sgemm.h.
+#include "sgemm.h"
+
+#include <math.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SG_X86 1
+#endif
+
+#define MR SG_MR
+#define NR SG_NR
+#define KC SG_KC
+#define MC_PANELS 8 // panels of A per unit at most (96 rows x KC: 96 KiB, kept in L2 across the column panels)
+
+static void oom(size_t bytes) {
+    fprintf(stderr, "posgpt: error: out of memory (sgemm wanted %zu bytes)\n", bytes);
+    exit(1);
+}
+static float *grow(float **p, size_t *cap, size_t n) {
+    if (n > *cap) {
+        free(*p);
+        *p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
+        if (!*p) oom(n * sizeof(float));
+        *cap = n;
+    }
+    return *p;
+}
+
+// ---------------------------------------------------------------------------------------
+// Packing. op(A) rows [i0, i0+mc) x k [k0, k0+kc) into panels of MR rows: panel p holds, for
+// each k, the MR values of rows i0+p*MR.. (zero past mc). op(B) k [k0, k0+kc) x columns
+// [j0, j0+nc) into panels of NR columns the same way. Both kernels read this one layout.
+
+static void pack_a_c(int ta, int i0, int mc, int k0, int kc, const float *A, int lda, float *d) {
+    for (int p = 0; p < mc; p += MR, d += (size_t)kc * MR) {
+        int mr = mc - p < MR ? mc - p : MR;
+        for (int k = 0; k < kc; k++)
+            for (int r = 0; r < MR; r++)
+                d[(size_t)k * MR + r] = r >= mr ? 0.0f
+                                        : ta    ? A[(size_t)(k0 + k) * lda + i0 + p + r]
+                                                : A[(size_t)(i0 + p + r) * lda + k0 + k];
+    }
+}
+static void pack_b_c(int tb, int k0, int kc, int j0, int nc, const float *B, int ldb, float *d) {
+    for (int p = 0; p < nc; p += NR, d += (size_t)kc * NR) {
+        int nr = nc - p < NR ? nc - p : NR;
+        for (int k = 0; k < kc; k++)
+            for (int c = 0; c < NR; c++)
+                d[(size_t)k * NR + c] = c >= nr ? 0.0f
+                                        : tb    ? B[(size_t)(j0 + p + c) * ldb + k0 + k]
+                                                : B[(size_t)(k0 + k) * ldb + j0 + p + c];
+    }
+}
+
+// the micro-kernel, portable: the MR x NR tile of C at C (rows mr, columns nr kept) from kc
+// steps of the panels a and b; first: the first K block (c = alpha acc + beta c, c not read
+// when beta is 0), else c = c + alpha acc
+static void ukr_c(int kc, const float *a, const float *b, float *C, int ldc, int mr, int nr, float alpha, float beta,
+                  int first) {
+    float acc[MR][NR];
+    memset(acc, 0, sizeof acc);
+    for (int k = 0; k < kc; k++, a += MR, b += NR)
+        for (int r = 0; r < MR; r++)
+            for (int j = 0; j < NR; j++) acc[r][j] = fmaf(a[r], b[j], acc[r][j]);
+    for (int r = 0; r < mr; r++)
+        for (int j = 0; j < nr; j++) {
+            float *c = C + (size_t)r * ldc + j, x = alpha * acc[r][j];
+            if (!first) x = *c + x;
+            else if (beta != 0) {
+                float o = beta * *c;
+                x = o + x;
+            }
+            *c = x;
+        }
+}
+
+#ifdef SG_X86
+static inline __mmask16 lanes(int n) { return n >= 16 ? 0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1); }
+
+// 16 x 16 transpose in registers: lane j of r[i] goes to lane i of r[j]
+__attribute__((target("avx512f"))) static inline void tr16(__m512 r[16]) {
+    __m512 t[16], u[16];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]), t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+        __m512 a = t[4 * i], b = t[4 * i + 1], c = t[4 * i + 2], d = t[4 * i + 3];
+        u[4 * i] = _mm512_shuffle_ps(a, c, 0x44), u[4 * i + 1] = _mm512_shuffle_ps(a, c, 0xEE);
+        u[4 * i + 2] = _mm512_shuffle_ps(b, d, 0x44), u[4 * i + 3] = _mm512_shuffle_ps(b, d, 0xEE);
+    }
+    // u[4i + q]: rows 4i..4i+3, in 128-bit lane l their column 4l + q
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; q++) {
+            t[8 * h + q] = _mm512_shuffle_f32x4(u[8 * h + q], u[8 * h + 4 + q], 0x88);
+            t[8 * h + 4 + q] = _mm512_shuffle_f32x4(u[8 * h + q], u[8 * h + 4 + q], 0xDD);
+        }
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++) {
+        r[q] = _mm512_shuffle_f32x4(t[q], t[8 + q], 0x88);
+        r[8 + q] = _mm512_shuffle_f32x4(t[q], t[8 + q], 0xDD);
+    }
+}
+// rows[0..n) (n <= 16), columns [k0, k0+kc) of each: column k's n values (zero past n) to
+// d + (k - k0) ld, the lanes of wmask stored
+__attribute__((target("avx512f"), noinline)) static void pack_t(const float *const *rows, int n, int k0, int kc, float *d, int ld,
+                                                     __mmask16 wmask) {
+    __m512 r[16];
+    for (int k = 0; k < kc; k += 16) {
+        int m = kc - k < 16 ? kc - k : 16;
+        __mmask16 km = lanes(m);
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; i++) r[i] = i < n ? _mm512_maskz_loadu_ps(km, rows[i] + k0 + k) : _mm512_setzero_ps();
+        tr16(r);
+        if (m == 16) {
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; i++) _mm512_mask_storeu_ps(d + (size_t)(k + i) * ld, wmask, r[i]);
+        } else
+            for (int i = 0; i < m; i++) _mm512_mask_storeu_ps(d + (size_t)(k + i) * ld, wmask, r[i]);
+    }
+}
+__attribute__((target("avx512f"))) static void pack_a_512(int ta, int i0, int mc, int k0, int kc, const float *A, int lda,
+                                                         float *d) {
+    for (int p = 0; p < mc; p += MR, d += (size_t)kc * MR) {
+        int mr = mc - p < MR ? mc - p : MR;
+        if (ta) { // A is (K, M): the MR values of a k are contiguous
+            __mmask16 m = lanes(mr);
+            const float *s = A + (size_t)k0 * lda + i0 + p;
+            for (int k = 0; k < kc; k++, s += lda)
+                _mm512_mask_storeu_ps(d + (size_t)k * MR, lanes(MR), _mm512_maskz_loadu_ps(m, s));
+        } else {
+            const float *rows[16];
+            for (int r = 0; r < 16; r++) rows[r] = A + (size_t)(i0 + p + (r < mr ? r : 0)) * lda;
+            pack_t(rows, mr, k0, kc, d, MR, lanes(MR));
+        }
+    }
+}
+__attribute__((target("avx512f"))) static void pack_b_512(int tb, int k0, int kc, int j0, int nc, const float *B, int ldb,
+                                                         float *d) {
+    for (int p = 0; p < nc; p += NR, d += (size_t)kc * NR) {
+        int nr = nc - p < NR ? nc - p : NR;
+        if (!tb) { // B is (K, N): the NR values of a k are contiguous
+            __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
+            const float *s = B + (size_t)k0 * ldb + j0 + p;
+            for (int k = 0; k < kc; k++, s += ldb) {
+                _mm512_storeu_ps(d + (size_t)k * NR, _mm512_maskz_loadu_ps(m0, s));
+                _mm512_storeu_ps(d + (size_t)k * NR + 16, _mm512_maskz_loadu_ps(m1, s + 16));
+            }
+        } else
+            for (int h = 0; h < 2; h++) {
+                int n = nr - 16 * h < 0 ? 0 : nr - 16 * h > 16 ? 16 : nr - 16 * h;
+                const float *rows[16];
+                for (int c = 0; c < 16; c++) rows[c] = B + (size_t)(j0 + p + 16 * h + (c < n ? c : 0)) * ldb;
+                pack_t(rows, n, k0, kc, d + 16 * h, NR, 0xffff);
+            }
+    }
+}
+// the micro-kernel: MR x NR accumulators in 24 registers, one fused multiply-add per k each
+// (the portable kernel's operations, vectorised over the NR columns)
+__attribute__((target("avx512f"))) static void ukr_512(int kc, const float *a, const float *b, float *C, int ldc, int mr,
+                                                      int nr, float alpha, float beta, int first) {
+    __m512 c[MR][2];
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; r++) c[r][0] = _mm512_setzero_ps(), c[r][1] = _mm512_setzero_ps();
+    for (int k = 0; k < kc; k++, a += MR, b += NR) {
+        __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < MR; r++) {
+            __m512 av = _mm512_set1_ps(a[r]);
+            c[r][0] = _mm512_fmadd_ps(av, b0, c[r][0]);
+            c[r][1] = _mm512_fmadd_ps(av, b1, c[r][1]);
+        }
+    }
+    __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    int load = !first || beta != 0;
+    // the whole tile: a loop of constant length, unrolled, keeps the accumulators in registers
+#define SG_STORE_ROW(r)                                                                                             \
+    do {                                                                                                           \
+        float *cr = C + (size_t)(r) * ldc;                                                                         \
+        __m512 x0 = _mm512_mul_ps(va, c[r][0]), x1 = _mm512_mul_ps(va, c[r][1]);                                   \
+        if (load) {                                                                                                \
+            __m512 o0 = _mm512_maskz_loadu_ps(m0, cr), o1 = _mm512_maskz_loadu_ps(m1, cr + 16);                    \
+            if (first) o0 = _mm512_mul_ps(vb, o0), o1 = _mm512_mul_ps(vb, o1);                                     \
+            x0 = _mm512_add_ps(o0, x0), x1 = _mm512_add_ps(o1, x1);                                                \
+        }                                                                                                          \
+        _mm512_mask_storeu_ps(cr, m0, x0);                                                                         \
+        _mm512_mask_storeu_ps(cr + 16, m1, x1);                                                                    \
+    } while (0)
+    if (mr == MR) {
+#pragma GCC unroll 12
+        for (int r = 0; r < MR; r++) SG_STORE_ROW(r);
+    } else
+        for (int r = 0; r < mr; r++) SG_STORE_ROW(r);
+#undef SG_STORE_ROW
+}
+#endif
+
+// ---------------------------------------------------------------------------------------
+typedef void (*PackAFn)(int, int, int, int, int, const float *, int, float *);
+typedef void (*PackBFn)(int, int, int, int, int, const float *, int, float *);
+typedef void (*UkrFn)(int, const float *, const float *, float *, int, int, int, float, float, int);
+static SgKernel kernel = SG_PORTABLE;
+static PackAFn pack_a = pack_a_c;
+static PackBFn pack_b = pack_b_c;
+static UkrFn ukr = ukr_c;
+static int kernel_chosen;
+
+int sgemm_kernel_ok(SgKernel k) {
+#ifdef SG_X86
+    if (k == SG_AVX512) return __builtin_cpu_supports("avx512f") != 0;
+#endif
+    return k == SG_PORTABLE;
+}
+int sgemm_set_kernel(SgKernel k) {
+    if (!sgemm_kernel_ok(k)) return 0;
+    kernel = k, kernel_chosen = 1;
+#ifdef SG_X86
+    if (k == SG_AVX512) {
+        pack_a = pack_a_512, pack_b = pack_b_512, ukr = ukr_512;
+        return 1;
+    }
+#endif
+    pack_a = pack_a_c, pack_b = pack_b_c, ukr = ukr_c;
+    return 1;
+}
+static void choose(void) {
+    if (!kernel_chosen) sgemm_set_kernel(sgemm_kernel_ok(SG_AVX512) ? SG_AVX512 : SG_PORTABLE);
+}
+SgKernel sgemm_get_kernel(void) {
+    choose();
+    return kernel;
+}
+const char *sgemm_kernel_name(void) {
+    choose();
+    return kernel == SG_AVX512 ? "AVX-512 12x32" : "portable 12x32";
+}
+
+// ---------------------------------------------------------------------------------------
+// The cut into units: blocks of mp panels of rows (MR each) times nj ranges of column panels.
+// One thread: blocks of MC_PANELS panels, all columns (op(A) packed once). More threads: the
+// blocks are halved down to 2 panels, then the columns split, then single panels, until there
+// are 4 units per thread or no smaller cut. Only the speed depends on it, never the floats.
+typedef struct { int mp, nj, nbi, units; } Cut;
+static Cut cut(int M, int N, int threads) {
+    int npm = (M + MR - 1) / MR, npn = (N + NR - 1) / NR, want = threads > 1 ? 4 * threads : 1;
+    Cut c = {MC_PANELS, 1, 0, 0};
+    for (;;) {
+        c.nbi = (npm + c.mp - 1) / c.mp;
+        if (c.nbi * c.nj >= want) break;
+        if (c.mp > 2) c.mp /= 2;
+        else if (c.nj < npn) c.nj = 2 * c.nj < npn ? 2 * c.nj : npn;
+        else if (c.mp > 1) c.mp = 1;
+        else break;
+    }
+    c.nbi = (npm + c.mp - 1) / c.mp;
+    c.units = c.nbi * c.nj;
+    return c;
+}
+int sgemm_units(int M, int N, int threads) { return M > 0 && N > 0 ? cut(M, N, threads).units : 0; }
+
+// unit u of cut c for the K block [k0, k0+kc): pack its rows of op(A) into abuf, then every
+// (column panel, row panel) tile of it from the packed B block bp
+static void run_unit(const Cut *c, int u, int ta, int M, int N, int k0, int kc, float alpha, const float *A, int lda,
+                     const float *bp, float beta, float *C, int ldc, float *abuf) {
+    int npn = (N + NR - 1) / NR, bi = u / c->nj, bj = u % c->nj;
+    int i0 = bi * c->mp * MR, mc = M - i0 < c->mp * MR ? M - i0 : c->mp * MR;
+    int p0 = (int)((long)npn * bj / c->nj), p1 = (int)((long)npn * (bj + 1) / c->nj);
+    if (mc <= 0 || p1 <= p0) return;
+    pack_a(ta, i0, mc, k0, kc, A, lda, abuf);
+    for (int jp = p0; jp < p1; jp++) {
+        int j = jp * NR, nr = N - j < NR ? N - j : NR;
+        for (int p = 0; p < mc; p += MR)
+            ukr(kc, abuf + (size_t)(p / MR) * kc * MR, bp + (size_t)jp * kc * NR, C + (size_t)(i0 + p) * ldc + j, ldc,
+                mc - p < MR ? mc - p : MR, nr, alpha, beta, k0 == 0);
+    }
+}
+
+// Buffers: the shared packed B block of a product run by a team (started only outside parallel
+// regions, by one thread), and each thread's A block (and B block, for a product it runs alone
+// inside a region), kept under a pthread key whose destructor frees them when the thread ends
+static float *team_b;
+static size_t team_b_n;
+typedef struct {
+    float *a, *b;
+    size_t na, nb;
+} Bufs;
+static pthread_key_t key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static void bufs_free(void *v) {
+    Bufs *b = v;
+    free(b->a), free(b->b), free(b);
+}
+static void make_key(void) {
+    if (pthread_key_create(&key, bufs_free)) {
+        fprintf(stderr, "posgpt: error: cannot create a thread key for the sgemm buffers\n");
+        exit(1);
+    }
+}
+static Bufs *bufs(void) {
+    pthread_once(&key_once, make_key);
+    Bufs *b = pthread_getspecific(key);
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b || pthread_setspecific(key, b)) oom(sizeof *b);
+    }
+    return b;
+}
+
+void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
+           float beta, float *C, int ldc) {
+    if (M <= 0 || N <= 0) return;
+    choose();
+    if (K <= 0) { // C = beta C (not read when beta is 0)
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0 ? 0.0f : beta * C[(size_t)i * ldc + j];
+        return;
+    }
+    int npn = (N + NR - 1) / NR, nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    size_t bsize = (size_t)(K < KC ? K : KC) * npn * NR;
+    Cut c = cut(M, N, nt);
+    if (nt == 1 || c.units == 1) {
+        Bufs *b = bufs();
+        float *bp = grow(&b->b, &b->nb, bsize), *ap = grow(&b->a, &b->na, (size_t)c.mp * MR * KC);
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            pack_b(tb, k0, kc, 0, N, B, ldb, bp);
+            for (int u = 0; u < c.units; u++) run_unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
+        }
+        return;
+    }
+    float *bp = grow(&team_b, &team_b_n, bsize);
+    int team = nt < c.units ? nt : c.units;
+#pragma omp parallel num_threads(team)
+    {
+        Bufs *b = bufs();
+        float *ap = grow(&b->a, &b->na, (size_t)c.mp * MR * KC);
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+#pragma omp for schedule(static)
+            for (int p = 0; p < npn; p++) {
+                int j = p * NR;
+                pack_b(tb, k0, kc, j, N - j < NR ? N - j : NR, B, ldb, bp + (size_t)p * kc * NR);
+            }
+#pragma omp for schedule(static)
+            for (int u = 0; u < c.units; u++) run_unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+// sgemm.h - posgpt's own float matrix product (POSGPT_BLAS=posgpt; docs/performance.md,
+// "The packed product"): row-major C (M,N) = alpha op(A) (M,K) op(B) (K,N) + beta C.
+// BLIS-style: K in blocks of SG_KC; per block, op(B) is packed once into panels of SG_NR
+// columns that every thread shares, and each work unit (a block of rows of C times a range of
+// column panels) packs its rows of op(A) into panels of SG_MR rows and runs the micro-kernel,
+// an SG_MR x SG_NR tile of C held in registers.
+// The floats: each element of C is, per K block, one chain of fused multiply-adds in k order
+// (acc = fma(a_ik, b_kj, acc), from 0), then c = alpha acc + (beta c for the first block, else
+// c); so they depend on SG_KC alone, never on the cut into units, the thread count or whether
+// the caller is inside a parallel region. The AVX-512 kernel and the portable one (fmaf) do the
+// same operations in the same order: the same bits (tests/test_core.c checks both).
+#ifndef POSGPT_SGEMM_H
+#define POSGPT_SGEMM_H
+
+#define SG_MR 12
+#define SG_NR 32
+#define SG_KC 256
+
+// the kernels: SG_AVX512 (x86-64 with AVX-512F), SG_PORTABLE (C with fmaf, any CPU)
+typedef enum { SG_PORTABLE, SG_AVX512 } SgKernel;
+// 1 if this CPU runs the kernel
+int sgemm_kernel_ok(SgKernel k);
+// the kernel sgemm runs from now on (set outside parallel regions; the default: AVX-512 where
+// the CPU has it, else the portable one); returns 0 (and changes nothing) if the CPU lacks it
+int sgemm_set_kernel(SgKernel k);
+SgKernel sgemm_get_kernel(void);
+const char *sgemm_kernel_name(void); // "AVX-512 12x32" or "portable 12x32"
+
+// the product; called outside a parallel region it runs on omp_get_max_threads() threads,
+// inside one on the calling thread alone
+void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
+           float beta, float *C, int ldc);
+// the work units a product of this shape is cut into on `threads` threads (the scaling model:
+// docs/performance.md)
+int sgemm_units(int M, int N, int threads);
+
+#endif
