@@ -2,6 +2,8 @@
 # test_kernels.sh - `make test-kernels`: the test suite under each of several OpenBLAS kernels,
 # forced with OPENBLAS_CORETYPE (and POSGPT_NO_REEXEC=1, so posgpt keeps the one asked for).
 # No test may depend on which kernel runs (docs/architecture.md, "Determinism").
+# Under an AVX-512 kernel name (SkylakeX, Cooperlake, SapphireRapids) the large products run
+# posgpt's own sgemm (AVX-512; docs/performance.md), under an older one OpenBLAS's.
 #   KERNELS="Haswell SkylakeX" (default): an AVX2 kernel and an AVX-512 one. Others OpenBLAS
 #   has: Cooperlake (AVX-512 + BF16), Zen (AVX2), Prescott (SSE3, the generic fallback).
 # A kernel this CPU cannot run (it would die of an illegal instruction) is skipped, and the
