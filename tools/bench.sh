@@ -232,6 +232,19 @@ if want bind; then
     "$(med "${u[@]}")" "$(med "${b[@]}")" "$ratio" "$(awk -v r="$ratio" 'BEGIN { print r <= 1.10 ? "within the 1.10 target" : "ABOVE the 1.10 target" }')"
 fi
 
+# lib_ab BENCH CFG LIB_A LIB_B: training tokens/s at config CFG (rope) with POSGPT_BLAS=LIB_A and
+# =LIB_B in ROUNDS alternating rounds (a slow spell of a shared machine hits both); prints the
+# median of each and the median of the rounds' ratios B / A
+lib_ab() {
+  local x=() y=() q=() ta tb
+  for _ in $(seq "${ROUNDS:-3}"); do
+    ta=$(POSGPT_BLAS=$3 $1 train "$2" rope 3 "$steps" | get tokens_per_s)
+    tb=$(POSGPT_BLAS=$4 $1 train "$2" rope 3 "$steps" | get tokens_per_s)
+    x+=("$ta") y+=("$tb") q+=("$(awk -v a="$tb" -v b="$ta" 'BEGIN { print a / b }')")
+  done
+  echo "$(med "${x[@]}") $(med "${y[@]}") $(med "${q[@]}")"
+}
+
 # posgpt's own sgemm against OpenBLAS, per product shape and per training step
 if want sgemm; then
   echo
@@ -249,14 +262,9 @@ if want sgemm; then
           "$(echo "$line" | get calls)" "$(echo "$line" | get units)" "$(echo "$line" | get posgpt_units)" "$ob" \
           "$(echo "$line" | get openblas_whole)" "$pg" "$(awk -v a="$pg" -v b="$ob" 'BEGIN { printf "%.2f", a / b }')"
       done
-      o=() p=() q=()
-      for round in $(seq "${ROUNDS:-3}"); do # alternating, so a slow spell of a shared machine hits both
-        to=$(POSGPT_BLAS=openblas $B train $cfg rope 3 "$steps" | get tokens_per_s)
-        tp=$(POSGPT_BLAS=posgpt $B train $cfg rope 3 "$steps" | get tokens_per_s)
-        o+=("$to") p+=("$tp") q+=("$(awk -v a="$tp" -v b="$to" 'BEGIN { print a / b }')")
-      done
+      read -r mo mp mq <<< "$(lib_ab $B $cfg openblas posgpt)"
       printf "training, config %s, rope: %.0f tokens/s with OpenBLAS, %.0f with posgpt's sgemm; posgpt / OpenBLAS %.3f (median of %s rounds of %s steps)\n\n" \
-        $cfg "$(med "${o[@]}")" "$(med "${p[@]}")" "$(med "${q[@]}")" "${ROUNDS:-3}" "$steps"
+        $cfg "$mo" "$mp" "$mq" "${ROUNDS:-3}" "$steps"
     done
   fi
 fi
@@ -278,14 +286,9 @@ if want onednn; then
         "$(echo "$line" | get calls)" "$(echo "$line" | get units)" "$ob" "$dn" "$(echo "$line" | get openblas_whole)" \
         "$(echo "$line" | get onednn_whole)" "$(awk -v a="$ob" -v b="$dn" 'BEGIN { printf "%s %.2fx", (b > a) ? "oneDNN" : "OpenBLAS", (b > a) ? b / a : a / b }')"
     done
-    o=() d=() q=()
-    for round in $(seq "${ROUNDS:-3}"); do # alternating, so a slow spell of a shared machine hits both
-      to=$(POSGPT_BLAS=openblas $OB train $cfg rope 3 "$steps" | get tokens_per_s)
-      td=$(POSGPT_BLAS=onednn $OB train $cfg rope 3 "$steps" | get tokens_per_s)
-      o+=("$to") d+=("$td") q+=("$(awk -v a="$td" -v b="$to" 'BEGIN { print a / b }')")
-    done
+    read -r mo md mq <<< "$(lib_ab $OB $cfg openblas onednn)"
     printf "training, config %s, rope: %.0f tokens/s with OpenBLAS, %.0f with oneDNN; oneDNN / OpenBLAS %.3f (median of %s rounds of %s steps)\n\n" \
-      $cfg "$(med "${o[@]}")" "$(med "${d[@]}")" "$(med "${q[@]}")" "${ROUNDS:-3}" "$steps"
+      $cfg "$mo" "$md" "$mq" "${ROUNDS:-3}" "$steps"
   done
 fi
 

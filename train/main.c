@@ -24,7 +24,10 @@ static void usage(FILE *f) {
             "  export   write a checkpoint's tensors as a safetensors file (named tensors, config in the metadata)\n"
             "  task     algorithmic tasks: gen writes a task's examples, eval scores a checkpoint on them\n\n"
             "position schemes (--pos): %s\n"
-            "randomized positions (Ruoss et al. 2023) with any of them: train --positions random\n",
+            "randomized positions (Ruoss et al. 2023) with any of them: train --positions random\n\n"
+            "environment: POSGPT_BLAS=posgpt|posgpt-portable|openblas|onednn picks what runs the matrix products\n"
+            "  (default: posgpt's own sgemm on a CPU with AVX-512F, else OpenBLAS; posgpt --version names it);\n"
+            "  OPENBLAS_CORETYPE picks OpenBLAS's kernel, and one older than AVX-512 keeps the products on OpenBLAS\n",
             POSGPT_VERSION, pos_names());
 }
 
