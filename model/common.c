@@ -2,6 +2,7 @@
 #include "common.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,36 @@ void *realloc_check(void *p, size_t n, const char *file, int line) {
     void *q = realloc(p, n ? n : 1);
     if (!q) die_at(file, line, "out of memory allocating %zu bytes; try a smaller batch or length", n);
     return q;
+}
+
+void *buf_grow(ScratchBuf *b, size_t bytes) {
+    if (bytes > b->cap) {
+        size_t n = (bytes + 63) / 64 * 64;
+        free(b->p);
+        b->p = aligned_alloc(64, n);
+        if (!b->p) die("out of memory allocating %zu bytes; try a smaller batch or length", n);
+        b->cap = n;
+    }
+    return b->p;
+}
+static pthread_key_t tbuf_key;
+static pthread_once_t tbuf_once = PTHREAD_ONCE_INIT;
+static void tbuf_free(void *v) {
+    ScratchBuf *b = v;
+    for (int i = 0; i < THREAD_BUFS; i++) free(b[i].p);
+    free(b);
+}
+static void tbuf_make_key(void) {
+    if (pthread_key_create(&tbuf_key, tbuf_free)) die("internal: cannot create a thread key for the scratch buffers");
+}
+ScratchBuf *thread_buf(int slot) {
+    pthread_once(&tbuf_once, tbuf_make_key);
+    ScratchBuf *b = pthread_getspecific(tbuf_key);
+    if (!b) {
+        b = xcalloc(THREAD_BUFS, sizeof *b);
+        if (pthread_setspecific(tbuf_key, b)) die("internal: cannot keep the scratch buffers of a thread");
+    }
+    return &b[slot];
 }
 
 FILE *fopen_check(const char *path, const char *mode, const char *file, int line) {

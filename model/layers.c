@@ -15,7 +15,6 @@
 #endif
 #include <stdio.h>
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -55,7 +54,7 @@ void gemm_select_lib(const char *name) {
     if (!strcmp(name, "openblas")) gemm_set_lib(GEMM_OPENBLAS);
     else if (!strcmp(name, "posgpt")) {
         gemm_set_lib(GEMM_POSGPT);
-        sgemm_set_kernel(sgemm_kernel_ok(SG_AVX512) ? SG_AVX512 : SG_PORTABLE);
+        sgemm_set_kernel(sgemm_best_kernel());
     } else if (!strcmp(name, "posgpt-portable")) {
         gemm_set_lib(GEMM_POSGPT);
         sgemm_set_kernel(SG_PORTABLE);
@@ -184,10 +183,19 @@ static GemmPlan gemm_plan(int M, int N, int K) {
     while (p.bands * p.kchunks * 2 <= GEMM_UNITS && K / (p.kchunks * 2) >= GEMM_MIN_KCHUNK) p.kchunks *= 2;
     return p;
 }
-int gemm_units(int M, int N, int K) {
-#ifndef POSGPT_DOUBLE
-    if (gemm_get_lib() == GEMM_POSGPT && 2.0 * M * N * K >= GEMM_SPLIT_FLOPS) return sgemm_units(M, N, 64);
+// does posgpt's sgemm run this product? The ones the OpenBLAS path cuts into units (smaller
+// ones, e.g. the attention's per-head products, stay one library call); bf16 products stay
+// with OpenBLAS; never in the double build
+static int use_sgemm(int M, int N, int K) {
+#ifdef POSGPT_DOUBLE
+    (void)M, (void)N, (void)K;
+    return 0;
+#else
+    return gemm_get_lib() == GEMM_POSGPT && !gemm_bf16 && 2.0 * M * N * K >= GEMM_SPLIT_FLOPS;
 #endif
+}
+int gemm_units(int M, int N, int K) {
+    if (use_sgemm(M, N, K)) return sgemm_units(M, N, 64);
     GemmPlan p = gemm_plan(M, N, K);
     return p.bands * p.kchunks;
 }
@@ -252,37 +260,8 @@ static void gemm_serial(const GemmPlan *p, int ta, int tb, int M, int N, int K, 
 
 #ifndef POSGPT_DOUBLE
 // the packed bfloat16 copies of a product's factors: for a product run by a team (started
-// only outside parallel regions), and per thread for one run in order inside a region
-typedef struct {
-    void *p;
-    size_t cap;
-} PackBuf;
-static PackBuf gemm_pack[2];
-static void *pack_grow(PackBuf *b, size_t bytes) {
-    if (bytes > b->cap) b->p = xrealloc(b->p, bytes), b->cap = bytes;
-    return b->p;
-}
-// the calling thread's pair, kept under a pthread key whose destructor frees it when the thread
-// ends (the OpenMP runtime ends and starts worker threads; buffers in thread-local variables were
-// lost with them: LeakSanitizer counted 200 in a bf16 run on 3 threads)
-static pthread_key_t gemm_tkey;
-static pthread_once_t gemm_tonce = PTHREAD_ONCE_INIT;
-static void tpack_free(void *v) {
-    PackBuf *b = v;
-    free(b[0].p), free(b[1].p), free(b);
-}
-static void tpack_key(void) {
-    if (pthread_key_create(&gemm_tkey, tpack_free)) die("internal: cannot create a thread key for the bf16 buffers");
-}
-static PackBuf *tpack(void) {
-    pthread_once(&gemm_tonce, tpack_key);
-    PackBuf *b = pthread_getspecific(gemm_tkey);
-    if (!b) {
-        b = xcalloc(2, sizeof *b);
-        if (pthread_setspecific(gemm_tkey, b)) die("internal: cannot keep the bf16 buffers of a thread");
-    }
-    return b;
-}
+// only outside parallel regions), and per thread (thread_buf) for one run in order inside a region
+static ScratchBuf gemm_pack[2];
 #endif
 
 // a product's inputs: A and B as given, or (bf16 products) op(A) and op(B) packed into
@@ -291,10 +270,11 @@ static GemmIn gemm_inputs(int ta, int tb, int M, int N, int K, const real *A, in
     GemmIn in = {A, B, NULL, NULL, lda, ldb};
 #ifndef POSGPT_DOUBLE
     if (!gemm_bf16) return in;
-    PackBuf *bufs = omp_in_parallel() ? tpack() : gemm_pack;
+    int inner = omp_in_parallel();
+    ScratchBuf *ba = inner ? thread_buf(TBUF_BF16_A) : &gemm_pack[0], *bb = inner ? thread_buf(TBUF_BF16_B) : &gemm_pack[1];
     int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
     size_t es = gemm_sbgemm ? sizeof(uint16_t) : sizeof(float);
-    void *pa = pack_grow(&bufs[0], (size_t)ar * ac * es), *pb = pack_grow(&bufs[1], (size_t)br * bc * es);
+    void *pa = buf_grow(ba, (size_t)ar * ac * es), *pb = buf_grow(bb, (size_t)br * bc * es);
     bf16_pack(gemm_sbgemm ? pa : NULL, gemm_sbgemm ? NULL : pa, A, ar, ac, lda);
     bf16_pack(gemm_sbgemm ? pb : NULL, gemm_sbgemm ? NULL : pb, B, br, bc, ldb);
     if (gemm_sbgemm) in.A16 = pa, in.B16 = pb;
@@ -308,9 +288,7 @@ void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int ld
           const real *B, int ldb, real beta, real *C, int ldc) {
     PROF_BEGIN();
 #ifndef POSGPT_DOUBLE
-    // posgpt's sgemm: the products the OpenBLAS path cuts into units (smaller ones, e.g. the
-    // attention's per-head products, stay one library call); bf16 products stay with OpenBLAS
-    if (gemm_get_lib() == GEMM_POSGPT && !gemm_bf16 && 2.0 * M * N * K >= GEMM_SPLIT_FLOPS) {
+    if (use_sgemm(M, N, K)) {
         sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         PROF_END("gemm", M, N, K, sgemm_units(M, N, 64));
         return;

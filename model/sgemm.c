@@ -1,12 +1,10 @@
 // sgemm.c - posgpt's own packed float matrix product. See sgemm.h.
 #include "sgemm.h"
 
+#include "common.h"
+
 #include <math.h>
 #include <omp.h>
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -18,20 +16,6 @@
 #define NR SG_NR
 #define KC SG_KC
 #define MC_PANELS 8 // panels of A per unit at most (96 rows x KC: 96 KiB, kept in L2 across the column panels)
-
-static void oom(size_t bytes) {
-    fprintf(stderr, "posgpt: error: out of memory (sgemm wanted %zu bytes)\n", bytes);
-    exit(1);
-}
-static float *grow(float **p, size_t *cap, size_t n) {
-    if (n > *cap) {
-        free(*p);
-        *p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
-        if (!*p) oom(n * sizeof(float));
-        *cap = n;
-    }
-    return *p;
-}
 
 // ---------------------------------------------------------------------------------------
 // Packing. op(A) rows [i0, i0+mc) x k [k0, k0+kc) into panels of MR rows: panel p holds, for
@@ -233,8 +217,9 @@ int sgemm_set_kernel(SgKernel k) {
     pack_a = pack_a_c, pack_b = pack_b_c, ukr = ukr_c;
     return 1;
 }
+SgKernel sgemm_best_kernel(void) { return sgemm_kernel_ok(SG_AVX512) ? SG_AVX512 : SG_PORTABLE; }
 static void choose(void) {
-    if (!kernel_chosen) sgemm_set_kernel(sgemm_kernel_ok(SG_AVX512) ? SG_AVX512 : SG_PORTABLE);
+    if (!kernel_chosen) sgemm_set_kernel(sgemm_best_kernel());
 }
 SgKernel sgemm_get_kernel(void) {
     choose();
@@ -285,36 +270,10 @@ static void run_unit(const Cut *c, int u, int ta, int M, int N, int k0, int kc, 
     }
 }
 
-// Buffers: the shared packed B block of a product run by a team (started only outside parallel
-// regions, by one thread), and each thread's A block (and B block, for a product it runs alone
-// inside a region), kept under a pthread key whose destructor frees them when the thread ends
-static float *team_b;
-static size_t team_b_n;
-typedef struct {
-    float *a, *b;
-    size_t na, nb;
-} Bufs;
-static pthread_key_t key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static void bufs_free(void *v) {
-    Bufs *b = v;
-    free(b->a), free(b->b), free(b);
-}
-static void make_key(void) {
-    if (pthread_key_create(&key, bufs_free)) {
-        fprintf(stderr, "posgpt: error: cannot create a thread key for the sgemm buffers\n");
-        exit(1);
-    }
-}
-static Bufs *bufs(void) {
-    pthread_once(&key_once, make_key);
-    Bufs *b = pthread_getspecific(key);
-    if (!b) {
-        b = calloc(1, sizeof *b);
-        if (!b || pthread_setspecific(key, b)) oom(sizeof *b);
-    }
-    return b;
-}
+// the shared packed B block of a product run by a team (started only outside parallel regions,
+// by one thread); each thread's A block (and B block, for a product it runs alone) is its
+// thread_buf
+static ScratchBuf team_b;
 
 void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
            float beta, float *C, int ldc) {
@@ -329,8 +288,8 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int
     size_t bsize = (size_t)(K < KC ? K : KC) * npn * NR;
     Cut c = cut(M, N, nt);
     if (nt == 1 || c.units == 1) {
-        Bufs *b = bufs();
-        float *bp = grow(&b->b, &b->nb, bsize), *ap = grow(&b->a, &b->na, (size_t)c.mp * MR * KC);
+        float *bp = buf_grow(thread_buf(TBUF_SGEMM_B), bsize * sizeof(float));
+        float *ap = buf_grow(thread_buf(TBUF_SGEMM_A), (size_t)c.mp * MR * KC * sizeof(float));
         for (int k0 = 0; k0 < K; k0 += KC) {
             int kc = K - k0 < KC ? K - k0 : KC;
             pack_b(tb, k0, kc, 0, N, B, ldb, bp);
@@ -338,12 +297,11 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int
         }
         return;
     }
-    float *bp = grow(&team_b, &team_b_n, bsize);
+    float *bp = buf_grow(&team_b, bsize * sizeof(float));
     int team = nt < c.units ? nt : c.units;
 #pragma omp parallel num_threads(team)
     {
-        Bufs *b = bufs();
-        float *ap = grow(&b->a, &b->na, (size_t)c.mp * MR * KC);
+        float *ap = buf_grow(thread_buf(TBUF_SGEMM_A), (size_t)c.mp * MR * KC * sizeof(float));
         for (int k0 = 0; k0 < K; k0 += KC) {
             int kc = K - k0 < KC ? K - k0 : KC;
 #pragma omp for schedule(static)

@@ -20,6 +20,8 @@
 typedef enum { SG_PORTABLE, SG_AVX512 } SgKernel;
 // 1 if this CPU runs the kernel
 int sgemm_kernel_ok(SgKernel k);
+// the fastest kernel this CPU runs (AVX-512 where it can, else the portable one)
+SgKernel sgemm_best_kernel(void);
 // the kernel sgemm runs from now on (set outside parallel regions; the default: AVX-512 where
 // the CPU has it, else the portable one); returns 0 (and changes nothing) if the CPU lacks it
 int sgemm_set_kernel(SgKernel k);
