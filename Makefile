@@ -3,7 +3,8 @@
 #   make demo         the short demo               make data           data/kjv.txt, data/fortunes.txt (corpora)
 #   make data CORPUS=file  any text as the corpus instead of the King James Bible (copied to data/kjv.txt)
 #   make test-sanitize  the suite built with AddressSanitizer + UndefinedBehaviorSanitizer
-#   make test-kernels   the suite under several OpenBLAS kernels (KERNELS="Haswell SkylakeX")
+#   make test-kernels   the numeric tests under several OpenBLAS kernels (KERNELS="Haswell SkylakeX";
+#                       KERNEL_TESTS=all: the whole suite)
 #   make test-clang     the test binaries and fast shell tests built with clang (build/clang/)
 #   make test-onednn  with BLAS=onednn (build/onednn/): test_core, test_grad_d and test_onednn.sh
 #   make test-arm64     cross-built for arm64 (build/aarch64-linux-gnu/), under qemu: test_core, the gradient
@@ -49,7 +50,9 @@ BIN     := posgpt-mpi
 MPILIBS := $(shell mpicc --showme:link 2>/dev/null)
 else ifdef SAN
 B       := build/san$(TOOL:%=-%)
-OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# -O2 (the sanitizers want -O1 or more): a sanitized training run (rope, 2 layers, d 64, 20 steps,
+# posgpt's sgemm) took 23 s of CPU at -O1 and 13 s at -O2, and the suite trains hundreds of runs
+OPT     := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 BIN     := $(B)/posgpt
 else ifdef TOOL
 B       := build/$(TOOL)
@@ -165,13 +168,24 @@ test: deps
 	@$(MAKE) --no-print-directory test-build
 	@tools/run_tests.sh
 
+# test-kernels: under each kernel, the tests whose results pass through the products (the core and
+# gradient checks, decoding, the shift test, bf16, the thread-count, resume and sgemm byte-identity
+# tests, the bias tables, the context extensions); the tests of the command line, the files, the
+# plots and the pipelines run once, in `make test` (CI's time). KERNEL_TESTS=all: the whole suite
+KERNEL_C_TESTS     ?= test_core test_grad_d test_model_d test_decode test_shift test_bf16 test_pos_lr
+KERNEL_SHELL_TESTS ?= test_threads.sh test_sgemm.sh test_resume.sh test_bf16.sh test_bias.sh test_extension.sh
 test-kernels: deps
 	@$(MAKE) --no-print-directory test-build
-	@tools/test_kernels.sh
+	@$(if $(filter all,$(KERNEL_TESTS)),,C_TESTS="$(KERNEL_C_TESTS)" SHELL_TESTS="$(KERNEL_SHELL_TESTS)") tools/test_kernels.sh
 
+# test-sanitize leaves out (SAN_SKIP_TESTS) two tests that add little sanitized code: test_mpi.sh
+# trains with ./posgpt-mpi, which is not built sanitized (its calls of posgpt are a task gen, an
+# info and three refusals), and test_study.sh is study2.sh's shell logic over the train and eval
+# calls the other tests make (with test_mpi.sh, 482 s of the suite's 1836 under the sanitizers)
+SAN_SKIP_TESTS ?= test_mpi.sh test_study.sh
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SAN=1 test-build
-	@POSGPT=build/san/posgpt TESTDIR=build/san/tests ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh
+	@POSGPT=build/san/posgpt TESTDIR=build/san/tests ASAN_OPTIONS=detect_leaks=1 SKIP_TESTS="$(SAN_SKIP_TESTS)" tools/run_tests.sh
 
 # clang (Debian: clang, libomp-dev): the core tests, the gradient checks and the shell tests that
 # take seconds (CI's time: the whole suite runs three times with gcc already)

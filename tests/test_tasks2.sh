@@ -159,11 +159,26 @@ if tools/tasks2_claims.sh "$c" 2> "$tmp/cl.err"; then
 else bad "tasks2_claims" "$(cat "$tmp/cl.err")"; fi
 # the other verdicts: copy with nope above t5 in every seed (differs), then overlapping (inconclusive)
 sed -i 's/^copy,nope,\([123]\),2,\([3-6]\),0,10,[0-9]*,/copy,nope,\1,2,\2,0,10,9,/' "$c/acc.csv"
-tools/tasks2_claims.sh "$c" 2> /dev/null; d1=$(grep -c "| copy | t5 > nope | .* | differs |" "$c/claims.md")
+tools/tasks2_claims.sh "$c" 2> /dev/null; d1=$(grep -c "| copy | t5 > nope | .* | differs (nope above t5) |" "$c/claims.md")
 sed -i 's/^copy,nope,1,2,\([3-6]\),0,10,9,/copy,nope,1,2,\1,0,10,5,/' "$c/acc.csv"
 tools/tasks2_claims.sh "$c" 2> /dev/null; d2=$(grep -c "| copy | t5 > nope | .* | inconclusive |" "$c/claims.md")
-[ "$d1" = 1 ] && [ "$d2" = 1 ] && ok "tasks2_claims: differs when every seed of B is above A, inconclusive when the ranges overlap" \
-  || bad "tasks2_claims differs/inconclusive" "$d1 $d2: $(grep 'copy | t5' "$c/claims.md")"
+# set_beyond SCHEME "x3 x4 x5 x6" (seed 1) "..." (seed 2) "..." (seed 3): copy's correct answers
+# of 10 at lengths 3..6 (beyond L = 2; a seed's score: the mean of the buckets 3-4 and 5-6)
+set_beyond() {
+  awk -F, -v OFS=, -v s="$1" -v a="$2" -v b="$3" -v c="$4" 'BEGIN { split(a, X1, " "); split(b, X2, " "); split(c, X3, " ") }
+    $1 == "copy" && $2 == s && $5 >= 3 { $8 = $3 == 1 ? X1[$5 - 2] : $3 == 2 ? X2[$5 - 2] : X3[$5 - 2] } { print }' "$c/acc.csv" > "$c/acc.tmp" &&
+    mv "$c/acc.tmp" "$c/acc.csv"
+}
+# no gap: nope at 0.55 in every seed beside t5's 0.50-0.60 (no seed of t5 more than 0.05 above
+# one of nope's: below the 0.06 a claim needs); then t5 at 0.600, 0.600, 0.650 above nope's
+# 0.575 in every seed, but 0.042 apart on the means: inconclusive, not holds
+set_beyond nope "5 5 6 6" "5 5 6 6" "5 5 6 6"
+tools/tasks2_claims.sh "$c" 2> /dev/null; d3=$(grep -c "| copy | t5 > nope | .* | differs (no gap: t5 at most 0.05 above nope) |" "$c/claims.md")
+set_beyond t5 "6 6 6 6" "6 6 6 6" "6 6 7 7"; set_beyond nope "5 6 6 6" "5 6 6 6" "5 6 6 6"
+tools/tasks2_claims.sh "$c" 2> /dev/null; d4=$(grep -c "| copy | t5 > nope | 0.57 > 0.37 .* | t5: 0.62 (0.60-0.65); nope: 0.57 (0.57-0.57) | inconclusive |" "$c/claims.md")
+[ "$d1" = 1 ] && [ "$d2" = 1 ] && [ "$d3" = 1 ] && [ "$d4" = 1 ] &&
+  ok "tasks2_claims: differs when every seed of B is above A or no seed of A is 0.06 above B, inconclusive when the ranges overlap or the means are < 0.06 apart" \
+  || bad "tasks2_claims differs/inconclusive" "$d1 $d2 $d3 $d4: $(grep 'copy | t5' "$c/claims.md")"
 
 # the grid is checked before anything runs (--plan too): malformed variants, unknown tasks and
 # schemes, seeds and caps that are not whole numbers, repeats; nothing written into OUT

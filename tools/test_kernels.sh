@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test_kernels.sh - `make test-kernels`: the test suite under each of several OpenBLAS kernels,
 # forced with OPENBLAS_CORETYPE (and POSGPT_NO_REEXEC=1, so posgpt keeps the one asked for).
+# C_TESTS and SHELL_TESTS (tools/run_tests.sh) pick the tests: the Makefile passes the numeric
+# ones (KERNEL_C_TESTS, KERNEL_SHELL_TESTS; KERNEL_TESTS=all passes none: the whole suite).
 # No test may depend on which kernel runs (docs/architecture.md, "Determinism").
 # Under an AVX-512 kernel name (SkylakeX, Cooperlake, SapphireRapids) the large products run
 # posgpt's own sgemm (AVX-512; docs/performance.md), under an older one OpenBLAS's.
