@@ -172,10 +172,10 @@ static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
 // path: it leaves out unequal units, memory bandwidth shared by the cores, and the fork/join of
 // each op's team. With `profile` (bench profile), the same per-op times at the current thread
 // count, no prediction: set beside the one-thread times, each op's own speedup.
-static void bench_scaling(Cfg c, int steps, int profile) {
+static void bench_scaling(Cfg c, int steps, int profile, const char *scheme) {
     if (!profile) omp_set_num_threads(1);
     Trainer tr;
-    trainer_init(&tr, c, "sinusoidal");
+    trainer_init(&tr, c, scheme);
     train_step(&tr, c, 0); // warm-up
     prof_on = 1;
     double step = 0;
@@ -190,14 +190,14 @@ static void bench_scaling(Cfg c, int steps, int profile) {
                omp_get_max_threads(), r->op, r->M, r->N, r->K, r->calls / steps, r->units, 1e3 * r->s / steps);
     }
     if (profile) {
-        printf("RESULT kind=profile L=%d d=%d H=%d T=%d B=%d threads=%d step_ms=%.2f untimed_ms=%.2f\n", c.L, c.C, c.NH, c.T,
-               c.B, omp_get_max_threads(), 1e3 * step, 1e3 * (step - ops));
+        printf("RESULT kind=profile scheme=%s L=%d d=%d H=%d T=%d B=%d threads=%d step_ms=%.2f untimed_ms=%.2f\n", scheme, c.L, c.C,
+               c.NH, c.T, c.B, omp_get_max_threads(), 1e3 * step, 1e3 * (step - ops));
         trainer_free(&tr);
         return;
     }
-    printf("RESULT kind=scaling L=%d d=%d H=%d T=%d B=%d step_ms=%.2f untimed_ms=%.2f", c.L, c.C, c.NH, c.T, c.B, 1e3 * step,
+    printf("RESULT kind=scaling scheme=%s L=%d d=%d H=%d T=%d B=%d step_ms=%.2f untimed_ms=%.2f", scheme, c.L, c.C, c.NH, c.T, c.B, 1e3 * step,
            1e3 * (step - ops));
-    for (int p = 4; p <= 64; p *= 2) {
+    for (int p = 2; p <= 64; p *= 2) {
         double t = step - ops;
         for (int i = 0; i < prof_n; i++)
             t += (double)((prof_rec[i].units + p - 1) / p) * (prof_rec[i].s / steps / prof_rec[i].units);
@@ -412,12 +412,12 @@ int main(int argc, char **argv) {
     else if (argc >= 5 && !strcmp(argv[1], "decode")) bench_decode(config(argv[2]), argv[3], atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 64);
     else if (argc >= 2 && !strcmp(argv[1], "sgemm")) bench_sgemm();
     else if (argc >= 3 && !strcmp(argv[1], "gemm")) bench_gemm(config(argv[2]), argc > 3 ? atoi(argv[3]) : 9);
-    else if (argc >= 3 && !strcmp(argv[1], "scaling")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2, 0);
-    else if (argc >= 3 && !strcmp(argv[1], "profile")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2, 1);
+    else if (argc >= 3 && !strcmp(argv[1], "scaling")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2, 0, argc > 4 ? argv[4] : "rope");
+    else if (argc >= 3 && !strcmp(argv[1], "profile")) bench_scaling(config(argv[2]), argc > 3 ? atoi(argv[3]) : 2, 1, argc > 4 ? argv[4] : "rope");
     else {
         fprintf(stderr, "usage: bench train S|M SCHEME [warmup] [steps] | bench eval S|M SCHEME T [reps] | "
-                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm | bench gemm S|M [reps] | bench scaling S|M [steps] | "
-                        "bench profile S|M [steps]\n");
+                        "bench decode S|M SCHEME CTX [tokens] | bench sgemm | bench gemm S|M [reps] | bench scaling S|M [steps] [scheme] | "
+                        "bench profile S|M [steps] [scheme] (scheme: rope)\n");
         return 2;
     }
     return 0;

@@ -10,9 +10,11 @@
 #   training on task examples one a row and packed (train --task --pack), the algorithmic
 #     tasks study's model and batch, one thread: seconds per run of PACK_STEPS steps (100), the
 #     median of ROUNDS alternating rounds (default 3), and the ratio;
-#   scaling: per op of a training step at configs S and M, its work units and one-thread time,
-#     and the step time and speedup they predict on 4 to 64 threads (build/bench scaling; cheap:
-#     three steps on one thread; the model: docs/performance.md, "Scaling model");
+#   scaling: per op of a training step at configs S and M (rope), its work units and one-thread
+#     time, and the step time and speedup they predict on 2 to 64 threads (build/bench scaling;
+#     cheap: three steps on one thread; the model: docs/performance.md, "Scaling model"); beside
+#     them the step measured on P threads, P the largest power of two <= the cores (bench
+#     profile, the same steps), to check the model on this machine;
 #   bind: a config S training step on 2 threads unbound and bound (OMP_PROC_BIND=close
 #     OMP_PLACES=cores), and the ratio bound / unbound (the target: at most 1.10);
 #   sgemm: posgpt's own packed sgemm (POSGPT_BLAS=posgpt, the default on AVX-512 CPUs; skipped
@@ -212,9 +214,16 @@ if want scaling; then
     done
     res=$(echo "$r" | grep '^RESULT')
     printf "step on 1 thread: %.1f ms (%.1f ms outside the timed ops, counted as serial)\n" "$(echo "$res" | get step_ms)" "$(echo "$res" | get untimed_ms)"
-    for p in 4 8 16 32 64; do
+    for p in 2 4 8 16 32 64; do
       printf "  %2d threads: %8.1f ms predicted, speedup %5.1f\n" $p "$(echo "$res" | get pred_ms_$p)" "$(echo "$res" | get speedup_$p)"
     done
+    P=1; while [ $((P * 2)) -le "$(nproc)" ] && [ $((P * 2)) -le 64 ]; do P=$((P * 2)); done
+    if [ "$P" -ge 2 ]; then
+      m=$(OMP_NUM_THREADS=$P $B profile $cfg 2 | grep '^RESULT')
+      printf "  measured on %d threads: %.1f ms, speedup %.1f (predicted %.1f)\n" $P "$(echo "$m" | get step_ms)" \
+        "$(echo "$res $m" | awk '{for(i=1;i<=NF;i++){split($i,a,"=");if(a[1]=="step_ms")v[++n]=a[2]}} END{print v[1]/v[2]}')" \
+        "$(echo "$res" | get speedup_$P)"
+    fi
   done
 fi
 

@@ -91,6 +91,27 @@ int rotary_pair_freqs(const PosState *ps, int T, double base, double *orig, doub
     return K;
 }
 
+// the cos and sin (times mscale) of each angle sign * pos * pscale * freq[k], per distinct row
+// of positions (first[i] names a sequence that has it): row (i, t) holds cos[K], then sin[K]
+static real *rotary_table(const int *pos, const int *first, int ntab, int T, int K, const double *freq, double pscale,
+                          double sign, double mscale) {
+    real *cs = xmalloc((size_t)ntab * T * 2 * K * sizeof(real));
+    PROF_BEGIN();
+#pragma omp parallel for schedule(static) collapse(2)
+    for (int i = 0; i < ntab; i++)
+        for (int t = 0; t < T; t++) {
+            double p = (double)pos[(size_t)first[i] * T + t] * pscale;
+            real *row = cs + ((size_t)i * T + t) * 2 * K;
+            for (int k = 0; k < K; k++) {
+                double a = sign * p * freq[k];
+                row[k] = (real)(mscale * cos(a));
+                row[K + k] = (real)(mscale * sin(a));
+            }
+        }
+    PROF_END("rotary table", ntab * T, K, 0, (long)ntab * T);
+    return cs;
+}
+
 void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int stride, double base, int interleaved,
                   double sign) {
     int NH = ps->NH, HS = ps->HS, K = HS / 2;
@@ -103,18 +124,8 @@ void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int
         if (b && !memcmp(pos + (size_t)b * T, pos + (size_t)(b - 1) * T, (size_t)T * sizeof(int))) tab[b] = tab[b - 1];
         else first[ntab] = b, tab[b] = ntab++;
     }
-    real *cs = xmalloc((size_t)ntab * T * 2 * K * sizeof(real)); // row (i, t): cos[K], sin[K]
-#pragma omp parallel for schedule(static) collapse(2)
-    for (int i = 0; i < ntab; i++)
-        for (int t = 0; t < T; t++) {
-            double p = (double)pos[(size_t)first[i] * T + t] * pscale;
-            real *row = cs + ((size_t)i * T + t) * 2 * K;
-            for (int k = 0; k < K; k++) {
-                double a = sign * p * freq[k];
-                row[k] = (real)(mscale * cos(a));
-                row[K + k] = (real)(mscale * sin(a));
-            }
-        }
+    real *cs = rotary_table(pos, first, ntab, T, K, freq, pscale, sign, mscale);
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static) collapse(2)
     for (int b = 0; b < B; b++)
         for (int t = 0; t < T; t++) {
@@ -129,5 +140,6 @@ void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int
                 }
             }
         }
+    PROF_END("rotary apply", B * T, NH * HS, 0, (long)B * T);
     free(cs), free(tab), free(first), free(freq);
 }

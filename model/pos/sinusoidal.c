@@ -8,23 +8,30 @@
 // learned scalar to). sin-scale 1 gives the unscaled original. Defined at every position.
 #include "pos.h"
 
+#include <stdlib.h>
+
 static double sin_scale(const PosState *ps) {
     return ps->hp[0] > 0 ? (double)ps->hp[0] : 1.0 / sqrt((double)ps->C);
 }
 
 static void sinusoidal_input_forward(const PosState *ps, real *x, const int *pos, int N) {
     // x (N, C) += scale * p[pos[n]]
-    int C = ps->C;
+    int C = ps->C, half = (C + 1) / 2;
     double s = sin_scale(ps);
+    double *freq = xmalloc((size_t)half * sizeof(double)); // the same doubles as pow() per element
+    for (int i = 0; i < half; i++) freq[i] = pow(10000.0, -2.0 * i / C);
+    PROF_BEGIN();
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         real *x_n = x + (size_t)n * C;
-        for (int i = 0; 2 * i < C; i++) {
-            double ang = (double)pos[n] * pow(10000.0, -2.0 * i / C);
+        for (int i = 0; i < half; i++) {
+            double ang = (double)pos[n] * freq[i];
             x_n[2 * i] += (real)(s * sin(ang));
             if (2 * i + 1 < C) x_n[2 * i + 1] += (real)(s * cos(ang));
         }
     }
+    PROF_END("sinusoidal input_forward", N, C, 0, N);
+    free(freq);
 }
 
 static const char *sinusoidal_validate(const PosState *ps, char *err, size_t n) {
