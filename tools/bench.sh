@@ -13,8 +13,9 @@
 #   scaling: per op of a training step at configs S and M (rope), its work units and one-thread
 #     time, and the step time and speedup they predict on 2 to 64 threads (build/bench scaling;
 #     cheap: three steps on one thread; the model: docs/performance.md, "Scaling model"); beside
-#     them the step measured on P threads, P the largest power of two <= the cores (bench
-#     profile, the same steps), to check the model on this machine;
+#     them the step measured on P threads, P the largest power of two <= the cores, against 1
+#     thread (bench profile, the same steps; SCALING_ROUNDS alternating rounds, default 5, the
+#     median speedup and each round's), to check the model on this machine;
 #   bind: a config S training step on 2 threads unbound and bound (OMP_PROC_BIND=close
 #     OMP_PLACES=cores), and the ratio bound / unbound (the target: at most 1.10);
 #   sgemm: posgpt's own packed sgemm (POSGPT_BLAS=posgpt, the default on AVX-512 CPUs; skipped
@@ -218,11 +219,16 @@ if want scaling; then
       printf "  %2d threads: %8.1f ms predicted, speedup %5.1f\n" $p "$(echo "$res" | get pred_ms_$p)" "$(echo "$res" | get speedup_$p)"
     done
     P=1; while [ $((P * 2)) -le "$(nproc)" ] && [ $((P * 2)) -le 64 ]; do P=$((P * 2)); done
-    if [ "$P" -ge 2 ]; then
-      m=$(OMP_NUM_THREADS=$P $B profile $cfg 2 | grep '^RESULT')
-      printf "  measured on %d threads: %.1f ms, speedup %.1f (predicted %.1f)\n" $P "$(echo "$m" | get step_ms)" \
-        "$(echo "$res $m" | awk '{for(i=1;i<=NF;i++){split($i,a,"=");if(a[1]=="step_ms")v[++n]=a[2]}} END{print v[1]/v[2]}')" \
-        "$(echo "$res" | get speedup_$P)"
+    if [ "$P" -ge 2 ]; then # SCALING_ROUNDS alternating rounds of 1 and P threads (a shared machine's slow spells hit both)
+      one=() many=() ratio=()
+      for round in $(seq "${SCALING_ROUNDS:-5}"); do
+        a=$(OMP_NUM_THREADS=1 $B profile $cfg 2 | get step_ms)
+        b=$(OMP_NUM_THREADS=$P $B profile $cfg 2 | get step_ms)
+        one+=("$a") many+=("$b") ratio+=("$(awk -v a="$a" -v b="$b" 'BEGIN {print a / b}')")
+      done
+      printf "  measured on %d threads: %.1f ms against %.1f on 1 (medians of %d alternating rounds), speedup %.2f" $P \
+        "$(med "${many[@]}")" "$(med "${one[@]}")" ${#one[@]} "$(med "${ratio[@]}")"
+      printf " (the rounds' ratios:%s; predicted %.1f)\n" "$(list %.2f "${ratio[@]}")" "$(echo "$res" | get speedup_$P)"
     fi
   done
 fi
