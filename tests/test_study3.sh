@@ -16,9 +16,13 @@ head -1 "$tmp/o/eval.csv" | grep -q '^scheme,seed,step,train_len,eval_len,loss,p
 # every kept checkpoint (steps 8, 16) evaluated; the final one at 1x..16x; every interval holds its ppl
 n8=$(awk -F, '$3 == 8 && $14 == "kept"' "$tmp/o/eval.csv" | wc -l); nf=$(awk -F, '$14 == "final"' "$tmp/o/eval.csv" | wc -l)
 out=$(awk -F, 'NR > 1 && !($8 <= $7 && $7 <= $9)' "$tmp/o/eval.csv" | head -2)
-# 8 runs (alibi, rope, t5 x 2 seeds, xl, the rope control): 2 lengths at step 8, 5 lengths at the end
-[ "$n8" = 16 ] && [ "$nf" = 40 ] && [ -z "$out" ] && ok "kept checkpoints at 1x and 16x ($n8 rows), final ones at 5 lengths ($nf), ci_low <= ppl <= ci_high" \
+# 8 runs (alibi, rope, t5 x 2 seeds, xl, the rope control): 5 lengths at step 8 and at the end
+# (PROTOCOL.md v3), on the test bytes: the held-out split less the first VAL_TOKENS (1024) bytes
+[ "$n8" = 40 ] && [ "$nf" = 40 ] && [ -z "$out" ] && ok "kept checkpoints at 1x..16x ($n8 rows), final ones at 5 lengths ($nf), ci_low <= ppl <= ci_high" \
   || bad "eval rows" "step 8: $n8, final: $nf, outside: $out"
+n=$(wc -c < "$tmp/c.txt")
+cmp -s "$tmp/o/test.txt" <(tail -c $((n / 10 - 1024)) "$tmp/c.txt") && grep -q -- "--val $tmp/o/test.txt\|--lengths 1x,2x,4x,8x,16x" "$tmp/o/B/rope/seed1/eval-8.args" \
+  && ok "test.txt is the held-out split less the 1024 bytes the runs validated on; the evaluations score it" || bad "test bytes" "$(wc -c < "$tmp/o/test.txt")"
 cmp -s <(tools/study3.sh --choose "$tmp/o/phaseA.csv") "$tmp/o/chosen.csv" && [ "$(wc -l < "$tmp/o/chosen.csv")" = 5 ] \
   && ok "chosen.csv is the rule applied to the measured phaseA.csv (4 schemes)" || bad "chosen.csv" "$(cat "$tmp/o/chosen.csv")"
 # the rule on a constructed case: x's best is 3e-3 (0.980) but 1e-3 (0.989) is within 0.01: 1e-3;
@@ -83,9 +87,44 @@ marked=$(grep "at the grid's edge" "$tmp/o/README.md" | awk -F' [|] ' '{ print s
 [ "$edge" = "$marked" ] && ok "README.md marks the choices at their grid's edge (${edge:-none})" || bad "edge marks" "want '$edge', marked '$marked'"
 grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-d$(awk -F, '$1 == "rope" { print $2 }' "$tmp/o/match.csv")/seed1/info.csv" ] \
   && ok "the matched control's width comes from match.csv and was trained" || bad "match" "$(cat "$tmp/o/match.csv")"
-[ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A2 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] \
+[ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A5 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] \
   && grep -q '^| C8 | rotary |' "$tmp/o/claims.md" && ok "paired tests, rankings with '<'/'~', the figure and claims.md are written" \
   || bad "report" "$(ls "$tmp/o")"
+# the paired tests are across seeds (PROTOCOL.md v3): each row's seed_diffs are, per common seed,
+# the mean over the same windows of the worse run's loss minus the better's (recomputed here from
+# the per-window files), and mean_diff, ci_low, ci_high their mean and 95% t interval (recomputed
+# from the 6-decimal list: each d_k within 5e-7 of the report's, so the mean within 1e-6, and the
+# bounds, t(1) = 12.706 times the spread, within 2e-5)
+chk=$(awk -F, 'NR > 1 && $4 != "" { print $1, $2, $3, $4, $6, $7, $8, $10 }' "$tmp/o/paired.csv" | while read -r L a b ks m lo hi list; do
+  want=$(for k in ${ks//+/ }; do
+    awk -F, -v L="$L" 'FNR == 1 { f++; next } $3 != L { next } f == 1 { x[$7] = $9; next } { s += $9 - x[$7]; n++ } END { printf "%.6f\n", s / n }' \
+      "$tmp/o/B/$a/seed$k/perwin-final.csv" "$tmp/o/B/$b/seed$k/perwin-final.csv"; done | paste -sd';')
+  stats=$(echo "$want" | tr ';' '\n' | awk '{ s += $1; ss += $1 * $1; n++ } END { m = s / n; h = 12.706 * sqrt((ss - n * m * m) / (n - 1) / n); printf "%.6f %.6f %.6f", m, m - h, m + h }')
+  [ "$want" = "$list" ] && awk -v a="$stats" -v m="$m" -v lo="$lo" -v hi="$hi" 'BEGIN { split(a, w, " "); exit !((w[1] - m) ^ 2 <= 1e-12 && (w[2] - lo) ^ 2 <= 4e-10 && (w[3] - hi) ^ 2 <= 4e-10) }' \
+    || echo "$L $a $b: want $want ($stats), have $list ($m $lo $hi)"
+done)
+np=$(awk -F, 'NR > 1 && $4 == "1+2"' "$tmp/o/paired.csv" | wc -l)
+[ -z "$chk" ] && [ "$np" -ge 5 ] && ok "paired.csv: $np tests across 2 seeds, each seed's mean window difference and the t interval (1 df) recomputed" \
+  || bad "paired across seeds" "$np rows; $chk"
+# the table: a run of one seed (xl) shows its window interval, marked w; one of 2 seeds exp(mean loss)
+x=$(grep '^| xl | 1 |' "$tmp/o/README.md"); r=$(grep '^| rope | 2 |' "$tmp/o/README.md")
+wantr=$(awk -F, '$1 == "rope" && $14 == "final" && $5 == 32 { s += $6; n++ } END { printf "%.3f", exp(s / n) }' "$tmp/o/eval.csv")
+[ "$(echo "$x" | grep -o ' w |' | wc -l)" = 5 ] && echo "$r" | grep -q "| $wantr (" && ! echo "$r" | grep -q ' w |' \
+  && ok "the table: one seed marked w (window interval only); 2 seeds exp of the mean loss ($wantr at 1x) with an interval over seeds" \
+  || bad "table" "$x / $r / $wantr"
+# the lib's t interval on known values: 0.1, 0.2, 0.3 -> 0.2 +- 4.303 * 0.1 / sqrt(3) = 0.248434
+got=$(awk "$(cat tools/lib.awk)"' BEGIN { tint(3, 0.6, 0.14); printf "%.6f %.6f %s %.4f", TM, TH, tint(1, 2, 4), tq(40) }')
+[ "$got" = "0.200000 0.248434 0 2.0210" ] && ok "lib.awk: the 95% t interval of 0.1, 0.2, 0.3 is 0.2 +- 0.248434; none for one value; t(40) 2.0210" || bad "lib.awk" "$got"
+# the stable-step rule on constructed runs: b above a at the last step in all 3 seeds (0.10, 0.11,
+# 0.12: significant), in order at step 2 (mean 0.01), reversed at step 1: "step 2"; the last
+# step not significant (0.05, -0.2, 0.05): not established; reversed at step 2: not established
+for k in 1 2 3; do printf 'a,%d,1,0.5\na,%d,2,0.5\na,%d,3,0.5\n' $k $k $k; done > "$tmp/st.csv"
+printf 'b,1,1,0.4\nb,2,1,0.45\nb,3,1,0.5\nb,1,2,0.52\nb,2,2,0.5\nb,3,2,0.51\nb,1,3,0.60\nb,2,3,0.61\nb,3,3,0.62\n' >> "$tmp/st.csv"
+sed 's/^b,\([13]\),3,.*/b,\1,3,0.55/; s/^b,2,3,.*/b,2,3,0.3/' "$tmp/st.csv" > "$tmp/st2.csv"
+sed 's/^b,\([123]\),2,.*/b,\1,2,0.49/' "$tmp/st.csv" > "$tmp/st3.csv"
+s1=$(tools/study3_report.sh --stable "$tmp/st.csv" 4); s2=$(tools/study3_report.sh --stable "$tmp/st2.csv" 4); s3=$(tools/study3_report.sh --stable "$tmp/st3.csv" 4)
+case "$s1|$s2|$s3" in "step 2 "*"|not established (no pair"*"|not established (of the 1 pairs"*) ok "the stable-step rule: step 2; none significant; reversed before the last step" ;;
+  *) bad "stable rule" "$s1 / $s2 / $s3" ;; esac
 # the position bias before and after: t5's and alibi's runs (xl and rope add none); t5 starts at 0, alibi's is fixed
 b=$(awk -F, 'NR > 1 { n[$2]++ } END { for (k in n) printf "%s:%d ", k, n[k] }' "$tmp/o/bias.csv" | tr ' ' '\n' | sort | tr '\n' ' ')
 t5=$(awk -F, '$2 == "t5" && $9 == "before" && $10 != 0' "$tmp/o/bias.csv" | head -1)

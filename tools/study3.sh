@@ -11,8 +11,10 @@
 #   phase B  the chosen settings, B_STEPS steps, a checkpoint kept every KEEP steps; the core six
 #            with SEEDS, the relatives with REL_SEEDS, rope and kerple-power at xl's parameter
 #            count (the width from posgpt info; OUT/match.csv)
-#   phase C  every kept checkpoint at 1x and 16x on the first SAMPLE held-out bytes, the final
-#            one at 1x..16x on the whole held-out split, with --ci and --per-window
+#   phase C  on the test bytes (OUT/test.txt: the held-out split less the VAL_TOKENS bytes that
+#            chose the lrs; PROTOCOL.md v3) every kept checkpoint at 1x..16x on the first
+#            SAMPLE bytes, the final one at 1x..16x on all of them, with --ci (and the final
+#            one --per-window)
 #   report   tools/study3_report.sh OUT: eval.csv, the tables, the figure, claims.md (CSVs only)
 #
 #   tools/study3.sh            the default grid into runs/study3 (the core six; about 9.3 h on 2 cores)
@@ -137,15 +139,20 @@ common() {
   [ "$1" = learned ] && x+=(--max-pos $((16 * T)))
   echo "${x[@]}"
 }
-# ev OUTPUT CKPT ARGS...: posgpt eval, kept when OUTPUT is newer than CKPT (@OUT@ -> OUTPUT.part;
-# @PW@ -> the per-window file beside it, also renamed when complete)
+# ev OUTPUT CKPT ARGS...: posgpt eval of the test bytes, kept when OUTPUT is newer than CKPT,
+# was made with the same ARGS (OUTPUT's .args file) and has its per-window file where asked
+# (@OUT@ -> OUTPUT.part; @PW@ -> the per-window file beside it, also renamed when complete)
 ev() {
   local o=$1 ck=$2; shift 2
-  [ -s "$o" ] && [ "$o" -nt "$ck" ] && return 0
-  local a=() x pw=${o%.csv}; pw=$(dirname "$o")/perwin-${pw##*/eval-}.csv
+  local a=() x pw=${o%.csv} args=${o%.csv}.args; pw=$(dirname "$o")/perwin-${pw##*/eval-}.csv
+  if [ -s "$o" ] && [ "$o" -nt "$ck" ] && [ "$(cat "$args" 2> /dev/null)" = "$*" ]; then
+    case " $* " in *" @PW@ "*) [ -s "$pw" ] && return 0 ;; *) return 0 ;; esac
+  fi
+  rm -f "$o" "$pw"
   for x in "$@"; do x=${x//@OUT@/$o.part}; a+=("${x//@PW@/$pw.part}"); done
-  "$bin" eval --ckpt "$ck" --data "$DATA" --threads 1 --ci "${a[@]}" 2>> "$(dirname "$o")/eval.log"
+  "$bin" eval --ckpt "$ck" --val "$OUT/test.txt" --threads 1 --ci "${a[@]}" 2>> "$(dirname "$o")/eval.log"
   [ -e "$pw.part" ] && mv "$pw.part" "$pw"
+  echo "$*" > "$args"
   mv "$o.part" "$o"
 }
 
@@ -165,7 +172,7 @@ if [ "$mode" = one ]; then
     d=$OUT/B/$run/seed$seed
     train_run "$d" "$B_STEPS" $(common "$s") --d-model "$dm" --lr "$lr" --pos-lr-mult "$m" --seed "$seed" --keep-every "$KEEP"
     for ((k = KEEP; k <= B_STEPS; k += KEEP)); do
-      ev "$d/eval-$k.csv" "$d/model-$k.bin" --lengths 1x,16x --max-tokens "$SAMPLE" --csv @OUT@
+      ev "$d/eval-$k.csv" "$d/model-$k.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$SAMPLE" --csv @OUT@
     done
     ev "$d/eval-final.csv" "$d/model.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$FINAL_TOKENS" --csv @OUT@ --per-window @PW@
     "$bin" info "$d/model.bin" | awk -v r="$run" -v s="$s" -v k="$seed" -v d="$dm" -v lr="$lr" -v m="$m" '
@@ -199,6 +206,14 @@ t_start=$SECONDS
 echo "tools/study3.sh $([ $mode = default ] || echo "--$mode")$([ $repin = 1 ] && echo " --repin")   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), pinned $PIN, cksum $(cksum < "$PIN" | cut -d' ' -f1))" >> "$out/command.txt"
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
+# the test bytes (PROTOCOL.md v3): the held-out split (the last n / 10 bytes of DATA, as
+# posgpt holds it out) less its first VAL_TOKENS bytes, which every run validated on and
+# phase A chose the lrs by
+n=$(wc -c < "$DATA"); nt=$(( n / 10 - VAL_TOKENS ))
+[ "$nt" -gt 0 ] || { echo "study3: $DATA holds out $((n / 10)) bytes, not more than VAL_TOKENS ($VAL_TOKENS)" >&2; exit 1; }
+if ! cmp -s "$out/test.txt" <(tail -c "$nt" "$DATA"); then
+  tail -c "$nt" "$DATA" > "$out/test.txt.part" && mv "$out/test.txt.part" "$out/test.txt"
+fi
 jobs=${JOBS:-$([ -n "${RANKS:-}" ] && echo 1 || echo 2)}
 sweep() { JOBS=$jobs SWEEP_ENV="OUT PIN DATA T MODEL D BATCH A_STEPS B_STEPS KEEP CKPT EVERY SAMPLE FINAL_TOKENS VAL_TOKENS" \
   tools/sweep.sh "$list" "$self" --one; }

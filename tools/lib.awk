@@ -1,0 +1,39 @@
+# lib.awk - functions the report scripts share (awk "$(cat tools/lib.awk) PROGRAM", which every awk reads):
+# a CSV line split with quotes, Student's t quantile and the 95% t interval of a mean.
+
+# csv(line): the fields of one CSV line into F[1..n] ("..." fields may hold commas, "" a quote);
+# returns n, or -1 when a quote is not closed on the line
+function csv(line,    n, i, c, f, q) {
+    n = 1; f = ""; q = 0
+    for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (q) { if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { f = f c; i++ } else q = 0 } else f = f c }
+        else if (c == "\"") q = 1
+        else if (c == ",") { F[n++] = f; f = "" }
+        else f = f c
+    }
+    if (q) return -1
+    F[n] = f
+    return n
+}
+
+# tq(df): the 0.975 quantile of Student's t with df degrees of freedom (the table to 30, then
+# the Cornish-Fisher expansion about the normal's 1.959964, within 0.001 of the exact value)
+function tq(df,    z) {
+    if (!("1" in TQ_)) split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 " \
+                             "2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", TQ_, " ")
+    if (df <= 30) return TQ_[df]
+    z = 1.959964
+    return z + (z ^ 3 + z) / (4 * df) + (5 * z ^ 5 + 16 * z ^ 3 + 3 * z) / (96 * df ^ 2)
+}
+
+# tint(n, sum, sumsq): the mean of n values (their sum and sum of squares) into TM, the 95%
+# t interval's half-width into TH (n - 1 degrees of freedom); returns 0 when n < 2 (TH = 0)
+function tint(n, sum, sumsq,    v) {
+    TM = n ? sum / n : 0; TH = 0
+    if (n < 2) return 0
+    v = (sumsq - n * TM * TM) / (n - 1)
+    if (v < 0) v = 0
+    TH = tq(n - 1) * sqrt(v / n)
+    return 1
+}
