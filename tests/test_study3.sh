@@ -125,6 +125,9 @@ sed 's/^b,\([123]\),2,.*/b,\1,2,0.49/' "$tmp/st.csv" > "$tmp/st3.csv"
 s1=$(tools/study3_report.sh --stable "$tmp/st.csv" 4); s2=$(tools/study3_report.sh --stable "$tmp/st2.csv" 4); s3=$(tools/study3_report.sh --stable "$tmp/st3.csv" 4)
 case "$s1|$s2|$s3" in "step 2 "*"|not established (no pair"*"|not established (of the 1 pairs"*) ok "the stable-step rule: step 2; none significant; reversed before the last step" ;;
   *) bad "stable rule" "$s1 / $s2 / $s3" ;; esac
+tools/study3_report.sh --stable "$tmp/none.csv" 4 > "$tmp/st.out" 2> "$tmp/st.err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/st.out" ] && grep -q "takes a readable FILE and a COLUMN" "$tmp/st.err" \
+  && ok "--stable on a missing file: one error line, exit 2" || bad "--stable missing" "rc $rc: $(cat "$tmp/st.err")"
 # the position bias before and after: t5's and alibi's runs (xl and rope add none); t5 starts at 0, alibi's is fixed
 b=$(awk -F, 'NR > 1 { n[$2]++ } END { for (k in n) printf "%s:%d ", k, n[k] }' "$tmp/o/bias.csv" | tr ' ' '\n' | sort | tr '\n' ' ')
 t5=$(awk -F, '$2 == "t5" && $9 == "before" && $10 != 0' "$tmp/o/bias.csv" | head -1)

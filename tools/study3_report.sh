@@ -49,7 +49,11 @@ stable() {
 }
 lib=$(cat tools/lib.awk)
 # --stable FILE COLUMN: the rule alone, on a constructed file (the tests)
-[ "${1:-}" = --stable ] && [ $# -eq 3 ] && { stable "$2" "$3"; exit 0; }
+if [ "${1:-}" = --stable ]; then
+  [ $# -eq 3 ] && [ -f "$2" ] && [ -r "$2" ] && [[ $3 =~ ^[1-9][0-9]*$ ]] \
+    || { echo "study3_report: error: --stable takes a readable FILE and a COLUMN number (got: ${*:2})" >&2; exit 2; }
+  stable "$2" "$3"; exit 0
+fi
 [ $# -eq 1 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
 out=$1
 bin=${POSGPT:-./posgpt}
