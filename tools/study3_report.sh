@@ -342,7 +342,7 @@ if [ ! -s "$out/README.md" ]; then
     echo "phase A rule (the smallest lr, then position-lr multiplier, within 0.01 nats of the best 1x validation loss),"
     echo "by \`tools/study3.sh --choose\` into \`chosen.csv\`. The protocol changed twice after runs were seen, each"
     echo "change written down before the runs it affects (PROTOCOL.md, \"Changes after runs were seen\"): v2 added the edge"
-    echo "rule (one more lr where the choice was at the grid's edge); v3 replaced the report's statistics (intervals and"
+    echo "rule (one more lr where the choice was the grid's largest or smallest); v3 replaced the report's statistics (intervals and"
     echo "paired tests across seeds), moved the evaluation off the bytes that chose the lrs, and evaluates every kept"
     echo "checkpoint at all five lengths."; echo
     echo "Limits, stated before the results: the lr is chosen at 1200 steps and used at 4800; the grid is extended once"
