@@ -2,11 +2,12 @@
 # test_ctxext.sh - tools/ctxext.sh --quick end to end on a generated corpus: the rule picks the
 # setting (the cheapest candidate where YaRN at factor 4 leaves >= 2 pairs and interpolates
 # >= 2: seq_len 512, head size 32, as the wavelengths 2 pi 10000^(2i/d) say), the base, the
-# evaluation-only rows and the staged fine-tunes are trained and evaluated with intervals
-# (columns checked), the stage rule stops a run by its threshold or its cap, the report is
-# written; a second start runs nothing again; a fine-tune interrupted inside a stage resumes to
-# the same evaluation; --plan prints the grid and a total and runs no
-# study (OUT is not made).
+# evaluation-only rows (static and dynamic) and the fine-tunes (none, pi, ntk, yarn; each to the
+# cap, in stages) are trained and evaluated on the test bytes with intervals and per-window
+# files (columns checked), the report is written with the paired tests across seeds; a second
+# start runs nothing again (nor after a v1 run's settings); a fine-tune interrupted inside a
+# stage resumes to the same evaluation; --plan prints the grid and a total and runs no study
+# (OUT is not made).
 . "$(dirname "$0")/lib.sh" ctxext
 
 phrase_text 1 12000 > "$tmp/c.txt"
@@ -22,31 +23,51 @@ sorted=$(awk -F, 'NR > 1 { print $3 "," $2 }' "$o/pick.csv" | sort -t, -c -k1,1n
   || bad "pick" "chosen '$got', earlier qualifying '$early', sorted $sorted"
 grep -q '^  (2 left, 8 interpolated, 6 blended' "$o/pairs.txt" && grep -q 'chosen: seq_len 512, head size 32' "$o/pairs.txt" \
   && ok "pairs.txt holds the candidates' counts and the chosen one's pair table" || bad "pairs.txt" "$(tail -3 "$o/pairs.txt")"
-# the evaluations: 1 base + 3 evaluation-only + 3 methods x 2 seeds, each at 512..4096 with an interval holding its ppl
+# the evaluations: 1 base + 6 evaluation-only (pi, ntk, yarn static; pi, yarn dynamic; dynamic-ntk)
+# + 4 methods x 2 seeds, each at 512..4096 with an interval holding its ppl, and a per-window file
 n=0 badf=
-for f in "$o"/eval/*.csv; do
+for f in "$o"/eval/[bf]*.csv; do
+  [ -s "$o/eval/perwin-${f##*/}" ] || badf="$badf ${f##*/}(no per-window file)"
   n=$((n + 1))
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!("ppl_ci_low" in c) || !("ppl_ci_high" in c) || !("eval_len" in c)) exit 1; next }
     { l = l $c["eval_len"] " "; if (!($c["ppl_ci_low"] <= $c["ppl"] && $c["ppl"] <= $c["ppl_ci_high"])) exit 1 }
-    END { exit !(l == "512 1024 2048 4096 ") }' "$f" || badf="$badf ${f##*/}"
+    END { exit !(l == "512 1024 2048 2560 4096 ") }' "$f" || badf="$badf ${f##*/}"
 done
-[ $n = 10 ] && [ -z "$badf" ] && [ -s "$o/eval/base+yarn.csv" ] && [ -s "$o/eval/ft-pi-seed2.csv" ] \
-  && ok "10 evaluation CSVs (base, 3 evaluation-only, 6 fine-tunes), each at 512..4096 with ppl_ci_low <= ppl <= ppl_ci_high" \
+[ $n = 15 ] && [ -z "$badf" ] && [ -s "$o/eval/base+yarn-dyn.csv" ] && [ -s "$o/eval/base+dynamic-ntk.csv" ] && [ -s "$o/eval/ft-none-seed2.csv" ] \
+  && ok "15 evaluation CSVs (base, 6 evaluation-only, 8 fine-tunes), each at 512..4096 with ppl_ci_low <= ppl <= ppl_ci_high, and per-window files" \
   || bad "eval CSVs" "$n files; wrong:$badf"
+n=$(wc -c < "$tmp/c.txt")
+cmp -s "$o/test.txt" <(tail -c $((n / 10 - 2048)) "$tmp/c.txt") && [ "$(awk -F, 'NR == 2 { print $6 }' "$o/eval/base.csv")" = 8192 ] \
+  && ok "the evaluations score test.txt: the held-out split less the 2048 bytes the runs validated on" || bad "test bytes" "$(wc -c < "$o/test.txt")"
+[ "$(awk -F, 'NR == 2 { print $7 }' "$o/eval/base+pi-dyn.csv")" = "$(awk -F, 'NR == 2 { print $7 }' "$o/eval/base.csv")" ] \
+  && [ "$(awk -F, 'NR == 2 { print $7 }' "$o/eval/base+pi.csv")" != "$(awk -F, 'NR == 2 { print $7 }' "$o/eval/base.csv")" ] \
+  && ok "dynamic PI at 1x is the base (s = 1); static PI at 1x is not (s = 4)" || bad "dynamic" "$(head -2 "$o/eval/base+pi-dyn.csv")"
 grep -q 'yarn' <(awk -F, 'NR == 2' "$o/eval/ft-yarn-seed1.csv") && ok "a fine-tune's evaluation applies its recorded extension" \
   || bad "ft scaling" "$(head -2 "$o/eval/ft-yarn-seed1.csv")"
-# the stage rule: every run stopped at a multiple of the stage, by its threshold or at the cap
-rule=$(for f in "$o"/ft/*/stop.csv; do tail -1 "$f"; done | awk -F, '{ s = $4; i = $6; w = $7
-  if (s % 5 || !((w ~ /^improvement/ && i < 0.005) || (w == "cap 10" && s == 10 && i >= 0.005))) print }')
-[ "$(ls "$o"/ft/*/stop.csv | wc -l)" = 6 ] && [ -z "$rule" ] && ok "6 fine-tunes, each stopped by the rule (stages of 5; < 0.005 nats over the last 20%, or the cap 10)" \
-  || bad "stop rule" "$rule"
+# every fine-tune runs the cap (v2: no early stop), its slope over the last 40% with an interval
+# that holds it, and "plateau" exactly where the interval does not lie wholly below -FT_TOL
+rule=$(for f in "$o"/ft/*/stop.csv; do tail -1 "$f"; done | awk -F, '{ if ($4 != 10 || !($8 <= $7 && $7 <= $9) || ($9 < -0.005) != ($10 ~ /still improving/)) print }')
+[ "$(ls "$o"/ft/*/stop.csv | wc -l)" = 8 ] && [ -z "$rule" ] && head -1 "$o/ft/pi-seed1/stop.csv" | grep -q ',slope20,slope20_ci_low,slope20_ci_high,plateau$' \
+  && ok "8 fine-tunes (none, pi, ntk, yarn x 2 seeds), each to the cap 10, with the slope of its last 40% and its interval" || bad "fine-tunes" "$rule"
 run tol OUT="$tmp/o2" METHODS=yarn SEEDS=1 FT_TOL=100
-IFS=, read -r _ _ _ st _ _ why < <(tail -1 "$tmp/o2/ft/yarn-seed1/stop.csv")
-[ "$st" = 5 ] && [[ $why == improvement* ]] && ok "a fine-tune whose last 20% improve by less than FT_TOL stops after its first stage" \
-  || bad "threshold stop" "steps $st, $why"
+IFS=, read -r _ _ _ st _ _ _ _ _ pl < <(tail -1 "$tmp/o2/ft/yarn-seed1/stop.csv")
+[ "$st" = 10 ] && [ "$pl" = yes ] && ok "FT_TOL decides the plateau verdict only: with FT_TOL 100 the run still trains to the cap, a plateau" \
+  || bad "FT_TOL" "steps $st, $pl"
 rows=$(grep -c '^| \(base\|ft-\)' "$o/table.md")
-[ "$rows" = 10 ] && grep -q '| ft-pi-seed1 | 10 (cap 10) |' "$o/table.md" && [ -s "$o/ppl.png" ] \
-  && ok "table.md has a row per run with steps used and the last-20% improvement; ppl.png is drawn" || bad "report" "$rows rows; $(ls "$o")"
+[ "$rows" = 9 ] && grep -q '^| ft-pi-seed1 | 10 | ' "$o/table.md" && grep -q '^| \*\*yarn\*\* (2 seeds) |' "$o/table.md" && [ -s "$o/ppl.png" ] \
+  && ok "table.md has a row per run and per method (the mean over seeds); ppl.png is drawn" || bad "report" "$rows rows; $(ls "$o")"
+# the paired tests across seeds: per pair of methods and length, the per-seed mean window
+# differences (recomputed here) and their mean
+chk=$(awk -F, 'NR > 1 { print $1, $2, $3, $5, $9 }' "$o/paired.csv" | while read -r L a b m list; do
+  want=$(for k in 1 2; do awk -F, -v L="$L" 'FNR == 1 { f++; next } $3 != L { next } f == 1 { x[$7] = $9; next } { s += $9 - x[$7]; n++ } END { printf "%.6f\n", s / n }' \
+    "$o/eval/perwin-ft-$a-seed$k.csv" "$o/eval/perwin-ft-$b-seed$k.csv"; done | paste -sd';')
+  [ "$want" = "$list" ] || echo "$L $a $b: $want against $list"; done)
+[ "$(grep -c . "$o/paired.csv")" = 31 ] && [ -z "$chk" ] && ok "paired.csv: 6 pairs of methods x 5 lengths, each seed's mean window difference as recomputed" \
+  || bad "paired.csv" "$(grep -c . "$o/paired.csv") lines; $chk"
+# a v1 fine-tune (its settings ended in " tol X") keeps its training
+sed -i 's/$/ tol 0.005/' "$o/ft/ntk-seed2/settings.txt"; touch "$tmp/marker1"; sleep 1
+run v1 OUT="$o" && [ -z "$(find "$o/ft/ntk-seed2" -name '*.bin' -newer "$tmp/marker1")" ] \
+  && ok "a fine-tune made by v1 (settings ending in ' tol X') is kept, not trained again" || bad "v1 settings" "$(tail -2 "$tmp/v1.err")"
 # a second start runs nothing again
 touch "$tmp/marker"; sleep 1
 run second OUT="$o" && newer=$(find "$o/base" "$o/ft" "$o/eval" "$o/pick" \( -name '*.bin' -o -name '*.csv' \) -newer "$tmp/marker" | head -3) \
@@ -104,8 +125,8 @@ done
 # (its runs end after it, saving their step: they hold OUT/lock till then, and a start before that
 # is refused, as the lock test above shows; a user waits, so does the test: slow under sanitizers)
 timeout 120 flock "$tmp/i/lock" true
-run restart OUT="$tmp/i" METHODS=pi SEEDS=1 BASE_STEPS=400 && [ "$(ls "$tmp/i/eval" | wc -l)" = 3 ] && grep -q '| ft-pi-seed1 |' "$tmp/i/table.md" \
-  && "$BIN" info "$tmp/i/base/model.bin" | grep -q "step 400 of 400," && ok "a restart after Ctrl-C resumes the base and finishes (3 evaluations, the table)" \
+run restart OUT="$tmp/i" METHODS=pi SEEDS=1 BASE_STEPS=400 && [ "$(ls "$tmp/i"/eval/[bf]*.csv | wc -l)" = 4 ] && grep -q '| ft-pi-seed1 |' "$tmp/i/table.md" \
+  && "$BIN" info "$tmp/i/base/model.bin" | grep -q "step 400 of 400," && ok "a restart after Ctrl-C resumes the base and finishes (4 evaluations, the table)" \
   || bad "restart after Ctrl-C" "$(ls "$tmp/i/eval" 2>&1) $(tail -3 "$tmp/restart.err")"
 # --plan: the grid and a total, no study
 env DATA="$tmp/c.txt" POSGPT="$BIN" OUT="$tmp/p" tools/ctxext.sh --quick --plan > "$tmp/plan.out" 2> "$tmp/plan.err"; rc=$?

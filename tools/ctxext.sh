@@ -11,16 +11,29 @@
 #             and the chosen one's pair table into OUT/pairs.txt, the choice into OUT/pick.csv
 #   base      rope (base 10000) at that setting, BASE_STEPS steps (lr 1e-3, cosine to 0.1,
 #             4096 tokens a step); its validation loss over the last 20% of its steps reported
-#   finetune  the base model at 4 x its length (factor 4) with pi, ntk and yarn, seeds SEEDS,
-#             fresh AdamW at a constant FT_LR after 20 warmup steps (Chen et al. 2023), in
-#             stages of FT_STAGE steps: a run stops once its validation loss improved by less
-#             than FT_TOL nats over the last 20% of the steps it took, or at FT_CAP steps
-#             (the steps used and why are in OUT/ft/RUN/stop.csv)
-#   eval      at 1x, 2x, 4x and 8x the base length, `posgpt eval --ci` on the first
-#             EVAL_TOKENS held-out tokens: the base, the base with each method at evaluation
-#             only (factor 4), and every fine-tune; one CSV each in OUT/eval/
-#   report    OUT/table.md (ppl [95% interval] per run and length, steps used, last-20%
-#             improvement) and OUT/ppl.png (`posgpt plot`)
+#   finetune  the base model at 4 x its length (factor 4) with none (the control: fine-tuned at
+#             4 x its length with no extension), pi, ntk and yarn, seeds SEEDS (each seed one
+#             batch order, the same for every method), fresh AdamW at a constant FT_LR after 20
+#             warmup steps (Chen et al. 2023), every run FT_CAP steps (v2; run in stages of
+#             FT_STAGE steps, so that a stopped one resumes); OUT/ft/RUN/stop.csv: its final
+#             validation loss, the improvement over its last 20%, and the least-squares slope
+#             of validation loss over its last 40% of steps, as the change over 20% of its
+#             steps, with a 95% t interval: "still improving" where the whole interval lies
+#             below -FT_TOL, else "plateau"
+#   eval      on the test bytes (OUT/test.txt: the held-out split less its first VAL_TOKENS
+#             bytes, which the fine-tunes validated on; v2), the first EVAL_TOKENS of them, at
+#             1x, 2x, 4x, 5x and 8x the base length (5x: 1.25 x the fine-tuned length, Peng et
+#             al.'s Table 1 past-the-window point), `posgpt eval --ci --per-window`: the base;
+#             the base with each method at evaluation only, static (s = 4 at every length) and,
+#             for pi and yarn, dynamic (s = length / T, 1 at 1x), and dynamic-ntk (v2); every
+#             fine-tune; one CSV (and its per-window file) each in OUT/eval/
+#   report    OUT/table.md: the evaluation-only rows (one base: window intervals, each method
+#             against the base by a paired test over the same windows); the fine-tunes, each
+#             method's exp of the mean loss over seeds with a 95% t interval over seeds, each
+#             seed's ppl, steps, the last-20% improvement and slope; each pair of methods at
+#             each length by a paired test across seeds (per seed the mean difference over the
+#             same windows; t with seeds - 1 degrees of freedom): '<' only where it excludes 0;
+#             OUT/ppl.png (`posgpt plot`). The grid's settings in OUT/grid.env (--report reads it)
 #
 #   tools/ctxext.sh            the default grid into runs/ctxext
 #   tools/ctxext.sh --plan     print the grid and a time estimate (short timing runs of the
@@ -36,13 +49,25 @@
 # 1.33 s/step and fine-tune 1.48 s/step wall at 64% of a core: 2.1 h if every fine-tune stops
 # after its first stage, 4.0 h if all six reach the cap; on quiet cores (the same CPU time)
 # 1.3 to 2.6 h. Other runs of it measured 0.73 to 1.16 s/step for the base.
+# Procedure v2 (2026-11-27, after the base, its evaluation-only rows and one fine-tune (pi,
+# seed 1) were seen; from a referee's review of the design): v1 stopped a fine-tune once two
+# validation points 20% of its steps apart differed by less than FT_TOL, a rule the validation
+# noise (about 0.006 nats between two points) decides, so each method got a different number of
+# steps; v2 gives every method the same FT_CAP steps and reports the slope instead. v2 also adds
+# the control without an extension (none), the dynamic evaluation-only rows, the 5x length, the
+# test bytes apart from the validation bytes, and the paired tests across seeds. A v1 run keeps
+# its steps (its flags are v2's) and continues to FT_CAP.
+# Limits: one base model (the seeds vary the fine-tunes' batch order, not the base); 2 seeds
+# give intervals over seeds with 1 degree of freedom (t = 12.7), so only a difference of the
+# same size in both seeds can be significant; one FT_LR for every method, not tuned.
 # Resumable: a finished training is kept, an interrupted one resumes (train --resume; a
-# fine-tune's stages continue where the rule left them), an evaluation newer than its
-# checkpoint is kept; every output is written under a temporary name and renamed when done.
+# fine-tune's stages continue where they stopped), an evaluation newer than its checkpoint and
+# made with the same flags is kept; every output is written under a temporary name and renamed
+# when done.
 # The binary is pinned: copied to OUT/bin/posgpt at the first start and used for every run.
 # Environment: OUT=dir, DATA=file (default data/kjv.txt), JOBS=N runs at once (default 2, one
-# thread each), POSGPT=binary to pin; BASE_STEPS, SEEDS, METHODS (add none for plain
-# fine-tuning), FT_STAGE, FT_CAP, FT_TOL, FT_LR, EVAL_TOKENS change the grid. They are checked
+# thread each), POSGPT=binary to pin; BASE_STEPS, SEEDS, METHODS (of none pi ntk yarn),
+# FT_STAGE, FT_CAP, FT_TOL, FT_LR, EVAL_TOKENS change the grid. They are checked
 # before anything runs (--plan too), each an error naming it (exit 2): BASE_STEPS a whole number
 # >= 20, FT_STAGE >= 5, FT_CAP >= FT_STAGE, EVAL_TOKENS >= 1, JOBS 1 to 1024; FT_TOL a number >= 0,
 # FT_LR > 0; SEEDS whole numbers and METHODS of pi ntk yarn none, each once.
@@ -75,7 +100,7 @@ if [ "$mode" != one ]; then
     seeds=${SEEDS-"1 2"}
   fi
   export FT_TOL=${FT_TOL:-0.005} FT_LR=${FT_LR:-2e-4} BASE_LR=1e-3 FACTOR=4 DATA=${DATA:-data/kjv.txt}
-  methods=${METHODS-"pi ntk yarn"}
+  methods=${METHODS-"none pi ntk yarn"}
 fi
 LENGTHS="128 256 512" HEADSIZES="32 64"
 
@@ -83,9 +108,10 @@ LENGTHS="128 256 512" HEADSIZES="32 64"
 bin=${PIN:-${POSGPT:-./posgpt}}
 # finished CKPT STEPS: the checkpoint exists and trained all its steps
 finished() { [ -s "$1" ] && grep -q "step $2 of $2," <("$bin" info "$1" 2> /dev/null); }
-# settings DIR TEXT: a run made with other settings is trained again
+# settings DIR TEXT: a run made with other settings is trained again (a v1 fine-tune's text
+# ended in " tol X", its stopping threshold, which does not change its training: left out)
 settings() {
-  if [ -s "$1/settings.txt" ] && [ "$(cat "$1/settings.txt")" != "$2" ]; then
+  if [ -s "$1/settings.txt" ] && [ "$(sed 's/ tol [^ ]*$//' "$1/settings.txt")" != "$2" ]; then
     echo "    $1: made with other settings; trained again" >&2
     rm -f "$1"/model*.bin "$1"/*.csv
   fi
@@ -93,15 +119,32 @@ settings() {
 }
 # val_at LOG STEP: the validation loss logged at STEP (the last such row)
 val_at() { awk -F, -v s="$2" 'NR > 1 && $1 == s && $3 != "" { v = $3 } END { print v }' "$1"; }
+# slope20 LOG N: the least-squares slope of validation loss on step over the validations in
+# the last 40% of N steps, times 0.2 N (the change over 20% of the steps), its 95% t interval
+# (points - 2 degrees of freedom), and "still improving" where the interval lies wholly below
+# -FT_TOL, else "plateau"
+slope20() {
+  awk -F, -v n="$2" -v tol="$FT_TOL" "$(cat tools/lib.awk)"'NR > 1 && $3 != "" && $1 > 0.6 * n && $1 <= n { k++; x[k] = $1; y[k] = $3; sx += $1; sy += $3 }
+    END { if (k < 3) { print ",,,n/a (fewer than 3 validations)"; exit }
+      mx = sx / k; my = sy / k; for (i = 1; i <= k; i++) { sxx += (x[i] - mx) ^ 2; sxy += (x[i] - mx) * (y[i] - my) }
+      b = sxy / sxx; for (i = 1; i <= k; i++) r += (y[i] - my - b * (x[i] - mx)) ^ 2
+      h = tq(k - 2) * sqrt(r / (k - 2) / sxx); w = 0.2 * n
+      printf "%.4f,%.4f,%.4f,%s\n", b * w, (b - h) * w, (b + h) * w, ((b + h) * w < -tol) ? "no (still improving)" : "yes" }' "$1"
+}
 # last20 LOG N: validation loss at 0.8 N minus at N (the improvement over the last 20%)
 last20() { awk -v a="$(val_at "$1" $(($2 * 4 / 5)))" -v b="$(val_at "$1" "$2")" 'BEGIN { if (a == "" || b == "") print "nan"; else printf "%.4f\n", a - b }'; }
-# ev OUTPUT CKPT ARGS...: posgpt eval at 1x..8x the base length, kept when OUTPUT is newer than CKPT
+# ev OUTPUT CKPT ARGS...: posgpt eval of the test bytes at 1x..8x the base length, with its
+# per-window file (eval/perwin-NAME.csv); kept when OUTPUT is newer than CKPT and was made with
+# the same ARGS (OUTPUT's .args file)
 ev() {
   local o=$1 ck=$2; shift 2
-  [ -s "$o" ] && [ "$o" -nt "$ck" ] && return 0
-  mkdir -p "$(dirname "$o")"
-  "$bin" eval --ckpt "$ck" --data "$DATA" --threads 1 --ci --lengths "$T,$((2 * T)),$((4 * T)),$((8 * T))" \
-    --max-tokens "$EVAL_TOKENS" "$@" --csv "$o.part" 2>> "$OUT/eval.log"
+  local d; d=$(dirname "$o"); local pw=$d/perwin-${o##*/} args=${o%.csv}.args
+  [ -s "$o" ] && [ -s "$pw" ] && [ "$o" -nt "$ck" ] && [ "$(cat "$args" 2> /dev/null)" = "$*" ] && return 0
+  mkdir -p "$d"
+  "$bin" eval --ckpt "$ck" --val "$OUT/test.txt" --threads 1 --ci --lengths "$T,$((2 * T)),$((4 * T)),$((5 * T)),$((8 * T))" \
+    --max-tokens "$EVAL_TOKENS" "$@" --csv "$o.part" --per-window "$pw.part" 2>> "$OUT/eval.log"
+  mv "$pw.part" "$pw"
+  echo "$*" > "$args"
   mv "$o.part" "$o"
 }
 # rope_flags T HEADSIZE: the model at that setting
@@ -126,15 +169,17 @@ if [ "$mode" = one ]; then
         else "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$BASE_STEPS" --threads 1 $(base_flags) > "$d/train.txt" 2> "$d/train.err"; fi
       fi
       ev "$OUT/eval/base.csv" "$d/model.bin" ;;
-    evalonly) # METHOD: the base with the extension at evaluation only
+    evalonly) # METHOD [dyn]: the base with the extension at evaluation only, static (s = FACTOR) or dynamic (s = length / T)
       finished "$OUT/base/model.bin" "$BASE_STEPS" || { echo "ctxext: evalonly $2: the base ($OUT/base) has not finished its $BASE_STEPS steps" >&2; exit 1; }
-      ev "$OUT/eval/base+$2.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor "$FACTOR" ;;
-    ft) # METHOD SEED: fine-tune in stages until the rule stops it, then evaluate
+      if [ "${3:-}" = dyn ] || [ "$2" = dynamic-ntk ]; then ev "$OUT/eval/base+$2${3:+-$3}.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor 0
+      else ev "$OUT/eval/base+$2.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor "$FACTOR"; fi ;;
+    ft) # METHOD SEED: fine-tune in stages to FT_CAP steps, then evaluate
       m=$2 s=$3 d=$OUT/ft/$2-seed$3
       finished "$OUT/base/model.bin" "$BASE_STEPS" || { echo "ctxext: ft $m $s: the base ($OUT/base) has not finished its $BASE_STEPS steps: no fine-tune from it" >&2; exit 1; }
       mkdir -p "$d"
-      settings "$d" "$(ft_flags "$m" "$s") stage $FT_STAGE cap $FT_CAP tol $FT_TOL"
-      if [ -s "$d/stop.csv" ] && [ "$d/stop.csv" -nt "$d/model.bin" ]; then # stopped by the rule before
+      settings "$d" "$(ft_flags "$m" "$s") stage $FT_STAGE cap $FT_CAP"
+      if [ -s "$d/stop.csv" ] && [ "$d/stop.csv" -nt "$d/model.bin" ] && head -1 "$d/stop.csv" | grep -q ',slope20,' \
+        && finished "$d/model.bin" "$FT_CAP"; then # done before
         ev "$OUT/eval/ft-$m-seed$s.csv" "$d/model.bin"; exit 0
       fi
       if [ ! -s "$d/model.bin" ]; then
@@ -146,15 +191,13 @@ if [ "$mode" = one ]; then
         if ! finished "$d/model.bin" "$n"; then # interrupted inside a stage: finish it
           "$bin" train --resume "$d" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"; continue
         fi
-        imp=$(last20 "$d/log.csv" "$n")
-        why=
-        awk -v i="$imp" -v t="$FT_TOL" 'BEGIN { exit !(i != "nan" && i < t) }' && why="improvement $imp < $FT_TOL"
-        [ -z "$why" ] && [ "$n" -ge "$FT_CAP" ] && why="cap $FT_CAP"
-        [ -n "$why" ] && break
-        "$bin" train --resume "$d" --steps $((n + FT_STAGE)) --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
+        [ "$n" -ge "$FT_CAP" ] && break
+        next=$((n + FT_STAGE)); [ "$next" -gt "$FT_CAP" ] && next=$FT_CAP
+        "$bin" train --resume "$d" --steps "$next" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
       done
-      printf 'run,method,seed,steps,val_loss,last20_improvement,stopped_by\nft-%s-seed%s,%s,%s,%s,%s,%s,%s\n' "$m" "$s" "$m" "$s" "$n" \
-        "$(val_at "$d/log.csv" "$n")" "$imp" "$why" > "$d/stop.csv.part" && mv "$d/stop.csv.part" "$d/stop.csv"
+      { echo "run,method,seed,steps,val_loss,last20_improvement,slope20,slope20_ci_low,slope20_ci_high,plateau"
+        echo "ft-$m-seed$s,$m,$s,$n,$(val_at "$d/log.csv" "$n"),$(last20 "$d/log.csv" "$n"),$(slope20 "$d/log.csv" "$n")"; } > "$d/stop.csv.part" \
+        && mv "$d/stop.csv.part" "$d/stop.csv"
       ev "$OUT/eval/ft-$m-seed$s.csv" "$d/model.bin" ;;
     *) echo "ctxext: unknown job '$*'" >&2; exit 2 ;;
   esac
@@ -294,7 +337,16 @@ if [ "$mode" != report ]; then
   cmp -s "$src" "$PIN" || echo "ctxext.sh: $src differs from the pinned $PIN: the runs use the pinned one" >&2
   bin=$PIN
   t_start=$SECONDS
-  echo "tools/ctxext.sh $([ $mode = quick ] && echo --quick)   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1))" >> "$OUT/command.txt"
+  rev=$(git rev-parse --short HEAD 2> /dev/null || echo "no git") dirty=$(git status --porcelain 2> /dev/null | grep -c . || true)
+  echo "tools/ctxext.sh $([ $mode = quick ] && echo --quick)   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), tree $rev with $dirty changed files, pinned binary cksum $(cksum < "$bin" | cut -d' ' -f1))" >> "$OUT/command.txt"
+  # the grid's settings, for --report (and the reader)
+  { for v in D LAYERS TOKENS_STEP FT_TOKENS_STEP BASE_STEPS BASE_LR FT_STAGE FT_CAP FT_TOL FT_LR VAL_TOKENS EVAL_TOKENS FACTOR; do echo "$v=${!v}"; done
+    echo "SEEDS=$seeds"; echo "METHODS=$methods"; } > "$OUT/grid.env.part" && mv "$OUT/grid.env.part" "$OUT/grid.env"
+  # the test bytes (v2): the held-out split (the last n / 10 bytes of DATA, as posgpt holds it
+  # out) less its first VAL_TOKENS bytes, which every run validated on
+  n=$(wc -c < "$DATA"); nt=$((n / 10 - VAL_TOKENS))
+  [ "$nt" -gt 0 ] || { echo "ctxext.sh: error: $DATA holds out $((n / 10)) bytes, not more than VAL_TOKENS ($VAL_TOKENS)" >&2; exit 2; }
+  cmp -s "$OUT/test.txt" <(tail -c "$nt" "$DATA") || { tail -c "$nt" "$DATA" > "$OUT/test.txt.part" && mv "$OUT/test.txt.part" "$OUT/test.txt"; }
   [ -s "$OUT/pick.csv" ] && [ -s "$OUT/pairs.txt" ] || pick "$OUT"
   IFS=, read -r T HS < <(awk -F, '$NF == "chosen" { print $1 "," $2 }' "$OUT/pick.csv")
   echo "ctxext: seq_len $T, head size $HS (OUT/pairs.txt)" >&2
@@ -304,7 +356,7 @@ if [ "$mode" != report ]; then
   sweep() { JOBS=${JOBS:-2} SWEEP_ENV="OUT PIN DATA D LAYERS TOKENS_STEP FT_TOKENS_STEP BASE_STEPS BASE_LR FT_STAGE FT_CAP FT_TOL FT_LR VAL_TOKENS EVAL_TOKENS FACTOR" \
     tools/sweep.sh "$list" "$self" --one || failed=1; }
   echo base > "$list"; sweep
-  { for m in $methods; do [ "$m" != none ] && echo "evalonly $m"; done
+  { for m in $methods; do case $m in none) ;; ntk) echo "evalonly ntk"; echo "evalonly dynamic-ntk" ;; *) echo "evalonly $m"; echo "evalonly $m dyn" ;; esac; done
     for s in $seeds; do for m in $methods; do echo "ft $m $s"; done; done; } > "$list"
   sweep
   echo "ctxext wall time: $(((SECONDS - t_start) / 60)) min (work kept from earlier starts takes no time)" | tee -a "$OUT/command.txt" >&2
@@ -312,34 +364,108 @@ else
   failed=0 bin=${POSGPT:-$OUT/bin/posgpt}
   [ -x "$bin" ] || bin=./posgpt
   IFS=, read -r T HS < <(awk -F, '$NF == "chosen" { print $1 "," $2 }' "$OUT/pick.csv")
+  # the settings the grid ran with (grid.env; without it, the defaults above)
+  if [ -s "$OUT/grid.env" ]; then
+    while IFS='=' read -r k v; do
+      case $k in D | LAYERS | TOKENS_STEP | FT_TOKENS_STEP | BASE_STEPS | BASE_LR | FT_STAGE | FT_CAP | FT_TOL | FT_LR | VAL_TOKENS | EVAL_TOKENS | FACTOR) printf -v "$k" '%s' "$v" ;;
+        SEEDS) seeds=$v ;; METHODS) methods=$v ;; esac
+    done < "$OUT/grid.env"
+  fi
 fi
 
 # ---- the report: table.md and ppl.png from the CSVs ----
+lib=$(cat tools/lib.awk)
+# ppl_row CSV: the ppl [interval] at each length of an eval CSV, " | "-separated
+ppl_row() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  { printf "%s%.3f [%.3f, %.3f]", (NR > 2 ? " | " : ""), $c["ppl"], $c["ppl_ci_low"], $c["ppl_ci_high"] }' "$1"; }
+# vs_base NAME: per length, the paired test over the same windows of NAME's loss minus the base's
+# (tools/paired.sh: evaluation noise only, one model): '<' (below the base), '>' or '~'
+vs_base() { tools/paired.sh "$OUT/eval/perwin-base.csv" "$OUT/eval/perwin-$1.csv" 2> /dev/null \
+  | awk -F, 'NR > 1 { printf "%s%s %+.5f", (NR > 2 ? " | " : ""), ($9 != "yes" ? "~" : $6 < 0 ? "<" : ">"), $6 }'; }
+# seedpairs: for each length and pair of methods with 2 or more common seeds, per seed the mean
+# over the same windows of B's loss minus A's, their mean and 95% t interval -> OUT/paired.csv
+seedpairs() {
+  local a b k L files
+  echo "eval_len,a,b,seeds,mean_diff,ci_low,ci_high,significant,seed_diffs"
+  for L in $T $((2 * T)) $((4 * T)) $((5 * T)) $((8 * T)); do
+    for a in $methods; do for b in $methods; do
+      [[ "$a" < "$b" ]] || continue
+      files=() ks=
+      for k in $seeds; do [ -s "$OUT/eval/perwin-ft-$a-seed$k.csv" ] && [ -s "$OUT/eval/perwin-ft-$b-seed$k.csv" ] \
+        && files+=("$OUT/eval/perwin-ft-$a-seed$k.csv" "$OUT/eval/perwin-ft-$b-seed$k.csv") ks="$ks+$k"; done
+      [ ${#files[@]} -gt 0 ] || continue
+      awk -F, -v L="$L" -v a="$a" -v b="$b" -v ks="${ks#+}" "$lib"'FNR == 1 { f++; next } $3 != L { next }
+        { i = int((f + 1) / 2); w = $7 } f % 2 { x[i, w] = $9; next }
+        { if (!((i, w) in x)) { print "ctxext report: windows differ between " a " and " b > "/dev/stderr"; exit 1 } s[i] += $9 - x[i, w]; n[i]++ }
+        END { m = int((f + 1) / 2); for (i = 1; i <= m; i++) { d = s[i] / n[i]; sd += d; ss += d * d; l = l (i > 1 ? ";" : "") sprintf("%.6f", d) }
+          if (tint(m, sd, ss)) printf "%s,%s,%s,%s,%.6f,%.6f,%.6f,%s,%s\n", L, a, b, ks, TM, TM - TH, TM + TH, (TM - TH > 0 ? "yes (" a " lower)" : TM + TH < 0 ? "yes (" b " lower)" : "no"), l
+          else printf "%s,%s,%s,%s,%.6f,,,n/a (one seed),%s\n", L, a, b, ks, TM, l }' "${files[@]}"
+    done; done
+  done
+}
 report() {
-  local f r files=() labels=()
+  local f r m k files=() labels=()
+  seedpairs > "$OUT/paired.csv.part" && mv "$OUT/paired.csv.part" "$OUT/paired.csv"
   {
-    echo "# Context extension: rope at seq_len $T, head size $HS, extended by 4"
+    echo "# Context extension: rope at seq_len $T, head size $HS, extended by $FACTOR"
     echo
-    echo "Perplexity [95% bootstrap interval over windows] on the first $EVAL_TOKENS held-out tokens (tools/ctxext.sh;"
-    echo "the pair table in pairs.txt). Base: $BASE_STEPS steps, validation loss improved by $(last20 "$OUT/base/log.csv" "$BASE_STEPS") nats over its last 20%."
-    echo "Fine-tunes: stages of $FT_STAGE steps until the last 20% improve by < $FT_TOL nats, or $FT_CAP steps."
+    echo "Perplexity per byte on the first $EVAL_TOKENS test bytes (the held-out split less its first $VAL_TOKENS bytes, on which"
+    echo "the runs validated), nonoverlapping windows (tools/ctxext.sh, procedure v2; the pair table: pairs.txt). Base: $BASE_STEPS"
+    echo "steps, its validation loss improved by $(last20 "$OUT/base/log.csv" "$BASE_STEPS") nats over its last 20%."
     echo
-    echo "| run | steps | last-20% improvement | ${T} (1x) | $((2 * T)) (2x) | $((4 * T)) (4x) | $((8 * T)) (8x) |"
-    echo "|---|---|---|---|---|---|---|"
-    for f in "$OUT/eval/base.csv" "$OUT"/eval/base+*.csv "$OUT"/eval/ft-*.csv; do
+    echo "## At evaluation only (one base model)"
+    echo
+    echo "ppl [95% bootstrap interval over windows]; below each row the paired test over the same windows against the"
+    echo "base: the mean loss difference (nats/byte), '<' below the base, '>' above, '~' not significant (window noise only)."
+    echo
+    echo "| run | $T (1x) | $((2 * T)) (2x) | $((4 * T)) (4x) | $((5 * T)) (5x) | $((8 * T)) (8x) |"
+    echo "|---|---|---|---|---|---|"
+    [ -s "$OUT/eval/base.csv" ] && echo "| base | $(ppl_row "$OUT/eval/base.csv") |"
+    for f in "$OUT"/eval/base+*.csv; do
       [ -s "$f" ] || continue
-      r=$(basename "$f" .csv)
-      case $r in
-        base) st="$BASE_STEPS (base)" im=$(last20 "$OUT/base/log.csv" "$BASE_STEPS") ;;
-        base+*) st="0 (evaluation only)" im="" ;;
-        *) IFS=, read -r _ _ _ st _ im why < <(tail -1 "$OUT/ft/${r#ft-}/stop.csv"); st="$st ($why)" ;;
-      esac
-      awk -F, -v r="$r" -v st="$st" -v im="$im" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        { p[++n] = sprintf("%.3f [%.3f, %.3f]", $c["ppl"], $c["ppl_ci_low"], $c["ppl_ci_high"]) }
-        END { printf "| %s | %s | %s |", r, st, im; for (i = 1; i <= n; i++) printf " %s |", p[i]; print "" }' "$f"
+      r=$(basename "$f" .csv); r=${r#base+}
+      case $r in *-dyn) lab="${r%-dyn} dynamic (s = length / $T)" ;; dynamic-ntk) lab="dynamic-ntk" ;; *) lab="$r static (s = $FACTOR)" ;; esac
+      echo "| $lab | $(ppl_row "$f") |"
+      echo "| (against the base) | $(vs_base "base+$r") |"
     done
+    echo
+    echo "## Fine-tuned at $((FACTOR * T)) bytes, $FT_CAP steps each"
+    echo
+    echo "Each method: exp of the mean loss over its seeds [95% t interval over seeds] (seeds differ in batch order only;"
+    echo "one base). Each seed: its ppl [window interval], the last-20% improvement of its validation loss, and the"
+    echo "least-squares change over 20% of its steps (from its last 40%) [95% interval]: a plateau unless the whole"
+    echo "interval lies below -$FT_TOL."
+    echo
+    echo "| run | steps | last-20% improvement | change per 20% [interval] | plateau | $T (1x) | $((2 * T)) (2x) | $((4 * T)) (4x) | $((5 * T)) (5x) | $((8 * T)) (8x) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    for m in $methods; do
+      files=()
+      for k in $seeds; do [ -s "$OUT/eval/ft-$m-seed$k.csv" ] && files+=("$OUT/eval/ft-$m-seed$k.csv"); done
+      [ ${#files[@]} -gt 0 ] || { echo "| $m | not run | | | | | | | | |"; continue; }
+      awk -F, -v m="$m" "$lib"'FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { L = $c["eval_len"]; if (!(L in n)) o[++no] = L; n[L]++; s[L] += $c["loss"]; ss[L] += $c["loss"] ^ 2 }
+        END { printf "| **%s** (%d seeds) | | | | |", m, n[o[1]]
+          for (i = 1; i <= no; i++) { L = o[i]; if (tint(n[L], s[L], ss[L])) printf " **%.3f** [%.3f, %.3f] |", exp(TM), exp(TM - TH), exp(TM + TH); else printf " **%.3f** (one seed) |", exp(TM) }
+          print "" }' "${files[@]}"
+      for f in "${files[@]}"; do
+        r=$(basename "$f" .csv)
+        IFS=, read -r _ _ _ st _ im sl lo hi pl < <(tail -1 "$OUT/ft/${r#ft-}/stop.csv")
+        echo "| $r | $st | $im | $sl [$lo, $hi] | $pl | $(ppl_row "$f") |"
+      done
+    done
+    echo
+    echo "## The methods against each other (paired.csv)"
+    echo
+    echo "At each length, each pair of fine-tuned methods: per seed the mean over the same windows of the second's loss"
+    echo "minus the first's (nats/byte), their mean and 95% t interval over seeds ($(echo $seeds | wc -w) seeds: t with"
+    echo "$(($(echo $seeds | wc -w) - 1)) degree(s) of freedom). A method is lower only where the interval excludes 0."
+    echo
+    echo "| length | first | second | second - first [interval] | per seed | lower |"
+    echo "|---|---|---|---|---|---|"
+    awk -F, -v T="$T" 'NR > 1 { printf "| %dx | %s | %s | %s [%s, %s] | %s | %s |\n", $1 / T, $2, $3, $5, $6, $7, $9, $8 }' "$OUT/paired.csv"
   } > "$OUT/table.md.part"
   mv "$OUT/table.md.part" "$OUT/table.md"
+  files=() labels=()
   for f in "$OUT/eval/base.csv" "$OUT"/eval/base+*.csv "$OUT"/eval/ft-*.csv; do
     [ -s "$f" ] || continue
     r=$(basename "$f" .csv); r=${r%-seed*}
@@ -347,7 +473,8 @@ report() {
   done
   [ ${#files[@]} -gt 0 ] || return 0
   "$bin" plot --kind ppl --seeds --ylog --out "$OUT/ppl.png.part.png" --label "$(IFS=,; echo "${labels[*]}")" \
-    --title "RoPE (T $T, head $HS) extended by 4: evaluation only and fine-tuned" "${files[@]}" > /dev/null 2> "$OUT/plot.log"
+    --title "RoPE (T $T, head $HS) extended by $FACTOR: evaluation only and fine-tuned (lines: mean of seeds, bands: their range)" \
+    "${files[@]}" > /dev/null 2> "$OUT/plot.log"
   mv "$OUT/ppl.png.part.png" "$OUT/ppl.png"
 }
 report || failed=1
