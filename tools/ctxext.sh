@@ -48,7 +48,8 @@
 # busy: load 5 to 7, the background studies paused with SIGSTOP): T 512, head 32, base
 # 1.33 s/step and fine-tune 1.48 s/step wall at 64% of a core: 2.1 h if every fine-tune stops
 # after its first stage, 4.0 h if all six reach the cap; on quiet cores (the same CPU time)
-# 1.3 to 2.6 h. Other runs of it measured 0.73 to 1.16 s/step for the base.
+# 1.3 to 2.6 h. Other runs of it measured 0.73 to 1.16 s/step for the base. (That was v1; v2's
+# eight fine-tunes all run to the cap: by the same rates about 5.3 h busy, 3.4 h quiet.)
 # Procedure v2 (2026-11-27, after the base, its evaluation-only rows and one fine-tune (pi,
 # seed 1) were seen; from a referee's review of the design): v1 stopped a fine-tune once two
 # validation points 20% of its steps apart differed by less than FT_TOL, a rule the validation
