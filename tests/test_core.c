@@ -389,6 +389,65 @@ static void test_task_fresh(void) {
     rmdir(dir);
 }
 
+// the split (task.txt: split = hash): every fresh example is of the training class, at every
+// length 1..6 of copy (each has training-class prompts); task_class ignores the BOS byte and the
+// answer (scratch and plain, with and without BOS: one class) and splits random prompts about
+// 1 : 1 : 2 (test, validation, training): 8000 prompts, each share within 5 standard deviations
+static void test_task_split(void) {
+    char dir[64], path[96];
+    snprintf(dir, sizeof dir, "/tmp/posgpt-split-%d", (int)getpid());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/task.txt", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "task = copy\nsummary = x\nmax_len = 6\nbos = yes\nsplit = hash\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    f = fopen(path, "w");
+    fprintf(f, "1\t0\t^a>a;\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/train.txt", dir);
+    f = fopen(path, "w");
+    fprintf(f, "2\t0\t^ab>ab;\n3\t0\t^abc>abc;\n");
+    fclose(f);
+    TaskData d;
+    taskdata_load(&d, path);
+    taskdata_fresh(&d, dir, 5);
+    int T = d.longest, B = 16, seen[7] = {0}, train = 1;
+    int *tok = malloc(sizeof(int) * B * T), *tgt = malloc(sizeof(int) * B * T), *pos = malloc(sizeof(int) * B * T);
+    char s2[64];
+    for (long step = 0; step < 60; step++) {
+        task_draw_fresh(&d, step, B, T, 0, tok, tgt, pos, NULL);
+        for (int b = 0; b < B; b++) {
+            row_text(tok, b, T, s2);
+            int n = (int)strcspn(s2 + 1, ">");
+            train &= task_class(s2, strlen(s2)) == TASK_CLASS_TRAIN;
+            seen[n >= 1 && n <= 6 ? n : 0]++;
+        }
+    }
+    check(train && !seen[0] && seen[1] && seen[2] && seen[3] && seen[4] && seen[5] && seen[6],
+          "the split: every fresh example of the training class, every length 1..6 trained", "train %d, lengths 1:%d 2:%d 3:%d 6:%d", train,
+          seen[1], seen[2], seen[3], seen[6]);
+    free(tok), free(tgt), free(pos);
+    taskdata_free(&d);
+    const char *files[] = {"task.txt", "test.txt", "train.txt"};
+    for (int i = 0; i < 3; i++) snprintf(path, sizeof path, "%s/%s", dir, files[i]), remove(path);
+    rmdir(dir);
+    int same = task_class("^0110>0110=0;", 13) == task_class("0110>0;", 7) && task_class("^ab>ab;", 7) == task_class("ab>ba;", 6);
+    Rng rng;
+    rng_seed(&rng, 11);
+    int cnt[3] = {0};
+    char p[16];
+    for (int i = 0; i < 8000; i++) {
+        for (int k = 0; k < 8; k++) p[k] = (char)('a' + rng_below(&rng, 10));
+        p[8] = '>';
+        cnt[task_class(p, 9)]++;
+    }
+    // binomial sd: sqrt(8000 * 0.25 * 0.75) = 38.7 for each quarter, 44.7 for the half
+    int fair = abs(cnt[TASK_CLASS_TEST] - 2000) < 5 * 39 && abs(cnt[TASK_CLASS_VAL] - 2000) < 5 * 39 && abs(cnt[TASK_CLASS_TRAIN] - 4000) < 5 * 45;
+    check(same && fair, "task_class: the prompt alone decides (no BOS, no answer); shares about 1:1:2", "same %d; %d %d %d", same,
+          cnt[0], cnt[1], cnt[2]);
+}
+
 // a task.txt's format and BOS byte (task_spec_read): one without them (an older task gen's)
 // means the old examples, msb for add and no BOS; the ones it names shape task_make's examples,
 // at most as long as task_max_bytes says, and some that long (add: those with a carry)
@@ -1348,6 +1407,7 @@ int main(void) {
     test_task_token_accuracy();
     test_task_final_answer();
     test_task_fresh();
+    test_task_split();
     test_task_spec();
     test_pack();
     test_checkpoint();

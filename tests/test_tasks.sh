@@ -53,9 +53,22 @@ for t in copy reverse sort add sum parity passkey; do
   [ "$(cat "$d/train.txt" "$d/test.txt" | cut -f3 | grep -vc '^^')" = 0 ] && grep -qx "bos = yes" "$d/task.txt" \
     && ok "task gen $t: every example starts with the BOS byte '^' (the default), task.txt says so" || bad "task gen $t BOS" "$(head -1 "$d/train.txt")"
   tr_lens=$(cut -f1 "$d/train.txt" | sort -n | uniq | tr '\n' ' ')
-  te_counts=$(cut -f1 "$d/test.txt" | sort -n | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')
-  [ "$tr_lens" = "1 2 3 4 5 6 " ] && [ "$(cut -f1 "$d/test.txt" | sort -n | uniq | wc -l)" = 12 ] && [ "$te_counts" = "7 " ] \
-    && ok "task gen $t: training lengths 1..6, test lengths 1..12 with 7 each" || bad "task gen $t lengths" "train: $tr_lens test counts: $te_counts"
+  # test: 7 at each length 1..12, less what task.txt's test_short says a length's few examples
+  # held too few of the test class for (the split: parity at 1 and 2 bits has 2 and 4 prompts)
+  te_counts=$(cut -f1 "$d/test.txt" | sort -n | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+  want=$(sed -n 's/^test_short =//p' "$d/task.txt" | awk '{ for (i = 1; i <= NF; i++) { split($i, p, ":"); s[p[1]] = p[2] } }
+    END { for (k = 1; k <= 12; k++) if (7 - s[k] > 0) printf "%d:%d ", k, 7 - s[k] }')
+  [ "$tr_lens" = "1 2 3 4 5 6 " ] && [ "$te_counts" = "$want" ] \
+    && ok "task gen $t: training lengths 1..6, test lengths 1..12 with 7 each but where task.txt says fewer (${want})" || bad "task gen $t lengths" "train: $tr_lens test counts: $te_counts, want $want"
+  # the split: train.txt, test.txt and val.txt share no prompt (without the BOS byte); val.txt
+  # holds 32 at each training length but where task.txt's val_short says fewer
+  shared=$(for x in train test val; do cut -f3 "$d/$x.txt" | sed 's/^^//; s/>.*//' | sort -u | sed "s/^/$x\t/"; done \
+    | awk -F'\t' '{ n[$2]++; w[$2] = w[$2] " " $1 } n[$2] == 2 { print $2 ":" w[$2] }' | head -2)
+  vc=$(cut -f1 "$d/val.txt" | sort -n | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+  vwant=$(sed -n 's/^val_short =//p' "$d/task.txt" | awk '{ for (i = 1; i <= NF; i++) { split($i, p, ":"); s[p[1]] = p[2] } }
+    END { for (k = 1; k <= 6; k++) if (32 - s[k] > 0) printf "%d:%d ", k, 32 - s[k] }')
+  [ -z "$shared" ] && [ "$vc" = "$vwant" ] && grep -qx "split = hash" "$d/task.txt" \
+    && ok "task gen $t: the split (the default): no prompt in two of train, test and val; val.txt $vc" || bad "task gen $t split" "shared: $shared; val $vc want $vwant"
 done
 # passkey: the depth column says where the key is (0%: before any filler, 100%: after all of it)
 awk -F'\t' '$2 == 0 && substr($3, 2, 16) != "The pass key is " { bad = 1 } $2 == 100 && $3 !~ /Remember it\. What is/ { bad = 1 } END { exit bad }' \
@@ -86,11 +99,15 @@ $BIN task gen --task copy --max-len 6 --n 300 --test-per-len 7 --seed 3 --no-bos
 for v in "add lsb" "sum scratch" "parity scratch"; do
   read -r t f <<< "$v"
   $BIN task gen --task $t --format $f --max-len 6 --n 300 --test-per-len 7 --seed 3 --out "$tmp/$t-$f" 2> /dev/null
+  # (the rewriting is checked on files made without the split: lsb reverses add's prompts too,
+  # which puts them in other classes, so the split draws other examples)
+  $BIN task gen --task $t --max-len 6 --n 300 --test-per-len 7 --seed 3 --split none --out "$tmp/$t-none" 2> /dev/null
+  $BIN task gen --task $t --format $f --max-len 6 --n 300 --test-per-len 7 --seed 3 --split none --out "$tmp/$t-$f-none" 2> /dev/null
   b=$(cat "$tmp/$t-$f/train.txt" "$tmp/$t-$f/test.txt" | check_rule $t $f | head -3)
   if [ $f = lsb ]; then
     same=$(awk -F'\t' -v OFS='\t' 'function rev(s,  r, i) { r = ""; for (i = length(s); i > 0; i--) r = r substr(s, i, 1); return r }
-      { split(substr($3, 2), q, /[+>;]/); $3 = "^" rev(q[1]) "+" rev(q[2]) ">" rev(q[3]) ";"; print }' "$tmp/add/train.txt" | cmp -s - "$tmp/$t-$f/train.txt" && echo y)
-  else same=$(cut -f3 "$tmp/$t-$f/train.txt" | sed 's/>.*=/>/' | cmp -s - <(cut -f3 "$tmp/$t/train.txt") && echo y); fi
+      { split(substr($3, 2), q, /[+>;]/); $3 = "^" rev(q[1]) "+" rev(q[2]) ">" rev(q[3]) ";"; print }' "$tmp/add-none/train.txt" | cmp -s - "$tmp/$t-$f-none/train.txt" && echo y)
+  else same=$(cut -f3 "$tmp/$t-$f-none/train.txt" | sed 's/>.*=/>/' | cmp -s - <(cut -f3 "$tmp/$t-none/train.txt") && echo y); fi
   [ -z "$b" ] && [ "$same" = y ] && grep -qx "format = $f" "$tmp/$t-$f/task.txt" && grep -q -- "--format $f" "$tmp/$t-$f/task.txt" \
     && ok "task gen $t --format $f: every answer is what the format defines, the default format's examples rewritten; task.txt says so" \
     || bad "task gen $t --format $f" "${b:-not the default format examples rewritten} $(head -1 "$tmp/$t-$f/train.txt")"
@@ -230,10 +247,10 @@ $BIN train --task "$tmp/copyFmt" "${F[@]}" --out "$tmp/frFmt" > /dev/null 2> "$t
 $BIN train --resume "$tmp/frR2" --task-examples file > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "^posgpt: error: --task-examples file: the run in '$tmp/frR2' makes fresh examples every step; drop the flag" "$tmp/err" \
   && ok "train --resume --task-examples file on a fresh run: refused" || bad "resume --task-examples" "rc $rc: $(cat "$tmp/err")"
-$BIN task gen --task parity --max-len 2 --n 40 --test-per-len 30 --out "$tmp/par2" 2> /dev/null
+$BIN task gen --task parity --max-len 2 --n 40 --test-per-len 30 --split none --out "$tmp/par2" 2> /dev/null
 $BIN train --task "$tmp/par2" "${F[@]}" --out "$tmp/par2run" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "task parity: 1000 fresh examples in a row were test examples; the test set holds (nearly) every example of lengths 1..2" "$tmp/err" \
-  && ok "train --task: a test set holding every example of the training lengths is refused (nothing fresh to train on)" || bad "exhausted" "rc $rc: $(cat "$tmp/err")"
+  && ok "train --task (no split): a test set holding every example of the training lengths is refused (nothing fresh to train on)" || bad "exhausted" "rc $rc: $(cat "$tmp/err")"
 
 # train --task --pack: each step's examples packed into rows (attention and positions per
 # example). The same examples as one a row, so the same losses up to float rounding: the first
@@ -281,7 +298,8 @@ $BIN train --data "$tmp/text.txt" --pos alibi --pack --steps 2 --out "$tmp/x" > 
 
 # task eval: exact match against the model's own greedy answers (a model trained long enough
 # to end its answers with the end mark)
-$BIN train "${T[@]}" --steps 200 --lr 1e-2 --eval-every 100 --out "$tmp/run2" > /dev/null 2>&1
+$BIN train --task "$tmp/copy" --pos alibi --layers 2 --d-model 32 --heads 2 --batch 32 --steps 600 --lr 1e-2 --eval-every 100 --threads 1 \
+  --out "$tmp/run2" > /dev/null 2>&1
 if $BIN task eval --ckpt "$tmp/run2/model.bin" --task "$tmp/copy" --csv "$tmp/acc.csv" --outputs "$tmp/out.txt" 2> "$tmp/eval.err"; then
   [ "$(head -1 "$tmp/acc.csv")" = "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy" ] && [ "$(wc -l < "$tmp/acc.csv")" = 13 ] \
     && ok "task eval: a CSV with a header and a row per test length (12)" || bad "task eval csv" "$(head -3 "$tmp/acc.csv")"
@@ -441,6 +459,16 @@ fi
 $BIN train --resume "$tmp/until" --threads 1 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "already finished: its held-out exact match reached --until-acc 0.1 at step $S" "$tmp/err" \
   && ok "train --until-acc: a learned run is finished (a resume is refused)" || bad "resume learned" "rc $rc: $(cat "$tmp/err")"
+# with the split, the sample is val.txt's (the validation class), never test.txt's: a task
+# without its val.txt is refused naming it, and one whose test.txt is damaged still trains
+mkdir -p "$tmp/noval" "$tmp/badtest"
+cp "$tmp/copy/train.txt" "$tmp/copy/test.txt" "$tmp/copy/task.txt" "$tmp/noval/"
+cp "$tmp/copy/train.txt" "$tmp/copy/val.txt" "$tmp/copy/task.txt" "$tmp/badtest/"; echo "garbage" > "$tmp/badtest/test.txt"
+$BIN train "${U[@]/$tmp\/copy/$tmp/noval}" --steps 20 --out "$tmp/noval-run" > /dev/null 2> "$tmp/err"; rc=$?
+$BIN train "${U[@]/$tmp\/copy/$tmp/badtest}" --task-examples fresh --steps 20 --out "$tmp/badtest-run" > /dev/null 2> "$tmp/err2"; rc2=$?
+[ $rc = 1 ] && grep -q "$tmp/noval/val.txt" "$tmp/err" && [ $rc2 = 0 ] \
+  && ok "train --until-acc on a split task checks val.txt: without it refused naming it; a damaged test.txt is not read (fresh examples too)" \
+  || bad "--until-acc val.txt" "rc $rc: $(cat "$tmp/err"); rc2 $rc2: $(tail -1 "$tmp/err2")"
 $BIN train "${U[@]}" --steps 20 --until-acc 1 --out "$tmp/capped" > /dev/null 2>&1
 grep -q '^  "steps_to_learn": null,$' "$tmp/capped/summary.json" && grep -q '^  "step": 20,$' "$tmp/capped/summary.json" \
   && ok "train --until-acc: the cap reached first, steps_to_learn is null" || bad "--until-acc cap" "$(grep steps "$tmp/capped/summary.json")"

@@ -325,7 +325,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
 }
 
 
-// --until-acc: the task's test.txt beside its train.txt, and the sample scored at eval points,
+// --until-acc: the task's val.txt (test.txt before the split) beside its train.txt, and the sample scored at eval points,
 // as task eval scores it (task.txt's spec: a scratch format's final answers)
 static void load_learn_sample(Run *r) {
     char dir[4200], path[4300];
@@ -333,7 +333,9 @@ static void load_learn_sample(Run *r) {
     TaskSpec spec;
     task_spec_read(&spec, dir);
     r->learn_len = spec.max_len, r->learn_final = task_decode_final_only(&spec);
-    snprintf(path, sizeof path, "%s/test.txt", dir);
+    // with the split (task.txt: split = hash) the validation class's val.txt, never scored by
+    // task eval; a task from before the split: test.txt
+    snprintf(path, sizeof path, "%s/%s", dir, spec.split ? "val.txt" : "test.txt");
     taskset_read(&r->learn_test, path);
     int *which, n = task_learn_sample(&r->learn_test, r->learn_len, &which);
     if (!n) die("--until-acc: '%s' holds no example of the training lengths 1..%d", path, r->learn_len);

@@ -22,12 +22,6 @@ static uint64_t mix64(uint64_t x) { // splitmix64's finalizer: a bijection
     x ^= x >> 27, x *= 0x94d049bb133111ebull;
     return x ^ x >> 31;
 }
-// an example's bytes "PROMPT>ANSWER;" (FNV-1a, mixed)
-static uint64_t example_hash(const char *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-    return mix64(h);
-}
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
@@ -36,14 +30,17 @@ static int cmp_u64(const void *a, const void *b) {
 void taskdata_fresh(TaskData *d, const char *dir, uint64_t seed) {
     char path[4200];
     task_spec_read(&d->spec, dir);
-    snprintf(path, sizeof path, "%s/test.txt", dir);
-    TaskSet test;
-    taskset_read(&test, path);
-    d->test_hash = xmalloc((size_t)test.n * sizeof(uint64_t));
-    for (int i = 0; i < test.n; i++) d->test_hash[i] = example_hash(test.ex[i].prompt, (size_t)(test.ex[i].nprompt + test.ex[i].nanswer));
-    qsort(d->test_hash, (size_t)test.n, sizeof(uint64_t), cmp_u64);
-    d->ntest = test.n;
-    taskset_free(&test);
+    if (!d->spec.split) { // without the split: test.txt's examples are the ones redrawn
+        snprintf(path, sizeof path, "%s/test.txt", dir);
+        TaskSet test;
+        taskset_read(&test, path);
+        d->test_hash = xmalloc((size_t)test.n * sizeof(uint64_t));
+        for (int i = 0; i < test.n; i++)
+            d->test_hash[i] = task_example_hash(test.ex[i].prompt, (size_t)(test.ex[i].nprompt + test.ex[i].nanswer));
+        qsort(d->test_hash, (size_t)test.n, sizeof(uint64_t), cmp_u64);
+        d->ntest = test.n;
+        taskset_free(&test);
+    }
     int most = task_max_bytes(&d->spec);
     d->buf = xmalloc((size_t)most + 1);
     d->fresh = 1, d->seed = seed;
@@ -91,19 +88,30 @@ void task_draw(const TaskData *d, Rng *rng, int B, int T, int rand_max, int *tok
     if (!rand_max) positions_draw(pos, B, T, 0, 0, rng);
 }
 
-// a fresh example from rng into d->buf, split into x: redrawn while it is a test example
+// a fresh example from rng into d->buf, split into x: with the split (task.txt: split = hash),
+// one of the training class at a uniform length (a length with none: another length); without,
+// redrawn, length and all, while it is a test example
 static void fresh_example(const TaskData *d, Rng *rng, TaskExample *x) {
     const TaskSpec *s = &d->spec;
     for (int tries = 0; tries < TASK_FRESH_TRIES; tries++) {
-        int n = 1 + (int)rng_below(rng, (uint64_t)s->max_len), depth = (int)rng_below(rng, 101);
-        int bytes = task_make(s, d->buf, (size_t)task_max_bytes(s) + 1, n, depth / 100.0, rng);
-        uint64_t h = example_hash(d->buf, (size_t)bytes);
-        if (bsearch(&h, d->test_hash, (size_t)d->ntest, sizeof h, cmp_u64)) continue;
+        int n = 1 + (int)rng_below(rng, (uint64_t)s->max_len), depth = (int)rng_below(rng, 101), bytes;
+        if (s->split) {
+            bytes = task_make_class(s, d->buf, (size_t)task_max_bytes(s) + 1, n, depth / 100.0, TASK_CLASS_TRAIN, rng);
+            if (bytes < 0) continue;
+        } else {
+            bytes = task_make(s, d->buf, (size_t)task_max_bytes(s) + 1, n, depth / 100.0, rng);
+            uint64_t h = task_example_hash(d->buf, (size_t)bytes);
+            if (bsearch(&h, d->test_hash, (size_t)d->ntest, sizeof h, cmp_u64)) continue;
+        }
         const char *sep = strchr(d->buf, TASK_SEP);
         *x = (TaskExample){.len = n, .depth_pct = depth, .prompt = d->buf, .nprompt = (int)(sep + 1 - d->buf), .answer = sep + 1,
                            .nanswer = (int)(d->buf + bytes - sep - 1)};
         return;
     }
+    if (s->split)
+        die("task %s: %d lengths drawn in a row had no example of the training class (task.txt: split = hash): the lengths "
+            "1..%d hold too few examples; make the task with a larger --max-len (posgpt task gen)", s->task->name, TASK_FRESH_TRIES,
+            s->max_len);
     die("task %s: %d fresh examples in a row were test examples; the test set holds (nearly) every example of lengths 1..%d: "
         "make the task with a larger --max-len or a smaller --test-per-len (posgpt task gen)", s->task->name, TASK_FRESH_TRIES,
         s->max_len);

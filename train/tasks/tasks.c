@@ -430,10 +430,38 @@ void task_spec_read(TaskSpec *s, const char *dir) {
     const char *bos = task_meta(text, "bos", v, sizeof v);
     if (bos && strcmp(bos, "yes") && strcmp(bos, "no")) die("task description '%s': bos = %s; it is yes or no", path, bos);
     s->bos = bos && !strcmp(bos, "yes");
+    const char *split = task_meta(text, "split", v, sizeof v);
+    if (split && strcmp(split, "hash") && strcmp(split, "none")) die("task description '%s': split = %s; it is hash or none", path, split);
+    s->split = split && !strcmp(split, "hash");
     const char *fmt = task_meta(text, "format", v, sizeof v);
     s->format = fmt ? task_format_find(s->task, fmt) : task_format_default(s->task);
     if (s->format < 0) die("task description '%s': format = %s; %s takes %s", path, fmt, s->task->name, task_formats(s->task));
     free(text);
+}
+
+uint64_t task_example_hash(const char *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    h ^= h >> 30, h *= 0xbf58476d1ce4e5b9ull; // splitmix64's finalizer
+    h ^= h >> 27, h *= 0x94d049bb133111ebull;
+    return h ^ h >> 31;
+}
+
+int task_class(const char *p, size_t n) {
+    // the prompt's bytes, without the BOS byte and the answer: an example has one class with or
+    // without the BOS byte and in a format that changes the answer only (scratch)
+    size_t i = n && p[0] == TASK_BOS, e = i;
+    while (e < n && p[e] != TASK_SEP) e++;
+    unsigned k = (unsigned)(task_example_hash(p + i, e - i) >> 62); // 0..3
+    return k == 0 ? TASK_CLASS_TEST : k == 1 ? TASK_CLASS_VAL : TASK_CLASS_TRAIN;
+}
+
+int task_make_class(const TaskSpec *s, char *buf, size_t cap, int n, double depth, int c, Rng *rng) {
+    for (int i = 0; i < TASK_CLASS_TRIES; i++) {
+        int b = task_make(s, buf, cap, n, depth, rng);
+        if (task_class(buf, (size_t)b) == c) return b;
+    }
+    return -1;
 }
 
 int task_make(const TaskSpec *s, char *buf, size_t cap, int n, double depth, Rng *rng) {

@@ -66,15 +66,33 @@ typedef struct {
     int max_len;      // training lengths are uniform in 1..max_len
     int bos;          // each example starts with TASK_BOS
     int format;       // TASK_FMT_*, one the task takes
+    int split;        // 1: the examples are split by class (task_class; "split = hash"); 0: test.txt
+                      // alone is kept out of training (task files from before the split)
 } TaskSpec;
 
+// The split of a task's examples (task gen's default, "split = hash" in task.txt): every
+// possible example belongs to one class by a hash of its prompt's bytes (without the BOS byte
+// and the answer: the same class with or without BOS, and in a format that changes the answer
+// only; task_class), test (1 in 4), validation (1 in 4) or training (2 in 4). test.txt holds test-class examples only, val.txt validation-class
+// ones (the sample `train --until-acc` checks), train.txt and fresh training examples
+// training-class ones: the three never share an example, and every length keeps training
+// examples unless all of its few examples fall in the other two classes.
+enum { TASK_CLASS_TEST, TASK_CLASS_VAL, TASK_CLASS_TRAIN };
+#define TASK_CLASS_TRIES 400 // draws at one length that may all miss the class asked for
+#define TASK_VAL_PER_LEN 32  // val.txt: examples at each training length
+uint64_t task_example_hash(const char *p, size_t n); // FNV-1a of the bytes, mixed
+int task_class(const char *p, size_t n);             // TASK_CLASS_* of the example's bytes (its prompt's)
+
 // DIR/task.txt's task, max_len, bos (yes | no; a task.txt without it, from before BOS
-// bytes: no) and format (one the task takes; without one: the task's first, msb or plain); dies with one line naming the file and the key for a
+// bytes: no), split (hash | none; without one: none) and format (one the task takes; without one: the task's first, msb or plain); dies with one line naming the file and the key for a
 // missing file, a missing or unknown task, a max_len out of 1..the task's max_n
 void task_spec_read(TaskSpec *s, const char *dir);
 // the example of length n (passkey: the key at depth in [0, 1]) into buf (cap bytes), as
 // task gen writes it (no newline), NUL-terminated; returns its bytes
 int task_make(const TaskSpec *s, char *buf, size_t cap, int n, double depth, Rng *rng);
+// an example of length n (passkey: depth) of class c into buf, drawn until one is (at most
+// TASK_CLASS_TRIES draws); returns its bytes, or -1 when no draw was of class c
+int task_make_class(const TaskSpec *s, char *buf, size_t cap, int n, double depth, int c, Rng *rng);
 // the most bytes an example of length 1..max_len has (the row a fresh example needs)
 int task_max_bytes(const TaskSpec *s);
 
