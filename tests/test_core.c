@@ -333,22 +333,32 @@ static void row_text(const int *tok, int b, int T, char *out) {
 // drawn again (a resumed run), other ones at the next step or another seed; each a right parity
 // example of length 1..4 after the BOS byte task.txt asks for, and never one of test.txt's,
 // which holds every example of lengths 1 and 2: only lengths 3 and 4 are trained on
+// a task directory /tmp/posgpt-NAME-PID (its path into dir) holding task.txt, test.txt and
+// train.txt with these contents; the path of its train.txt into path
+static void task_dir_make(char *dir, size_t ndir, char *path, size_t npath, const char *name, const char *const text[3]) {
+    const char *files[] = {"task.txt", "test.txt", "train.txt"};
+    snprintf(dir, ndir, "/tmp/posgpt-%s-%d", name, (int)getpid());
+    mkdir(dir, 0755);
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, npath, "%s/%s", dir, files[i]);
+        FILE *f = fopen(path, "w");
+        fputs(text[i], f);
+        fclose(f);
+    }
+}
+static void task_dir_remove(const char *dir) {
+    const char *files[] = {"task.txt", "test.txt", "train.txt"};
+    char path[96];
+    for (int i = 0; i < 3; i++) snprintf(path, sizeof path, "%s/%s", dir, files[i]), remove(path);
+    rmdir(dir);
+}
+
 static void test_task_fresh(void) {
     char dir[64], path[96];
-    snprintf(dir, sizeof dir, "/tmp/posgpt-fresh-%d", (int)getpid());
-    mkdir(dir, 0755);
-    snprintf(path, sizeof path, "%s/task.txt", dir);
-    FILE *f = fopen(path, "w");
-    fprintf(f, "task = parity\nsummary = x\nmax_len = 4\nbos = yes\n");
-    fclose(f);
-    snprintf(path, sizeof path, "%s/test.txt", dir);
-    f = fopen(path, "w");
-    fprintf(f, "1\t0\t^0>0;\n1\t0\t^1>1;\n2\t0\t^00>0;\n2\t0\t^01>1;\n2\t0\t^10>1;\n2\t0\t^11>0;\n3\t0\t^101>0;\n");
-    fclose(f);
-    snprintf(path, sizeof path, "%s/train.txt", dir);
-    f = fopen(path, "w");
-    fprintf(f, "2\t0\t^11>0;\n3\t0\t^111>1;\n");
-    fclose(f);
+    task_dir_make(dir, sizeof dir, path, sizeof path, "fresh",
+                   (const char *const[3]){"task = parity\nsummary = x\nmax_len = 4\nbos = yes\n",
+                                          "1\t0\t^0>0;\n1\t0\t^1>1;\n2\t0\t^00>0;\n2\t0\t^01>1;\n2\t0\t^10>1;\n2\t0\t^11>0;\n3\t0\t^101>0;\n",
+                                          "2\t0\t^11>0;\n3\t0\t^111>1;\n"});
     TaskData d, e;
     taskdata_load(&d, path), taskdata_load(&e, path);
     taskdata_fresh(&d, dir, 7), taskdata_fresh(&e, dir, 8);
@@ -384,9 +394,7 @@ static void test_task_fresh(void) {
     check(!memcmp(tok, tok2, sizeof(int) * B * T), "fresh task examples: a step drawn again gives the same batch", "it differs");
     free(tok), free(tgt), free(pos), free(tok2);
     taskdata_free(&d), taskdata_free(&e);
-    const char *files[] = {"task.txt", "test.txt", "train.txt"};
-    for (int i = 0; i < 3; i++) snprintf(path, sizeof path, "%s/%s", dir, files[i]), remove(path);
-    rmdir(dir);
+    task_dir_remove(dir);
 }
 
 // the split (task.txt: split = hash): every fresh example is of the training class, at every
@@ -395,20 +403,9 @@ static void test_task_fresh(void) {
 // 1 : 1 : 2 (test, validation, training): 8000 prompts, each share within 5 standard deviations
 static void test_task_split(void) {
     char dir[64], path[96];
-    snprintf(dir, sizeof dir, "/tmp/posgpt-split-%d", (int)getpid());
-    mkdir(dir, 0755);
-    snprintf(path, sizeof path, "%s/task.txt", dir);
-    FILE *f = fopen(path, "w");
-    fprintf(f, "task = copy\nsummary = x\nmax_len = 6\nbos = yes\nsplit = hash\n");
-    fclose(f);
-    snprintf(path, sizeof path, "%s/test.txt", dir);
-    f = fopen(path, "w");
-    fprintf(f, "1\t0\t^a>a;\n");
-    fclose(f);
-    snprintf(path, sizeof path, "%s/train.txt", dir);
-    f = fopen(path, "w");
-    fprintf(f, "2\t0\t^ab>ab;\n3\t0\t^abc>abc;\n");
-    fclose(f);
+    task_dir_make(dir, sizeof dir, path, sizeof path, "split",
+                   (const char *const[3]){"task = copy\nsummary = x\nmax_len = 6\nbos = yes\nsplit = hash\n", "1\t0\t^a>a;\n",
+                                          "2\t0\t^ab>ab;\n3\t0\t^abc>abc;\n"});
     TaskData d;
     taskdata_load(&d, path);
     taskdata_fresh(&d, dir, 5);
@@ -429,9 +426,7 @@ static void test_task_split(void) {
           seen[1], seen[2], seen[3], seen[6]);
     free(tok), free(tgt), free(pos);
     taskdata_free(&d);
-    const char *files[] = {"task.txt", "test.txt", "train.txt"};
-    for (int i = 0; i < 3; i++) snprintf(path, sizeof path, "%s/%s", dir, files[i]), remove(path);
-    rmdir(dir);
+    task_dir_remove(dir);
     int same = task_class("^0110>0110=0;", 13) == task_class("0110>0;", 7) && task_class("^ab>ab;", 7) == task_class("ab>ba;", 6);
     Rng rng;
     rng_seed(&rng, 11);
