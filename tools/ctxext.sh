@@ -342,7 +342,7 @@ if [ "$mode" != report ]; then
   echo "tools/ctxext.sh $([ $mode = quick ] && echo --quick)   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), tree $rev with $dirty changed files, pinned binary cksum $(cksum < "$bin" | cut -d' ' -f1))" >> "$OUT/command.txt"
   # the grid's settings, for --report (and the reader)
   { for v in D LAYERS TOKENS_STEP FT_TOKENS_STEP BASE_STEPS BASE_LR FT_STAGE FT_CAP FT_TOL FT_LR VAL_TOKENS EVAL_TOKENS FACTOR; do echo "$v=${!v}"; done
-    echo "SEEDS=$seeds"; echo "METHODS=$methods"; } > "$OUT/grid.env.part" && mv "$OUT/grid.env.part" "$OUT/grid.env"
+    echo "SEEDS='$seeds'"; echo "METHODS='$methods'"; } > "$OUT/grid.env.part" && mv "$OUT/grid.env.part" "$OUT/grid.env"
   # the test bytes (v2): the held-out split (the last n / 10 bytes of DATA, as posgpt holds it
   # out) less its first VAL_TOKENS bytes, which every run validated on
   n=$(wc -c < "$DATA"); nt=$((n / 10 - VAL_TOKENS))
@@ -369,7 +369,7 @@ else
   if [ -s "$OUT/grid.env" ]; then
     while IFS='=' read -r k v; do
       case $k in D | LAYERS | TOKENS_STEP | FT_TOKENS_STEP | BASE_STEPS | BASE_LR | FT_STAGE | FT_CAP | FT_TOL | FT_LR | VAL_TOKENS | EVAL_TOKENS | FACTOR) printf -v "$k" '%s' "$v" ;;
-        SEEDS) seeds=$v ;; METHODS) methods=$v ;; esac
+        SEEDS) seeds=${v//\'/} ;; METHODS) methods=${v//\'/} ;; esac
     done < "$OUT/grid.env"
   fi
 fi
