@@ -14,7 +14,10 @@
 #                 beyond (the mean of the buckets 2x = L+1..2L, 3x = 2L+1..3L, and for passkey 4x,
 #                 8x), means over seeds; then the ranking beyond the training lengths, of the
 #                 qualifying pairs only (learned in at least 2 seeds: 2 of 3), and how many
-#                 qualified; and for each task how many of the six core schemes qualified.
+#                 qualified: by the mean over the seeds that learned, each scheme against the
+#                 next by a paired t test across the seeds both learned (tools/lib.awk), the
+#                 next rank only where its interval lies above 0, else a shared rank; the chance
+#                 level of each task; and for each task how many of the six core schemes qualified.
 #   DIR/training.csv  per run: cap, last step, steps_to_learn, held-out exact match at 80% of
 #                 its steps and at the end, the last-20% gain; table.md lists the runs that
 #                 reached the cap unlearned and how many were still improving
@@ -76,7 +79,7 @@ if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the
 fi
 check_acc tasks2_report "$dir/acc.csv"
 
-awk -F, -v order="$order" -v core="$core" '
+awk -F, -v order="$order" -v core="$core" "$(cat tools/lib.awk)"'
   function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }
   NR == 1 { next }
   { t = $1; s = $2; k = $3; L = $4; b = bucket($5, L)
@@ -96,6 +99,22 @@ awk -F, -v order="$order" -v core="$core" '
       sum += a }
     return sum / m
   }
+  # seed k of (t, s): its exact match (w = "e") or per-token accuracy (w = "t") beyond the
+  # training lengths (the mean of the buckets past 1x)
+  function beyond1(t, s, k, w,    a, c, b) { a = 0; c = 0
+    for (b = 2; b <= 8; b++) if ((t, s, k, b) in ex) { a += w == "e" ? ok[t, s, k, b] / ex[t, s, k, b] : tc[t, s, k, b] / to[t, s, k, b]; c++ }
+    return c ? a / c : 0 }
+  # over the learned seeds of (t, s) (a steps_to_learn): the mean beyond
+  function beyondL(t, s, w,    K, m, i, n, sum) { m = split(seeds[t, s], K, " "); n = sum = 0
+    for (i = 1; i <= m; i++) if (stl[t, s, K[i]] != "") { sum += beyond1(t, s, K[i], w); n++ }
+    return n ? sum / n : 0 }
+  # the paired test of a above b across the seeds both learned: d_k = a beyond - b beyond, its
+  # mean and 95% t interval (tools/lib.awk); DT the verdict: ">" where the interval lies above 0
+  function pairtest(t, a, b,    K, m, i, n, sd, ss, d) { m = split(seeds[t, a], K, " "); n = sd = ss = 0
+    for (i = 1; i <= m; i++) if (stl[t, a, K[i]] != "" && ((t, b, K[i]) in stl) && stl[t, b, K[i]] != "") {
+      d = beyond1(t, a, K[i], "e") - beyond1(t, b, K[i], "e"); sd += d; ss += d * d; n++ }
+    if (tint(n, sd, ss)) { DT = TM - TH > 0 ? ">" : "~"; return sprintf("%+.2f [%+.2f, %+.2f] (%d seeds)", TM, TM - TH, TM + TH, n) }
+    DT = "~"; return n ? sprintf("%+.2f (one common seed: no test)", TM) : "(no common learned seed)" }
   function learned(t, s,    K, m, i, n) {
     m = split(seeds[t, s], K, " "); n = 0; STEPS = ""
     for (i = 1; i <= m; i++) { n += stl[t, s, K[i]] != ""; STEPS = STEPS (i > 1 ? " " : "") (stl[t, s, K[i]] != "" ? stl[t, s, K[i]] : "-") }
@@ -112,13 +131,20 @@ awk -F, -v order="$order" -v core="$core" '
         if (n >= 2) { q[t, s] = 1; nq++ }
         printf "| %s | %d of %d | %s | %.2f | %.2f | %.2f | %.2f |\n", s, n, NSEEDS, STEPS, acc(t, s, "e", 0), acc(t, s, "e", 1), acc(t, s, "t", 0), acc(t, s, "t", 1) } }
     printf "\nRanking beyond the training lengths, of the qualifying (task, scheme) pairs only: learned (0.9 exact match at 1x on the held-out check) in at least 2 seeds. %d of %d pairs qualified.\n\n", nq, npairs
-    print "| task | rank | scheme | learned | exact beyond | token beyond |"
-    print "|---|---|---|---|---|---|"
+    print "Exact and per-token beyond: the means over the seeds that learned. Each scheme against the next: the paired difference across the seeds both learned (the same seed: the same examples), its mean and 95% t interval; the next rank starts only where that interval lies above 0, else the two share a rank (not transitive; no correction for the number of tests)."
+    print ""
+    print "| task | rank | scheme | learned | exact beyond | token beyond | against the next |"
+    print "|---|---|---|---|---|---|---|"
     for (j = 1; j <= nt; j++) { t = tasks[j]; m = 0
-      for (i = 1; i <= ns; i++) if (q[t, S[i]]) { R[++m] = S[i]; V[m] = acc(t, S[i], "e", 1) }
+      for (i = 1; i <= ns; i++) if (q[t, S[i]]) { R[++m] = S[i]; V[m] = beyondL(t, S[i], "e") }
       for (a = 2; a <= m; a++) for (b = a; b > 1 && V[b] > V[b - 1]; b--) { x = V[b]; V[b] = V[b - 1]; V[b - 1] = x; y = R[b]; R[b] = R[b - 1]; R[b - 1] = y }
-      if (!m) printf "| %s | - | (no scheme qualified) | | | |\n", t
-      for (a = 1; a <= m; a++) { n = learned(t, R[a]); printf "| %s | %d | %s | %d of %d | %.2f | %.2f |\n", t, a, R[a], n, NSEEDS, V[a], acc(t, R[a], "t", 1) } }
+      if (!m) printf "| %s | - | (no scheme qualified) | | | | |\n", t
+      rk = 1
+      for (a = 1; a <= m; a++) { n = learned(t, R[a]); vs = a < m ? pairtest(t, R[a], R[a + 1]) : ""
+        printf "| %s | %d | %s | %d of %d | %.2f | %.2f | %s |\n", t, rk, R[a], n, NSEEDS, V[a], beyondL(t, R[a], "t"), vs
+        if (a < m && DT == ">") rk = a + 1 } }
+    print ""
+    print "Chance, exact match: copy, reverse, sort, add about 0 (10 letters or digits a symbol); sum 0.1 (one digit, the final answer of the scratchpad); parity 0.5; passkey about 0 (a 5-digit key). A task a scheme did not learn at 1x says nothing about its extrapolation: such pairs are not ranked."
     nc = split(core, C, " "); good = 0
     printf "\nThe six core schemes (%s) that qualified, per task:\n\n| task | core schemes qualified |\n|---|---|\n", core
     for (j = 1; j <= nt; j++) { t = tasks[j]; c = 0; for (i = 1; i <= nc; i++) c += q[t, C[i]]; good += c >= 4; printf "| %s | %d of %d |\n", t, c, nc }
