@@ -184,9 +184,13 @@ set_beyond nope "5 5 6 6" "5 5 6 6" "5 5 6 6"
 tools/tasks2_claims.sh "$c" 2> /dev/null; d3=$(grep -c "| copy | t5 > nope | .* | differs (no gap: t5 at most 0.05 above nope) |" "$c/claims.md")
 set_beyond t5 "6 6 6 6" "6 6 6 6" "6 6 7 7"; set_beyond nope "5 6 6 6" "5 6 6 6" "5 6 6 6"
 tools/tasks2_claims.sh "$c" 2> /dev/null; d4=$(grep -c "| copy | t5 > nope | 0.57 > 0.37 .* | t5: 0.62 (0.60-0.65); nope: 0.57 (0.57-0.57) | inconclusive |" "$c/claims.md")
-[ "$d1" = 1 ] && [ "$d2" = 1 ] && [ "$d3" = 1 ] && [ "$d4" = 1 ] &&
-  ok "tasks2_claims: differs when every seed of B is above A or no seed of A is 0.06 above B, inconclusive when the ranges overlap or the means are < 0.06 apart" \
-  || bad "tasks2_claims differs/inconclusive" "$d1 $d2 $d3 $d4: $(grep 'copy | t5' "$c/claims.md")"
+# both at chance (copy: about 0): t5 at 0.05 and nope at 0.00 beyond in every seed (t5 above in
+# every seed, but both within 0.06 of chance): not comparable, neither holds nor differs
+set_beyond t5 "1 0 1 0" "1 0 1 0" "1 0 1 0"; set_beyond nope "0 0 0 0" "0 0 0 0" "0 0 0 0"
+tools/tasks2_claims.sh "$c" 2> /dev/null; d5=$(grep -c "| copy | t5 > nope | .* | not comparable (both at chance: means at most 0.06, chance 0.00 + 0.06) |" "$c/claims.md")
+[ "$d1" = 1 ] && [ "$d2" = 1 ] && [ "$d3" = 1 ] && [ "$d4" = 1 ] && [ "$d5" = 1 ] &&
+  ok "tasks2_claims: differs when every seed of B is above A or no seed of A is 0.06 above B, inconclusive when the ranges overlap or the means are < 0.06 apart, not comparable when both are within 0.06 of chance" \
+  || bad "tasks2_claims differs/inconclusive" "$d1 $d2 $d3 $d4 $d5: $(grep 'copy | t5' "$c/claims.md")"
 
 # the grid is checked before anything runs (--plan too): malformed variants, unknown tasks and
 # schemes, seeds and caps that are not whole numbers, repeats; nothing written into OUT
