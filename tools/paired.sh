@@ -17,12 +17,7 @@ for f in "$1" "$2"; do
   head -1 "$f" | grep -q '^scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss$' \
     || { echo "paired.sh: error: '$f' is not a posgpt eval --per-window CSV (its header differs)" >&2; exit 1; }
 done
-awk -F, -v A="$1" -v B="$2" '
-  # Student t 0.975 quantiles for 1..30 degrees of freedom; beyond, the Cornish-Fisher expansion
-  BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 " \
-                "2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", T, " ") }
-  function tq(df,   z) { if (df <= 30) return T[df]; z = 1.959964
-    return z + (z^3 + z) / (4 * df) + (5 * z^5 + 16 * z^3 + 3 * z) / (96 * df^2) }
+awk -F, -v A="$1" -v B="$2" "$(cat "$(dirname "$0")/lib.awk")"' # tq: the t quantile
   FNR == 1 { file++; next } # (by the order read: the same path twice is two files)
   { key = $3 "," $4 "," $5 "," $6 }
   file == 1 { a[key "," $7] = $9; na++; next }
