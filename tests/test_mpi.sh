@@ -72,6 +72,18 @@ done
 grep -q "^examples = fresh" "$tmp/task-np2/config.txt" && grep -q "^examples = fresh" "$tmp/task-pack-np2/config.txt" \
   && ok "task, task-pack: trained on fresh examples (the default), the same bytes on 2 processes as on one" \
   || bad "task: fresh examples" "$(grep examples "$tmp/task-np2/config.txt")"
+# train --until-acc --after-learn: the lead decides when the task is learned; every process goes
+# on for the same steps after it and stops at the same step (the bytes of one process, 2 shards)
+$BIN task gen --task copy --max-len 3 --n 400 --seed 1 --out "$tmp/copy3" > /dev/null
+U=(--task "$tmp/copy3" --task-examples file --pos alibi --layers 1 --d-model 32 --heads 2 --batch 32 --lr 1e-2 --threads 1
+   --steps 400 --eval-every 20 --until-acc 0.1 --after-learn 10)
+"$MPIBIN" train "${U[@]}" --grad-shards 2 --out "$tmp/al-s2" > /dev/null 2>&1
+"${MPIRUN[@]}" -np 2 "$MPIBIN" train "${U[@]}" --out "$tmp/al-np2" > /dev/null 2> "$tmp/al-np2.err"
+S=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$tmp/al-np2/summary.json")
+[ -n "$S" ] && grep -q '^  "step": '$((S + 10))',$' "$tmp/al-np2/summary.json" && same "$tmp/al-s2" "$tmp/al-np2" \
+  && cmp -s "$tmp/al-s2/model-learned.bin" "$tmp/al-np2/model-learned.bin" \
+  && ok "task --until-acc --after-learn 10: learned at step $S, both processes stop at step $((S + 10)), the bytes of one process" \
+  || bad "--after-learn under MPI" "steps_to_learn '$S': $(grep error "$tmp/al-np2.err" | head -1)"
 "$MPIBIN" train "${A[@]}" --pos cope --grad-shards 4 --out "$tmp/s4" > /dev/null 2>&1
 "${MPIRUN[@]}" -np 4 "$MPIBIN" train "${A[@]}" --pos cope --out "$tmp/np4" > /dev/null 2> "$tmp/np4.err"
 same "$tmp/s4" "$tmp/np4" && ok "cope: mpirun -np 4 gives the bytes and losses of one process with --grad-shards 4" \

@@ -459,6 +459,39 @@ fi
 $BIN train --resume "$tmp/until" --threads 1 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "already finished: its held-out exact match reached --until-acc 0.1 at step $S" "$tmp/err" \
   && ok "train --until-acc: a learned run is finished (a resume is refused)" || bad "resume learned" "rc $rc: $(cat "$tmp/err")"
+# train --after-learn N: once --until-acc is reached the run trains N steps more (the same
+# trajectory up to the learned step: steps_to_learn is the run above's S), validates and scores
+# the held-out sample at its last step, and keeps the model of step S as model-learned.bin,
+# which scores as the model of the run that stopped there; paused between S and S + N and
+# resumed, it ends with the same log and the same model.bin bytes
+if [ -n "$S" ] && [ "$S" -le 360 ]; then
+  $BIN train "${U[@]}" --after-learn 30 --out "$tmp/after" > /dev/null 2> "$tmp/after.err"
+  Sa=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$tmp/after/summary.json")
+  last=$(tail -1 "$tmp/after/log.csv" | cut -d, -f1,8)
+  $BIN task eval --ckpt "$tmp/until/model.bin" --threads 1 --csv "$tmp/ev-until.csv" 2> /dev/null
+  $BIN task eval --ckpt "$tmp/after/model-learned.bin" --threads 1 --csv "$tmp/ev-learned.csv" 2> /dev/null
+  [ "$Sa" = "$S" ] && grep -q '^  "step": '$((S + 30))',$' "$tmp/after/summary.json" && grep -q '^  "after_learn": 30,$' "$tmp/after/summary.json" \
+    && [[ "$last" =~ ^$((S + 30)),[01]\.[0-9]{6}$ ]] && cmp -s "$tmp/ev-until.csv" "$tmp/ev-learned.csv" \
+    && ! cmp -s "$tmp/after/model.bin" "$tmp/after/model-learned.bin" && grep -q "^after_learn = 30$" "$tmp/after/config.txt" \
+    && ok "train --after-learn 30: learned at step $S as without it, ends at step $((S + 30)) scored; model-learned.bin scores as the model of step $S" \
+    || bad "--after-learn" "steps_to_learn '$Sa' (want $S), last row '$last': $(tail -2 "$tmp/after.err")"
+  $BIN train "${U[@]}" --after-learn 30 --out "$tmp/after2" --stop-at $((S + 10)) > /dev/null 2>&1
+  $BIN train --resume "$tmp/after2" --threads 1 > /dev/null 2>&1
+  cmp -s "$tmp/after/model.bin" "$tmp/after2/model.bin" && cmp -s "$tmp/after/model-learned.bin" "$tmp/after2/model-learned.bin" \
+    && cmp -s <(awk -F, '$1 % 20 == 0 || $1 == '$((S + 30)) "$tmp/after/log.csv" | cut -d, -f1-5,8) \
+               <(awk -F, '$1 % 20 == 0 || $1 == '$((S + 30)) "$tmp/after2/log.csv" | cut -d, -f1-5,8) \
+    && ok "train --after-learn: paused at step $((S + 10)) and resumed, the same model.bin, model-learned.bin and log" \
+    || bad "--after-learn resume" "$(tail -2 "$tmp/after2/log.csv")"
+  $BIN train --resume "$tmp/after" --threads 1 > /dev/null 2> "$tmp/err"; rc=$?
+  $BIN train --resume "$tmp/after2" --after-learn 40 --threads 1 > /dev/null 2> "$tmp/err2"; rc2=$?
+  [ $rc = 1 ] && grep -q "already finished: .* at step $S .*, and it trained the 30 steps after it (--after-learn) to step $((S + 30))" "$tmp/err" \
+    && [ $rc2 = 1 ] && grep -q "after-learn" "$tmp/err2" \
+    && ok "train --after-learn: a finished run's resume is refused; another --after-learn on resume is a conflict" \
+    || bad "--after-learn refusals" "rc $rc: $(cat "$tmp/err"); rc2 $rc2: $(cat "$tmp/err2")"
+fi
+$BIN train --task "$tmp/copy" --pos alibi --steps 20 --after-learn 5 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "give --until-acc too" "$tmp/err" \
+  && ok "train --after-learn without --until-acc: a one-line error" || bad "--after-learn alone" "rc $rc: $(cat "$tmp/err")"
 # with the split, the sample is val.txt's (the validation class), never test.txt's: a task
 # without its val.txt is refused naming it, and one whose test.txt is damaged still trains
 mkdir -p "$tmp/noval" "$tmp/badtest"

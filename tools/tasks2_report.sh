@@ -34,29 +34,36 @@ cd "$(dirname "$0")/.."
 dir=${1:-runs/tasks2}
 bin=${BIN:-./posgpt}
 [ -d "$dir" ] || { echo "tasks2_report: no folder $dir (run tools/tasks2.sh first)" >&2; exit 1; }
-trap 'rm -f "$dir/acc.csv.part" "$dir/table.md.part" "$dir/figures.txt.part"' EXIT # (a failure leaves no partial file)
+trap 'rm -f "$dir/acc.csv.part" "$dir/acc-learned.csv.part" "$dir/table.md.part" "$dir/table-learned.part" "$dir/figures.txt.part"' EXIT # (a failure leaves no partial file)
 order="sinusoidal learned t5 alibi rope nope fire kerple-power randomized-rope randomized-alibi randomized-sinusoidal"
 core="sinusoidal learned t5 alibi rope nope"
 # then the variants (tools/tasks2.sh's SCHEME@FLAG=VALUE ablations) and any other scheme found
 order="$order $(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null | awk -F/ '{ print $(NF - 2) }' | sort -u | grep -vxF -f <(tr ' ' '\n' <<< "$order") | tr '\n' ' ' || true)"
 H=$TASKS2_H
 runs=$(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null || true)
-if [ -n "$runs" ]; then
+# gather NAME: every run's NAME (acc.csv, or acc-learned.csv: task eval of model-learned.bin)
+# into DIR/NAME, with the task, scheme, seed and steps_to_learn columns
+gather() {
+  local name=$1 t s f k stl
   {
     echo "$H"
     for t in copy reverse sort add sum parity passkey; do
       for s in $order; do
-        for f in "$dir/$t/$s"/seed*/acc.csv; do
-          [ -s "$f" ] || continue
-          k=${f%/acc.csv}; k=${k##*/seed}
-          stl=$(steps_to_learn "${f%/acc.csv}")
+        for f in "$dir/$t/$s"/seed*/"$name"; do
+          [ -s "$f" ] && [ -s "${f%/*}/acc.csv" ] || continue # (a run is done once its acc.csv is written)
+          k=${f%/*}; k=${k##*/seed}
+          stl=$(steps_to_learn "${f%/*}")
           awk -F, -v OFS=, -v s="$s" -v k="$k" -v stl="$stl" 'NR == 1 { if ($9 != "tokens") { print FILENAME ": no per-token columns (task eval before token_accuracy)" > "/dev/stderr"; exit 1 }; next }
             { print $1, s, k, $3, $4, $5, $6, $7, $8, $9, $10, $11, stl }' "$f"
         done
       done
     done
-  } > "$dir/acc.csv.part"
-  mv "$dir/acc.csv.part" "$dir/acc.csv"
+  } > "$dir/$name.part"
+  mv "$dir/$name.part" "$dir/$name"
+}
+if [ -n "$runs" ]; then
+  gather acc.csv
+  if ls "$dir"/*/*/seed*/acc-learned.csv > /dev/null 2>&1; then gather acc-learned.csv; else rm -f "$dir/acc-learned.csv"; fi
 fi
 # training.csv: per run its cap, the step it stopped at, steps_to_learn, and the held-out exact
 # match (log.csv's heldout_exact) at the last validation and at the last one at or before 80% of
@@ -79,7 +86,10 @@ if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the
 fi
 check_acc tasks2_report "$dir/acc.csv"
 
-awk -F, -v order="$order" -v core="$core" "$(cat tools/lib.awk)"'
+# the tables, from an acc.csv; part=all: table.md's, part=rank: the ranking alone (of
+# acc-learned.csv, the models of the learned steps, whose rows are those of the learned seeds)
+tables() { # PART FILE
+awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="${AFTER:-1000}" "$(cat tools/lib.awk)"'
   function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }
   NR == 1 { next }
   { t = $1; s = $2; k = $3; L = $4; b = bucket($5, L)
@@ -123,37 +133,60 @@ awk -F, -v order="$order" -v core="$core" "$(cat tools/lib.awk)"'
   }
   END {
     ns = split(order, S, " ")
-    print "Exact match and per-token accuracy, the mean over seeds. 1x: the training lengths 1..L; beyond: the mean of the buckets past 1x (2x = L+1..2L, 3x = 2L+1..3L; passkey also 4x and 8x). learned: the seeds that reached 0.9 exact match at 1x on the held-out check that stops a run (train --until-acc 0.9: the first 32 test examples of each length 1..L), whose step is in steps (- = the cap came first); exact 1x is task eval over the whole test set at 1..L, where a run stopped at the first check over 0.9 scores near 0.9, on either side."
+    if (part == "all") print "Exact match and per-token accuracy, the mean over seeds. 1x: the training lengths 1..L; beyond: the mean of the buckets past 1x (2x = L+1..2L, 3x = 2L+1..3L; passkey also 4x and 8x). learned: the seeds that reached 0.9 exact match at 1x on the held-out check that stops a run (train --until-acc 0.9: the first 32 test examples of each length 1..L), whose step is in steps (- = the cap came first); exact 1x is task eval over the whole test set at 1..L, where a run stopped at the first check over 0.9 scores near 0.9, on either side."
     for (j = 1; j <= nt; j++) { t = tasks[j]
-      printf "\n%s (L = %d)\n\n| scheme | learned | steps | exact 1x | exact beyond | token 1x | token beyond |\n|---|---|---|---|---|---|---|\n", t, Lof[t]
+      if (part == "all") printf "\n%s (L = %d)\n\n| scheme | learned | steps | exact 1x | exact beyond | token 1x | token beyond |\n|---|---|---|---|---|---|---|\n", t, Lof[t]
       for (i = 1; i <= ns; i++) { s = S[i]; if (!ran[t, s]) continue
         n = learned(t, s); npairs++
         if (n >= 2) { q[t, s] = 1; nq++ }
-        printf "| %s | %d of %d | %s | %.2f | %.2f | %.2f | %.2f |\n", s, n, NSEEDS, STEPS, acc(t, s, "e", 0), acc(t, s, "e", 1), acc(t, s, "t", 0), acc(t, s, "t", 1) } }
+        if (part == "all") printf "| %s | %d of %d | %s | %.2f | %.2f | %.2f | %.2f |\n", s, n, NSEEDS, STEPS, acc(t, s, "e", 0), acc(t, s, "e", 1), acc(t, s, "t", 0), acc(t, s, "t", 1) } }
+    if (part == "rank") {
+      printf "\nThe same ranking, of the models of the learned steps (model-learned.bin: train --after-learn keeps the model of the check that first reached 0.9; acc-learned.csv), to show whether it holds %d steps later: the same qualifying pairs and the same rule.\n\n", after
+      print "| task | rank | scheme | learned | exact beyond | token beyond | against the next |"
+      print "|---|---|---|---|---|---|---|" }
+    else {
     printf "\nRanking beyond the training lengths, of the qualifying (task, scheme) pairs only: learned (0.9 exact match at 1x on the held-out check) in at least 2 seeds. %d of %d pairs qualified.\n\n", nq, npairs
     print "Exact and per-token beyond: the means over the seeds that learned. Each scheme against the next: the paired difference across the seeds both learned (the same seed: the same examples), its mean and 95% t interval; the next rank starts only where that interval lies above 0, else the two share a rank (not transitive; no correction for the number of tests)."
     print ""
     print "| task | rank | scheme | learned | exact beyond | token beyond | against the next |"
-    print "|---|---|---|---|---|---|---|"
+    print "|---|---|---|---|---|---|---|" }
     for (j = 1; j <= nt; j++) { t = tasks[j]; m = 0
       for (i = 1; i <= ns; i++) if (q[t, S[i]]) { R[++m] = S[i]; V[m] = beyondL(t, S[i], "e") }
       for (a = 2; a <= m; a++) for (b = a; b > 1 && V[b] > V[b - 1]; b--) { x = V[b]; V[b] = V[b - 1]; V[b - 1] = x; y = R[b]; R[b] = R[b - 1]; R[b - 1] = y }
       if (!m) printf "| %s | - | (no scheme qualified) | | | | |\n", t
       rk = 1
       for (a = 1; a <= m; a++) { n = learned(t, R[a]); vs = a < m ? pairtest(t, R[a], R[a + 1]) : ""
-        printf "| %s | %d | %s | %d of %d | %.2f | %.2f | %s |\n", t, rk, R[a], n, NSEEDS, V[a], beyondL(t, R[a], "t"), vs
+        printf "| %s | %d | %s | %s | %.2f | %.2f | %s |\n", t, rk, R[a], part == "rank" ? n "" : n " of " NSEEDS, V[a], beyondL(t, R[a], "t"), vs
         if (a < m && DT == ">") rk = a + 1 } }
+    if (part == "rank") exit
     print ""
     print "Chance, exact match: copy, reverse, sort, add about 0 (10 letters or digits a symbol); sum 0.1 (one digit, the final answer of the scratchpad); parity 0.5; passkey about 0 (a 5-digit key). A task a scheme did not learn at 1x says nothing about its extrapolation: such pairs are not ranked."
     nc = split(core, C, " "); good = 0
     printf "\nThe six core schemes (%s) that qualified, per task:\n\n| task | core schemes qualified |\n|---|---|\n", core
     for (j = 1; j <= nt; j++) { t = tasks[j]; c = 0; for (i = 1; i <= nc; i++) c += q[t, C[i]]; good += c >= 4; printf "| %s | %d of %d |\n", t, c, nc }
     printf "\n%d of %d tasks qualified for at least four of the six core schemes.\n", good, nt
-  }' "$dir/acc.csv" > "$dir/table.md.part"
+  }' "$2"
+}
+tables all "$dir/acc.csv" > "$dir/table.md.part"
 if [ -s "$dir/training.csv" ]; then
   awk -F, 'NR > 1 && $6 == "" { n++; g += $9 > 0.05; rows = rows sprintf("| %s | %s | %s | %s | %.2f | %.2f | %+.2f |\n", $1, $2, $3, $5, $7, $8, $9) }
     END { printf "\nRuns that reached their cap without learning: %d, of which %d were still improving (held-out exact match up by more than 0.05 over the last 20%% of their steps; training.csv).\n", n, g
       if (n) printf "\n| task | scheme | seed | steps | held-out exact at 80%% | at the end | gain |\n|---|---|---|---|---|---|---|\n%s", rows }' "$dir/training.csv" >> "$dir/table.md.part"
+fi
+# the ranking again at the learned steps, and each pair's rank at both points
+if [ -s "$dir/acc-learned.csv" ]; then
+  check_acc tasks2_report "$dir/acc-learned.csv"
+  tables rank "$dir/acc-learned.csv" > "$dir/table-learned.part"
+  ranks=$(awk -F' [|] ' '/^[|] [a-z]+ [|] [0-9]+ [|] / { k = $1 SUBSEP $3; if (FILENAME == ARGV[1]) { a[k] = $2; ord[++n] = k } else b[k] = $2 }
+    END { for (i = 1; i <= n; i++) { k = ord[i]; split(k, x, SUBSEP); t = substr(x[1], 3)
+        if (!(t in seen)) { seen[t] = 1; T[++nt] = t }
+        if (!(k in b)) ch[t] = ch[t] sprintf("%s %s (%s, not ranked there)", ch[t] == "" ? "" : ";", x[2], a[k])
+        else if (a[k] != b[k]) ch[t] = ch[t] sprintf("%s %s %s at the learned step, %s later", ch[t] == "" ? "" : ";", x[2], b[k], a[k]) }
+      if (!nt) exit
+      printf "\nThe ranks at the two points, per task (a rank change between two schemes that share a rank at either point is within the test'"'"'s noise):\n\n| task | ranks |\n|---|---|\n"
+      for (i = 1; i <= nt; i++) printf "| %s | %s |\n", T[i], ch[T[i]] == "" ? "the same" : "changed:" ch[T[i]] }' \
+    "$dir/table.md.part" "$dir/table-learned.part")
+  { cat "$dir/table-learned.part"; [ -z "$ranks" ] || printf '%s\n' "$ranks"; } >> "$dir/table.md.part"
 fi
 mv "$dir/table.md.part" "$dir/table.md"
 cat "$dir/table.md"

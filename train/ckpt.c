@@ -70,8 +70,9 @@ enum {
     // (train --keep-every; 0 = none); the precision of the products (train --precision: 0 =
     // fp32, as in files written before it; 1 = bf16)
     H_POSLRMULT = 352, H_KEEPEVERY = 360, H_PRECISION = 364,
-    // train --until-acc: the step that reached it (0: not yet) and the threshold (0: none)
-    H_LEARNED = 368, H_UNTILACC = 372,
+    // train --until-acc: the step that reached it (0: not yet) and the threshold (0: none); the
+    // steps trained after it (train --after-learn; 0: none, as in files written before it)
+    H_LEARNED = 368, H_UNTILACC = 372, H_AFTERLEARN = 380,
     H_DPATH = 384, H_VPATH = 384 + CKPT_PATH_BYTES
 };
 _Static_assert(H_VPATH + CKPT_PATH_BYTES <= CKPT_HEADER_BYTES, "the run record's paths fit in the header");
@@ -157,6 +158,7 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     put_u64(h, H_VALTOKENS, (uint64_t)r->val_tokens);
     put_f64(h, H_POSLRMULT, ts->pos_lr_mult != 1 ? ts->pos_lr_mult : 0), put_u32(h, H_KEEPEVERY, (uint32_t)r->keep_every);
     put_u32(h, H_LEARNED, (uint32_t)ts->learned_step), put_f64(h, H_UNTILACC, r->until_acc);
+    put_u32(h, H_AFTERLEARN, (uint32_t)r->after_learn);
     put_u32(h, H_PRECISION, (uint32_t)(ts->bf16 != 0));
     memcpy(h + H_DPATH, r->data, strnlen(r->data, CKPT_PATH_BYTES - 1));
     memcpy(h + H_VPATH, r->val, strnlen(r->val, CKPT_PATH_BYTES - 1));
@@ -312,12 +314,14 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         uint64_t vt = get_u64(h, H_VALTOKENS);
         uint32_t ke = ver >= 5 ? get_u32(h, H_KEEPEVERY) : 0, learned = ver >= 5 ? get_u32(h, H_LEARNED) : 0;
         double ua = ver >= 5 ? get_f64(h, H_UNTILACC) : 0;
-        int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt && !ke && !ua && !learned;
+        uint32_t al = ver >= 5 ? get_u32(h, H_AFTERLEARN) : 0;
+        int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt && !ke && !ua && !learned && !al;
         const char *bad = none ? NULL : !run.data_bytes ? "data size" : ev < 1 || ev > (1u << 30) ? "eval_every"
                         : ce < 1 || ce > (1u << 30) ? "ckpt_every" : le < 1 || le > (1u << 30) ? "log_every"
                         : fl > 15 || (fl & 12 && !(fl & 2)) ? "flags" : vt > (uint64_t)1e15 ? "val_tokens"
                         : !(ua >= 0 && ua <= 1) || (ua > 0 && !(fl & 2)) ? "until_acc"
-                        : learned > get_u64(h, H_STEP) || (learned && !(ua > 0)) ? "learned step" : NULL;
+                        : learned > get_u64(h, H_STEP) || (learned && !(ua > 0)) ? "learned step"
+                        : al > (1u << 30) || (al && !(ua > 0)) ? "after_learn" : NULL;
         for (int k = 0; k < 2 && !bad; k++) {
             const unsigned char *pth = h + (k ? H_VPATH : H_DPATH);
             if (pth[CKPT_PATH_BYTES - 1]) bad = k ? "val path" : "data path";
@@ -325,7 +329,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         if (bad) FAIL("checkpoint '%s' holds an impossible run record: %s", name, bad);
         run.eval_every = (int)ev, run.ckpt_every = (int)ce, run.log_every = (int)le, run.skip_nonfinite = (int)(fl & 1);
         run.task = (int)(fl >> 1 & 1), run.pack = (int)(fl >> 2 & 1), run.fresh = (int)(fl >> 3 & 1);
-        run.val_tokens = (long)vt, run.keep_every = (int)ke, run.until_acc = ua;
+        run.val_tokens = (long)vt, run.keep_every = (int)ke, run.until_acc = ua, run.after_learn = (int)al;
         memcpy(run.data, h + H_DPATH, CKPT_PATH_BYTES);
         memcpy(run.val, h + H_VPATH, CKPT_PATH_BYTES);
     }

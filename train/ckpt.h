@@ -27,6 +27,7 @@ typedef struct {
     int fresh;                      // with task: the training examples are made fresh each step (task_batch.h)
     int keep_every;                 // 0, or model-STEP.bin kept every N steps (train --keep-every)
     double until_acc;               // with task: 0, or stop once the held-out exact match reaches it (train --until-acc)
+    int after_learn;                // with until_acc: go on this many steps after it is reached (train --after-learn; 0: stop there)
     long val_tokens;
 } RunRecord;
 
@@ -41,7 +42,8 @@ typedef struct {
     Rng rng;        // trainer RNG (data order, random positions) after `step` steps
     double val_loss; // last validation loss (NaN if none)
     double pos_lr_mult; // the position scheme's tensors learn at this times the rate (train --pos-lr-mult; 1: as the rest)
-    long learned_step;  // train --until-acc: the step whose held-out exact match reached it (the run ends there); 0: not yet
+    long learned_step;  // train --until-acc: the step whose held-out exact match first reached it (the run ends there, or
+                        // --after-learn steps later); 0: not yet
     int bf16;       // the products' inputs are bfloat16 (train --precision bf16); 0: float32
     RunRecord run;
     int version;     // format of the file it was read from (set by ckpt_read)

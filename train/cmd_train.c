@@ -137,8 +137,8 @@ static void print_config(FILE *f, const Run *r) {
         else fprintf(f, "examples = file (drawn from the first %d of train.txt)\n", r->tasks.ntrain);
         fprintf(f, "val = (the last %d examples)\n", r->tasks.set.n - r->tasks.ntrain);
         if (ts->run.until_acc > 0)
-            fprintf(f, "until_acc = %g\nuntil_acc_sample = the first %d test examples of each length 1..%d (%d examples, greedy)\n",
-                    ts->run.until_acc, TASK_LEARN_PER_LEN, r->learn_len, r->learn.n);
+            fprintf(f, "until_acc = %g\nuntil_acc_sample = the first %d test examples of each length 1..%d (%d examples, greedy)\n"
+                    "after_learn = %d\n", ts->run.until_acc, TASK_LEARN_PER_LEN, r->learn_len, r->learn.n, ts->run.after_learn);
     }
     else fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
     fprintf(f, "seq_len = %d\nlayers = %d\nd_model = %d\nheads = %d\nvocab = %d\n", c->T, c->L, c->C, c->NH, c->V);
@@ -179,7 +179,8 @@ static void write_summary(const Run *r, const char *status, double wall) {
     char label[64], *config = config_text(r);
     RunSummary s = {.status = status, .scheme = run_label(r->m.cfg.scheme, r->ts.rand_max, label, sizeof label), .config = config,
                     .step = r->ts.step, .steps = r->ts.steps, .val_loss = r->ts.val_loss, .last = &r->last, .wall = wall,
-                    .tokens = r->tokens, .until_acc = r->ts.run.until_acc, .learned_step = r->ts.learned_step};
+                    .tokens = r->tokens, .until_acc = r->ts.run.until_acc, .learned_step = r->ts.learned_step,
+                    .after_learn = r->ts.run.after_learn};
     summary_write(r->dir, &s);
     free(config);
 }
@@ -220,6 +221,10 @@ static int save_checkpoints(Run *r, char *err, size_t n) {
         kept_path(r, r->ts.step, path, sizeof path);
         if (ckpt_try_save(path, &r->m, &r->ts, &r->opt, err, n)) return -1;
     }
+    if (r->ts.run.after_learn && r->ts.learned_step == r->ts.step) { // --after-learn: the model that reached --until-acc
+        snprintf(path, sizeof path, "%s/model-learned.bin", r->dir);
+        if (ckpt_try_save(path, &r->m, &r->ts, &r->opt, err, n)) return -1;
+    }
     return ckpt_try_save(r->ckpt_path, &r->m, &r->ts, &r->opt, err, n);
 }
 
@@ -239,6 +244,9 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"until-acc", ARG_FLOAT, &a->until_acc, "with --task: train until learned, --steps the cap: at each validation, greedy "
                                                  "exact match on a fixed sample of DIR/test.txt at the training lengths (the first 32 "
                                                  "of each length 1..L); the run ends at the first that reaches this (0 < A <= 1)", 0, 1},
+        {"after-learn", ARG_INT, &a->after_learn, "with --until-acc: train N steps more after the check that reached it (at most to "
+                                                   "--steps), keeping the model of that check as model-learned.bin (default 0: stop "
+                                                   "there); the run keeps it", 0, 1 << 30},
         {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into rows of 4 x --seq-len, first fit, each example "
                                      "attending to its own bytes at its own positions: the gradient of one example a row, up to "
                                      "rounding, in fewer positions; the run keeps it"},
@@ -315,6 +323,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         die("--until-acc must be above 0 (an exact-match accuracy in (0, 1], e.g. 0.9), got %g", a->until_acc);
     if (args_given("until-acc") && !a->task && !a->resume)
         die("--until-acc stops when a task is learned (held-out exact match): it applies only with --task");
+    if (args_given("after-learn") && !args_given("until-acc") && !a->resume)
+        die("--after-learn N trains N steps more once --until-acc is reached: give --until-acc too");
     if (precision_parse(a->precision) && !a->resume) require_bf16_cpu("--precision bf16", "drop the flag to train in fp32");
     if (a->task) {
         static char path[4200];
@@ -460,9 +470,13 @@ static void open_resumed(Run *r) {
     Origin o = {r->dir, 0};
     if (args_given("until-acc") && r->ts.run.data_bytes && !r->ts.run.task)
         die("--until-acc: the run in '%s' trained on text, not on a task; it stops when a task is learned", r->dir);
-    if (r->ts.learned_step)
-        die("the run in '%s' already finished: its held-out exact match reached --until-acc %g at step %ld (of at most %d)", r->dir,
-            r->ts.run.until_acc, r->ts.learned_step, r->ts.steps);
+    if (r->ts.learned_step && r->ts.step >= r->ts.learned_step + r->ts.run.after_learn) {
+        char more[96] = "";
+        if (r->ts.run.after_learn)
+            snprintf(more, sizeof more, ", and it trained the %d steps after it (--after-learn) to step %ld", r->ts.run.after_learn, r->ts.step);
+        die("the run in '%s' already finished: its held-out exact match reached --until-acc %g at step %ld (of at most %d)%s",
+            r->dir, r->ts.run.until_acc, r->ts.learned_step, r->ts.steps, more);
+    }
     settings_check_resume(&o, a, &r->hyp, &r->m, &r->ts);
     if (a->out) {
         char *x = realpath(a->out, NULL), *y = realpath(r->dir, NULL);
@@ -494,7 +508,7 @@ static void open_resumed(Run *r) {
             die("--val %s conflicts with the run in '%s', which held out the last 10%% of its --data", a->val, r->dir);
         a->eval_every = rec->eval_every, a->val_tokens = rec->val_tokens, a->ckpt_every = rec->ckpt_every;
         a->log_every = rec->log_every, a->skip_nonfinite = a->skip_nonfinite || rec->skip_nonfinite;
-        a->keep_every = rec->keep_every, a->until_acc = rec->until_acc;
+        a->keep_every = rec->keep_every, a->until_acc = rec->until_acc, a->after_learn = rec->after_learn;
         if (rec->task) load_tasks(r);
         else if (a->task || a->pack || a->task_examples)
             die("--%s: the run in '%s' trained on text, not on a task", a->task ? "task" : a->pack ? "pack" : "task-examples", r->dir);
@@ -784,7 +798,10 @@ static void train_loop(Run *r, Progress *pr) {
             g_stop = sig;
             break;
         }
-        if (a->until_acc > 0 && dist_max(ts->learned_step > 0)) break; // learned (the lead decided): every process stops
+        if (a->until_acc > 0) { // learned (the lead decided), and --after-learn steps after it: every process stops
+            ts->learned_step = dist_max((int)ts->learned_step);
+            if (ts->learned_step && ts->step >= ts->learned_step + a->after_learn) break;
+        }
         long step = ts->step;
         double lr = lr_at(ts, step), loss, norm;
         draw_batch(r, tok, tgt, pos, len);
@@ -801,18 +818,21 @@ static void train_loop(Run *r, Progress *pr) {
         int pause = a->stop_at && ts->step == a->stop_at, last = ts->step == ts->steps || pause;
         if (pause && !r->lead) break;
         if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
+        int learn_end = ts->learned_step && ts->step >= ts->learned_step + a->after_learn; // --after-learn's steps are done
+        last = last || learn_end;
         double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN, acc = NAN;
         // the held-out exact match at the training lengths, at the eval points (not at a --stop-at
         // pause, which validates too: a paused and resumed run stops where an unpaused one does)
-        if (a->until_acc > 0 && !isnan(val) && (ts->step % a->eval_every == 0 || ts->step == ts->steps)) {
+        if (a->until_acc > 0 && !isnan(val) && (ts->step % a->eval_every == 0 || ts->step == ts->steps || learn_end)) {
             progress_note(pr, "scoring held-out answers");
             acc = learn_accuracy(r);
-            if (acc >= a->until_acc) ts->learned_step = ts->step, last = 1;
+            if (acc >= a->until_acc && !ts->learned_step) // learned: the run ends here, or --after-learn steps later
+                ts->learned_step = ts->step, last = last || !a->after_learn;
         }
         progress_count(pr, r->tokens); // the log and the progress line: one count, one clock
         if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, pr, loss, val, lr, norm, acc))
             break; // (an MPI run ends in finish: the log error stops every process)
-        if (ts->step % a->ckpt_every == 0 || last) checkpoint(r, pr);
+        if (ts->step % a->ckpt_every == 0 || last || ts->learned_step == ts->step) checkpoint(r, pr);
         progress_step(pr, ts->step, ema_loss, lr, val);
         if (!pr->tty && (ts->step % a->log_every == 0 || last || !isnan(val))) progress_line(pr, ts->step, loss, lr, val);
         if (pause) break;
@@ -857,7 +877,10 @@ static int finish(Run *r, Progress *pr) {
     }
     if (ts->learned_step)
         fprintf(stderr, "learned: the held-out exact match at lengths 1..%d reached --until-acc %g at step %ld (the cap was %d); "
-                "steps_to_learn = %ld\n", r->learn_len, ts->run.until_acc, ts->learned_step, ts->steps, ts->learned_step);
+                "steps_to_learn = %ld%s\n", r->learn_len, ts->run.until_acc, ts->learned_step, ts->steps, ts->learned_step,
+                !ts->run.after_learn ? "" : ts->step >= ts->learned_step + ts->run.after_learn || ts->step == ts->steps
+                ? "; then --after-learn's steps, its model of that step kept as model-learned.bin"
+                : "; --after-learn's steps are not all done yet (model-learned.bin is the model of that step)");
     else if (ts->run.until_acc > 0 && ts->step == ts->steps)
         fprintf(stderr, "not learned: the held-out exact match never reached --until-acc %g by the cap, step %d\n", ts->run.until_acc, ts->steps);
     double total = now_seconds() - pr->t0;

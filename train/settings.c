@@ -83,7 +83,7 @@ void settings_check_resume(const Origin *o, const TrainArgs *a, const HyperArgs 
         same_int(o, "eval-every", a->eval_every, r->eval_every), same_int(o, "val-tokens", a->val_tokens, r->val_tokens);
         same_int(o, "ckpt-every", a->ckpt_every, r->ckpt_every), same_int(o, "log-every", a->log_every, r->log_every);
         same_int(o, "keep-every", a->keep_every, r->keep_every);
-        same_num(o, "until-acc", a->until_acc, r->until_acc);
+        same_num(o, "until-acc", a->until_acc, r->until_acc), same_int(o, "after-learn", a->after_learn, r->after_learn);
     }
     if (args_given("overwrite")) die("--overwrite and --resume contradict each other: --resume continues the run in '%s'", o->where);
 }
@@ -101,7 +101,7 @@ void settings_record_run(RunRecord *r, const TrainArgs *a, const Corpus *corpus)
     r->eval_every = a->eval_every, r->ckpt_every = a->ckpt_every, r->log_every = a->log_every;
     r->skip_nonfinite = a->skip_nonfinite, r->val_tokens = a->val_tokens, r->task = a->task != NULL;
     r->pack = a->task && a->pack, r->fresh = a->task && a->fresh, r->keep_every = a->keep_every;
-    r->until_acc = a->task ? a->until_acc : 0;
+    r->until_acc = a->task ? a->until_acc : 0, r->after_learn = r->until_acc > 0 ? a->after_learn : 0;
 }
 
 static void same_text(const Origin *o, const char *what, const char *path, uint64_t bytes, uint32_t crc, uint64_t rbytes,

@@ -76,6 +76,7 @@ void summary_write(const char *dir, const RunSummary *s) {
         fprintf(f, ",\n  \"until_acc\": %g,\n  \"steps_to_learn\": ", s->until_acc);
         if (s->learned_step) fprintf(f, "%ld", s->learned_step);
         else fprintf(f, "null");
+        fprintf(f, ",\n  \"after_learn\": %d", s->after_learn);
     }
     fprintf(f, ",\n  \"logged_step\": %ld,\n  \"wall_s\": %.2f,\n  \"tokens\": %.0f,\n  \"config\": ", l->step, s->wall, s->tokens);
     json_config(f, s->config);

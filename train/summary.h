@@ -22,6 +22,7 @@ typedef struct {
     double wall, tokens; // this invocation's wall time and tokens trained on
     double until_acc;    // train --until-acc (0: none, and no steps_to_learn is written)
     long learned_step;   // the step it was reached at (0: not, steps_to_learn null)
+    int after_learn;     // train --after-learn (written when until_acc is)
 } RunSummary;
 
 void summary_write(const char *dir, const RunSummary *s);

@@ -17,6 +17,7 @@ typedef struct {
     int fresh;          // the task's training examples are made fresh each step (resolved from task_examples)
     double pos_lr_mult; // the position scheme's tensors learn at this times --lr
     double until_acc;   // with --task: 0, or stop at the eval point whose held-out exact match reaches it
+    int after_learn;    // with until_acc: train this many steps more after that eval point (0: stop there)
     int randomized; // --pos randomized (sinusoidal at random positions)
     long val_tokens;
     double lr, min_lr_frac, wd, beta1, beta2, eps, clip, rope_factor;
