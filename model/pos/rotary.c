@@ -91,24 +91,45 @@ int rotary_pair_freqs(const PosState *ps, int T, double base, double *orig, doub
     return K;
 }
 
-// the cos and sin (times mscale) of each angle sign * pos * pscale * freq[k], per distinct row
-// of positions (first[i] names a sequence that has it): row (i, t) holds cos[K], then sin[K]
-static real *rotary_table(const int *pos, const int *first, int ntab, int T, int K, const double *freq, double pscale,
-                          double sign, double mscale) {
-    real *cs = xmalloc((size_t)ntab * T * 2 * K * sizeof(real));
+// the cos and sin (times mscale) of the angle sign * pos * pscale * freq[k] of one position
+static void rotary_row(real *row, int pos, int K, const double *freq, double pscale, double sign, double mscale) {
+    double p = (double)pos * pscale;
+    for (int k = 0; k < K; k++) {
+        double a = sign * p * freq[k];
+        row[k] = (real)(mscale * cos(a));
+        row[K + k] = (real)(mscale * sin(a));
+    }
+}
+
+// the rows of cos[K], then sin[K], that (b, t) reads: *at[b] + t * 2K is its row. Either one row
+// per position value 0..max (when there are fewer values than distinct rows of positions: task
+// rows of packed examples, random positions), or one table per distinct row of positions (a
+// sequence whose positions equal the previous one's shares it: in training, all of them). Both
+// compute the same numbers for a position, so the choice changes no bit.
+static real *rotary_table(const int *pos, int B, int T, int K, const double *freq, double pscale, double sign,
+                          double mscale, size_t *at, int *by_value) {
+    int ntab = 0, maxp = 0, minp = 0;
+    for (size_t i = 0; i < (size_t)B * T; i++) maxp = pos[i] > maxp ? pos[i] : maxp, minp = pos[i] < minp ? pos[i] : minp;
+    int *first = xmalloc((size_t)B * sizeof(int));
+    for (int b = 0; b < B; b++) {
+        if (b && !memcmp(pos + (size_t)b * T, pos + (size_t)(b - 1) * T, (size_t)T * sizeof(int))) at[b] = at[b - 1];
+        else first[ntab] = b, at[b] = (size_t)ntab++ * T * 2 * K;
+    }
+    *by_value = minp >= 0 && (long)maxp + 1 < (long)ntab * T;
+    long nrows = *by_value ? maxp + 1 : (long)ntab * T;
+    real *cs = xmalloc((size_t)nrows * 2 * K * sizeof(real));
     PROF_BEGIN();
+    if (*by_value) {
+#pragma omp parallel for schedule(static)
+        for (int p = 0; p <= maxp; p++) rotary_row(cs + (size_t)p * 2 * K, p, K, freq, pscale, sign, mscale);
+    } else {
 #pragma omp parallel for schedule(static) collapse(2)
-    for (int i = 0; i < ntab; i++)
-        for (int t = 0; t < T; t++) {
-            double p = (double)pos[(size_t)first[i] * T + t] * pscale;
-            real *row = cs + ((size_t)i * T + t) * 2 * K;
-            for (int k = 0; k < K; k++) {
-                double a = sign * p * freq[k];
-                row[k] = (real)(mscale * cos(a));
-                row[K + k] = (real)(mscale * sin(a));
-            }
-        }
-    PROF_END("rotary table", ntab * T, K, 0, (long)ntab * T);
+        for (int i = 0; i < ntab; i++)
+            for (int t = 0; t < T; t++)
+                rotary_row(cs + ((size_t)i * T + t) * 2 * K, pos[(size_t)first[i] * T + t], K, freq, pscale, sign, mscale);
+    }
+    PROF_END("rotary table", nrows, K, 0, nrows);
+    free(first);
     return cs;
 }
 
@@ -117,19 +138,14 @@ void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int
     int NH = ps->NH, HS = ps->HS, K = HS / 2;
     double *freq = xmalloc((size_t)K * sizeof(double)), pscale, mscale;
     rotary_plan(ps, T, base, freq, &pscale, &mscale);
-    // one table of cos and sin (times the scale) per distinct row of positions: a sequence
-    // whose positions equal the previous one's shares its table (in training, all of them)
-    int *tab = xmalloc((size_t)B * sizeof(int)), *first = xmalloc((size_t)B * sizeof(int)), ntab = 0;
-    for (int b = 0; b < B; b++) {
-        if (b && !memcmp(pos + (size_t)b * T, pos + (size_t)(b - 1) * T, (size_t)T * sizeof(int))) tab[b] = tab[b - 1];
-        else first[ntab] = b, tab[b] = ntab++;
-    }
-    real *cs = rotary_table(pos, first, ntab, T, K, freq, pscale, sign, mscale);
+    size_t *at = xmalloc((size_t)B * sizeof(size_t));
+    int by_value;
+    real *cs = rotary_table(pos, B, T, K, freq, pscale, sign, mscale, at, &by_value);
     PROF_BEGIN();
 #pragma omp parallel for schedule(static) collapse(2)
     for (int b = 0; b < B; b++)
         for (int t = 0; t < T; t++) {
-            const real *row = cs + ((size_t)tab[b] * T + t) * 2 * K;
+            const real *row = by_value ? cs + (size_t)pos[(size_t)b * T + t] * 2 * K : cs + at[b] + (size_t)t * 2 * K;
             for (int h = 0; h < NH; h++) {
                 real *x = v + ((size_t)b * T + t) * stride + (size_t)h * HS;
                 for (int k = 0; k < K; k++) {
@@ -141,5 +157,5 @@ void rotary_apply(const PosState *ps, real *v, const int *pos, int B, int T, int
             }
         }
     PROF_END("rotary apply", B * T, NH * HS, 0, (long)B * T);
-    free(cs), free(tab), free(first), free(freq);
+    free(cs), free(at), free(freq);
 }
