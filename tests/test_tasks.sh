@@ -463,7 +463,7 @@ $BIN train --resume "$tmp/until" --threads 1 > /dev/null 2> "$tmp/err"; rc=$?
 # trajectory up to the learned step: steps_to_learn is the run above's S), validates and scores
 # the held-out sample at its last step, and keeps the model of step S as model-learned.bin,
 # which scores as the model of the run that stopped there; paused between S and S + N and
-# resumed, it ends with the same log and the same model.bin bytes
+# resumed, it ends with the same log and the same model.bin bytes (U's --steps 400 is the cap)
 if [ -n "$S" ] && [ "$S" -le 360 ]; then
   $BIN train "${U[@]}" --after-learn 30 --out "$tmp/after" > /dev/null 2> "$tmp/after.err"
   Sa=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$tmp/after/summary.json")
@@ -488,6 +488,20 @@ if [ -n "$S" ] && [ "$S" -le 360 ]; then
     && [ $rc2 = 1 ] && grep -q "after-learn" "$tmp/err2" \
     && ok "train --after-learn: a finished run's resume is refused; another --after-learn on resume is a conflict" \
     || bad "--after-learn refusals" "rc $rc: $(cat "$tmp/err"); rc2 $rc2: $(cat "$tmp/err2")"
+  # the steps after learning run at the schedule's floor (--lr 1e-2 x --min-lr-frac 0.1) and may
+  # pass the cap: --after-learn 300 from step S ends at S + 300 > 400; paused past the cap and
+  # resumed, the same bytes
+  E=$((S + 300))
+  $BIN train "${U[@]}" --after-learn 300 --out "$tmp/afterlong" > /dev/null 2> "$tmp/afterlong.err"
+  $BIN train "${U[@]}" --after-learn 300 --out "$tmp/afterlong2" --stop-at 410 > /dev/null 2>&1
+  $BIN train --resume "$tmp/afterlong2" --threads 1 > /dev/null 2> "$tmp/afterlong2.err"
+  lrs=$(awk -F, -v s="$S" 'NR > 1 && $1 > s { print $4 }' "$tmp/afterlong/log.csv" | sort -u | tr '\n' ' ')
+  before=$(awk -F, -v s="$S" 'NR > 1 && $1 <= s { print $4 }' "$tmp/after/log.csv" | md5sum)
+  grep -q '^  "step": '$E',$' "$tmp/afterlong/summary.json" && [ "$lrs" = "0.001 " ] \
+    && [ "$(awk -F, -v s="$S" 'NR > 1 && $1 <= s { print $4 }' "$tmp/afterlong/log.csv" | md5sum)" = "$before" ] \
+    && cmp -s "$tmp/afterlong/model.bin" "$tmp/afterlong2/model.bin" && [ "$(tail -1 "$tmp/afterlong/log.csv" | cut -d, -f1)" = $E ] \
+    && ok "train --after-learn 300: steps $((S + 1))..$E at the floor lr 0.001 (the schedule before it unchanged), past the cap 400; paused at 410 and resumed, the same bytes" \
+    || bad "--after-learn past the cap" "lrs after S: '$lrs'; $(tail -2 "$tmp/afterlong.err"); $(tail -2 "$tmp/afterlong2.err")"
 fi
 $BIN train --task "$tmp/copy" --pos alibi --steps 20 --after-learn 5 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "give --until-acc too" "$tmp/err" \

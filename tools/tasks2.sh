@@ -8,12 +8,15 @@
 # (task, scheme) pairs learned at 1x in >= 2 of 3 seeds. Learned: the run reached 0.9 exact
 # match on its held-out check at lengths 1..L (its steps_to_learn), the criterion that stopped
 # it; task eval's exact match at 1..L over the whole test set is reported beside it.
-# After learning, every run trains AFTER = 1000 steps more (train --after-learn; at most to its
-# cap), so that every learned run is scored the same number of steps after it learned, not at
-# the first check over 0.9, where its 1x score sits near 0.9 by construction and its beyond-L
-# score moves with it (protocol v5, runs/tasks2/README.md). task eval scores the final model
-# (acc.csv) and the model of the learned step (model-learned.bin: acc-learned.csv); the report
-# ranks on the first and repeats the ranking on the second, to show whether it holds.
+# After learning, every run trains AFTER = 1000 steps more (train --after-learn) at the
+# schedule's floor lr (3e-4), past its cap if need be, so that every learned run is scored the
+# same number of equal steps after it learned, not at the first check over 0.9, where its 1x
+# score sits near 0.9 by construction and its beyond-L score moves with it (protocols v5 and
+# v6, runs/tasks2/README.md). task eval scores the final model (acc.csv) and the model of the
+# learned step (model-learned.bin: acc-learned.csv); the report ranks on the first and repeats
+# the ranking on the second, to show whether it holds.
+# The tasks run in this order: copy, reverse, sort, passkey, then add, sum, parity (the hard
+# ones, up to 10000 steps a run); if the time runs out, the tasks not run are reported as such.
 #
 #   tools/tasks2.sh            the default grid into runs/tasks2: 7 tasks x 8 schemes x 3 seeds
 #                              (the core six sinusoidal learned t5 alibi rope nope, fire and
@@ -26,7 +29,8 @@
 #                              schemes, one seed, a 60-step cap)
 #   tools/tasks2.sh --figures  only the report, from the CSVs in the folder
 #
-# Time: if every run goes to its cap, the default grid takes about 22 hours on 2 quiet cores.
+# Time: if every run learns at its cap and trains AFTER steps more, the default grid takes about
+# 25 hours on 2 quiet cores.
 # That is an ESTIMATE, not a measurement of this grid: the six L = 20 tasks at about 9 steps/s
 # a run (a quiet-machine rate measured at L = 20, one thread a run, two runs at once) plus 15%
 # for task eval and the held-out checks, passkey at about 3.6 steps/s eval included (its 2000-
@@ -78,7 +82,7 @@ set -f # TASKS, SCHEMES and SEEDS are split into words, never globbed
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 
-all_tasks="copy reverse sort add sum parity passkey"
+all_tasks="copy reverse sort passkey add sum parity" # (the order they run in: the header)
 default_schemes="sinusoidal learned t5 alibi rope nope fire kerple-power"
 full_schemes="$default_schemes randomized-rope randomized-alibi"
 
@@ -149,12 +153,13 @@ fi
 export LR=3e-3 PACK=--pack
 task_L() { [ $mode = quick ] && echo 4 && return; [ "$1" = passkey ] && echo 4 || echo 20; }
 task_cap() { [ $mode = quick ] && echo 60 && return; case "$1" in copy | reverse | sort) echo "${CAP_SHORT:-5000}" ;; passkey) echo "${CAP_PASSKEY:-3000}" ;; *) echo "${CAP_HARD:-10000}" ;; esac; }
-# the worst case (every run to its cap) in hours on JOBS quiet cores: the estimate of the header
+# the worst case (every run to its cap, or learned at its cap and AFTER steps more) in hours on
+# JOBS quiet cores: the estimate of the header
 # (9 steps/s at L = 20 plus 15% for evaluation, passkey 3.6 steps/s), from the caps in force
 plan_hours() {
   local runs=$(( $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) t core=0
   for t in $tasks; do
-    core=$(awk -v c="$core" -v n=$runs -v cap="$(task_cap "$t")" -v pk=$([ "$t" = passkey ] && echo 1 || echo 0) \
+    core=$(awk -v c="$core" -v n=$runs -v cap="$(( $(task_cap "$t") + AFTER ))" -v pk=$([ "$t" = passkey ] && echo 1 || echo 0) \
       'BEGIN { print c + n * cap / (pk ? 3.6 : 9 / 1.15) }')
   done
   awk -v c="$core" -v j="$jobs" 'BEGIN { printf "%.1f", c / j / 3600 }'
@@ -226,7 +231,7 @@ if [ $plan = 1 ]; then
   echo "tasks2 grid: $(echo $tasks | wc -w) tasks x $(echo $schemes | wc -w) schemes x $(echo $seeds | wc -w) seeds =" \
     "$(( $(echo $tasks | wc -w) * $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) runs ($schemes); caps:" \
     "$(for t in $tasks; do printf '%s %s, ' "$t" "$(task_cap "$t")"; done | sed 's/, $//')"
-  echo "worst case (every run to its cap): about $(plan_hours) hours on $jobs quiet cores (an estimate: see --help)"
+  echo "worst case (every run learned at its cap and trained AFTER = $AFTER steps more): about $(plan_hours) hours on $jobs quiet cores (an estimate: see --help)"
   exit 0
 fi
 mkdir -p "$OUT"

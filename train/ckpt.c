@@ -290,6 +290,9 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
                b2 = get_f64(h, H_B2), eps = get_f64(h, H_EPS), clip = get_f64(h, H_CLIP), val = get_f64(h, H_VAL);
         uint32_t warm = get_u32(h, H_WARMUP), steps = get_u32(h, H_STEPS), batch = get_u32(h, H_BATCH);
         uint64_t step = get_u64(h, H_STEP);
+        // (train --after-learn's steps may pass the run's steps: up to the learned step + them)
+        uint32_t learned0 = ver >= 5 ? get_u32(h, H_LEARNED) : 0, al0 = ver >= 5 ? get_u32(h, H_AFTERLEARN) : 0;
+        uint64_t end = learned0 && al0 && (uint64_t)learned0 + al0 > steps ? (uint64_t)learned0 + al0 : steps;
         uint32_t shards = ver >= 5 ? get_u32(h, H_SHARDS) : 1;
         double plm = ver >= 5 ? get_f64(h, H_POSLRMULT) : 0;
         uint32_t prec = ver >= 5 ? get_u32(h, H_PRECISION) : 0;
@@ -297,7 +300,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
                           : !(b1 >= 0 && b1 < 1) ? "beta1" : !(b2 >= 0 && b2 < 1) ? "beta2" : !(eps > 0 && eps <= 1) ? "eps"
                           : !(clip >= 0 && clip <= 1e9) ? "clip" : !(isnan(val) || (val >= 0 && isfinite(val))) ? "val_loss"
                           : steps < 1 || steps > (1u << 30) ? "steps" : warm > steps ? "warmup" : batch < 1 || batch > (1u << 20) ? "batch"
-                          : step > steps ? "step" : shards > SHARDS_MAX || shards_check((int)shards, (int)batch, 1, why, sizeof why)
+                          : step > end ? "step" : shards > SHARDS_MAX || shards_check((int)shards, (int)batch, 1, why, sizeof why)
                           ? "gradient shards" : !(plm >= 0 && plm <= 1e6) ? "pos_lr_mult" : prec > 1 ? "precision" : NULL;
         if (bad)
             FAIL("checkpoint '%s' holds an impossible trainer state: %s (lr %g, min_lr_frac %g, wd %g, betas %g/%g, eps %g, clip %g, "

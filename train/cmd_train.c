@@ -45,6 +45,7 @@ typedef struct {
     TaskSet learn_test, learn; // --until-acc: the task's test.txt, and the sample of it scored (task_learn_sample)
     int learn_len;    // --until-acc: the training lengths 1..learn_len (task.txt's max_len)
     int learn_final;  // --until-acc: the final answers alone are scored (a scratch format; task_eval.h)
+    const char *learn_file; // --until-acc: the file the sample is drawn from (val.txt, or test.txt before the split)
     char dir[4096], ckpt_path[4200], log_path[4200];
     FILE *logf;
     long last_ckpt;   // step of the checkpoint on disk (-1: none yet)
@@ -56,7 +57,15 @@ typedef struct {
     LogRow last;      // log.csv's last row (for summary.json)
 } Run;
 
+// the step the run ends at: --steps, or once learned (--until-acc) that step, or --after-learn
+// steps after it (which may pass --steps)
+static long run_end(const TrainState *ts) {
+    return ts->learned_step ? ts->learned_step + ts->run.after_learn : ts->steps;
+}
+
 static double lr_at(const TrainState *ts, long step) {
+    // --after-learn's steps: the schedule's floor, whatever step the run learned at
+    if (ts->learned_step && ts->run.after_learn && step >= ts->learned_step) return ts->lr * ts->min_lr_frac;
     // linear warmup over `warmup` steps, then cosine decay to min_lr_frac * lr at the last step
     if (step < ts->warmup) return ts->lr * (double)(step + 1) / ts->warmup;
     double span = ts->steps - ts->warmup;
@@ -137,8 +146,9 @@ static void print_config(FILE *f, const Run *r) {
         else fprintf(f, "examples = file (drawn from the first %d of train.txt)\n", r->tasks.ntrain);
         fprintf(f, "val = (the last %d examples)\n", r->tasks.set.n - r->tasks.ntrain);
         if (ts->run.until_acc > 0)
-            fprintf(f, "until_acc = %g\nuntil_acc_sample = the first %d test examples of each length 1..%d (%d examples, greedy)\n"
-                    "after_learn = %d\n", ts->run.until_acc, TASK_LEARN_PER_LEN, r->learn_len, r->learn.n, ts->run.after_learn);
+            fprintf(f, "until_acc = %g\nuntil_acc_sample = the first %d examples of %s of each length 1..%d (%d examples, greedy)\n"
+                    "after_learn = %d\n", ts->run.until_acc, TASK_LEARN_PER_LEN, r->learn_file, r->learn_len, r->learn.n,
+                    ts->run.after_learn);
     }
     else fprintf(f, "data = %s\nval = %s\n", a->data, a->val ? a->val : "(last 10% of data)");
     fprintf(f, "seq_len = %d\nlayers = %d\nd_model = %d\nheads = %d\nvocab = %d\n", c->T, c->L, c->C, c->NH, c->V);
@@ -242,11 +252,13 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"task", ARG_STR, &a->task, "train on a task's examples instead (posgpt task gen): DIR/train.txt, the answers scored only; "
                                     "--seq-len defaults to the longest example"},
         {"until-acc", ARG_FLOAT, &a->until_acc, "with --task: train until learned, --steps the cap: at each validation, greedy "
-                                                 "exact match on a fixed sample of DIR/test.txt at the training lengths (the first 32 "
-                                                 "of each length 1..L); the run ends at the first that reaches this (0 < A <= 1)", 0, 1},
-        {"after-learn", ARG_INT, &a->after_learn, "with --until-acc: train N steps more after the check that reached it (at most to "
-                                                   "--steps), keeping the model of that check as model-learned.bin (default 0: stop "
-                                                   "there); the run keeps it", 0, 1 << 30},
+                                                 "exact match on DIR/val.txt (32 examples of each training length 1..L, apart from the "
+                                                 "test set; a task made before the split: test.txt's first 32 a length); the run ends "
+                                                 "at the first that reaches this (0 < A <= 1)", 0, 1},
+        {"after-learn", ARG_INT, &a->after_learn, "with --until-acc: train N steps more after the check that reached it, "
+                                                   "at the schedule's floor lr (--lr x --min-lr-frac), past --steps if need be, keeping "
+                                                   "the model of that check as model-learned.bin (default 0: stop there); the run keeps it",
+                                                   0, 1 << 30},
         {"pack", ARG_FLAG, &a->pack, "with --task: pack each step's examples into rows of 4 x --seq-len, first fit, each example "
                                      "attending to its own bytes at its own positions: the gradient of one example a row, up to "
                                      "rounding, in fewer positions; the run keeps it"},
@@ -345,7 +357,8 @@ static void load_learn_sample(Run *r) {
     r->learn_len = spec.max_len, r->learn_final = task_decode_final_only(&spec);
     // with the split (task.txt: split = hash) the validation class's val.txt, never scored by
     // task eval; a task from before the split: test.txt
-    snprintf(path, sizeof path, "%s/%s", dir, spec.split ? "val.txt" : "test.txt");
+    r->learn_file = spec.split ? "val.txt" : "test.txt";
+    snprintf(path, sizeof path, "%s/%s", dir, r->learn_file);
     taskset_read(&r->learn_test, path);
     int *which, n = task_learn_sample(&r->learn_test, r->learn_len, &which);
     if (!n) die("--until-acc: '%s' holds no example of the training lengths 1..%d", path, r->learn_len);
@@ -486,7 +499,7 @@ static void open_resumed(Run *r) {
     }
     TrainState *ts = &r->ts;
     if (args_given("steps")) extend_run(r);
-    if (ts->step >= ts->steps)
+    if (ts->step >= ts->steps && !(ts->learned_step && ts->run.after_learn)) // (--after-learn's steps may pass --steps)
         die("the run in '%s' already finished (%ld of %d steps); extend it with --resume %s --steps N (N > %d)", r->dir, ts->step,
             ts->steps, r->dir, ts->steps);
     r->opt.pos_lr_mult = a->pos_lr_mult = ts->pos_lr_mult;
@@ -792,16 +805,15 @@ static void train_loop(Run *r, Progress *pr) {
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int)), *len = xmalloc((size_t)B * sizeof(int));
     double ema_loss = NAN;
-    while (ts->step < ts->steps) { // a signal ends the loop between steps, never inside one
+    for (;;) { // a signal ends the loop between steps, never inside one
         int sig = dist_max(g_stop);   // on any process: every process stops after the same step
         if (sig) {
             g_stop = sig;
             break;
         }
-        if (a->until_acc > 0) { // learned (the lead decided), and --after-learn steps after it: every process stops
-            ts->learned_step = dist_max((int)ts->learned_step);
-            if (ts->learned_step && ts->step >= ts->learned_step + a->after_learn) break;
-        }
+        // learned (the lead decided; every process learns the step), and --after-learn steps after it
+        if (a->until_acc > 0) ts->learned_step = dist_max((int)ts->learned_step);
+        if (ts->step >= run_end(ts)) break;
         long step = ts->step;
         double lr = lr_at(ts, step), loss, norm;
         draw_batch(r, tok, tgt, pos, len);
@@ -815,15 +827,13 @@ static void train_loop(Run *r, Progress *pr) {
         adamw_step(&r->opt, &r->m, lr, step + 1, ts->clip > 0 && norm > ts->clip ? ts->clip / norm : 1.0);
         ts->step = step + 1; // the step is complete: from here on, a signal saves it
         ema_loss = isnan(ema_loss) ? loss : 0.9 * ema_loss + 0.1 * loss;
-        int pause = a->stop_at && ts->step == a->stop_at, last = ts->step == ts->steps || pause;
+        int pause = a->stop_at && ts->step == a->stop_at, last = ts->step == run_end(ts) || pause;
         if (pause && !r->lead) break;
         if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
-        int learn_end = ts->learned_step && ts->step >= ts->learned_step + a->after_learn; // --after-learn's steps are done
-        last = last || learn_end;
         double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN, acc = NAN;
         // the held-out exact match at the training lengths, at the eval points (not at a --stop-at
         // pause, which validates too: a paused and resumed run stops where an unpaused one does)
-        if (a->until_acc > 0 && !isnan(val) && (ts->step % a->eval_every == 0 || ts->step == ts->steps || learn_end)) {
+        if (a->until_acc > 0 && !isnan(val) && (ts->step % a->eval_every == 0 || ts->step == run_end(ts))) {
             progress_note(pr, "scoring held-out answers");
             acc = learn_accuracy(r);
             if (acc >= a->until_acc && !ts->learned_step) // learned: the run ends here, or --after-learn steps later
@@ -862,7 +872,7 @@ static int finish(Run *r, Progress *pr) {
         die("cannot write the log '%s' at step %ld: %s; stopping. The checkpoint of step %ld is saved; free space and continue "
             "with --resume %s", r->log_path, ts->step, strerror(r->log_err), ts->step, r->dir);
     if (fclose(r->logf) != 0) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
-    int sig = g_stop, paused = r->a.stop_at && ts->step == r->a.stop_at && ts->step < ts->steps;
+    int sig = g_stop, paused = r->a.stop_at && ts->step == r->a.stop_at && ts->step < run_end(ts);
     if (sig || paused) {
         char how[64];
         if (sig) snprintf(how, sizeof how, "received %s: stopped", signame(sig));
@@ -878,8 +888,8 @@ static int finish(Run *r, Progress *pr) {
     if (ts->learned_step)
         fprintf(stderr, "learned: the held-out exact match at lengths 1..%d reached --until-acc %g at step %ld (the cap was %d); "
                 "steps_to_learn = %ld%s\n", r->learn_len, ts->run.until_acc, ts->learned_step, ts->steps, ts->learned_step,
-                !ts->run.after_learn ? "" : ts->step >= ts->learned_step + ts->run.after_learn || ts->step == ts->steps
-                ? "; then --after-learn's steps, its model of that step kept as model-learned.bin"
+                !ts->run.after_learn ? "" : ts->step >= run_end(ts)
+                ? "; then --after-learn's steps at the floor lr, its model of that step kept as model-learned.bin"
                 : "; --after-learn's steps are not all done yet (model-learned.bin is the model of that step)");
     else if (ts->run.until_acc > 0 && ts->step == ts->steps)
         fprintf(stderr, "not learned: the held-out exact match never reached --until-acc %g by the cap, step %d\n", ts->run.until_acc, ts->steps);
@@ -937,7 +947,9 @@ int cmd_train(int argc, char **argv) {
     if (r->a.resume) open_resumed(r);
     else start_new(r);
     check_learn_fits(r);
-    if (r->a.stop_at && r->a.stop_at > r->ts.steps) die("--stop-at %d is beyond the run's last step (%d)", r->a.stop_at, r->ts.steps);
+    // (the last step the run can reach: not yet learned, --after-learn's steps may follow --steps)
+    long last = r->ts.learned_step ? run_end(&r->ts) : r->ts.steps + (r->a.until_acc > 0 ? r->a.after_learn : 0);
+    if (r->a.stop_at && r->a.stop_at > last) die("--stop-at %d is beyond the run's last step (%ld)", r->a.stop_at, last);
     if (r->lead) rundir_remove_stale_tmp(r->dir);
     runtime_setup(r->a.threads);
     load_text(r);
