@@ -44,18 +44,7 @@ check_acc tasks2_claims "$dir/acc.csv"
 [ -f "$papers" ] && [ -s "$papers" ] || { echo "tasks2_claims: no $papers, or it is empty (PAPERS=FILE: the papers' numbers)" >&2; exit 1; }
 trap 'rm -f "$dir/claims.md.part"' EXIT # (a failure leaves no partial claims.md)
 
-awk -v papers="$papers" '
-  # one CSV line into F[1..n], "..." fields with commas and "" inside
-  function csv(line,    n, i, c, f, q) {
-    n = 1; f = ""; q = 0
-    for (i = 1; i <= length(line); i++) { c = substr(line, i, 1)
-      if (q) { if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { f = f c; i++ } else q = 0 } else f = f c }
-      else if (c == "\"") q = 1
-      else if (c == ",") { F[n++] = f; f = "" }
-      else f = f c }
-    if (q) { printf "tasks2_claims: %s:%d: a quote is not closed on its line (a damaged CSV)\n", papers, pline > "/dev/stderr"; exit 1 }
-    F[n] = f; return n
-  }
+awk -v papers="$papers" "$(cat tools/lib.awk)"'
   function ours(s) { return s == "NoPE" ? "nope" : s == "T5 relative bias" ? "t5" : s == "ALiBi" ? "alibi" : s == "Rotary" ? "rope" : s ~ /^APE/ ? "sinusoidal" : "" }
   function task(t) { return t == "addition" ? "add" : t }
   # exact match by chance beyond the training lengths: parity 0.5, sum 0.1 (one digit), the others about 0
@@ -64,7 +53,8 @@ awk -v papers="$papers" '
   BEGIN {
     while ((getline line < papers) > 0) {
       pline++; sub(/\r$/, "", line)
-      if (csv(line) < 13 || F[1] !~ /^kazemnejad23-/) continue
+      if ((nf = csv(line)) < 0) { printf "tasks2_claims: %s:%d: a quote is not closed on its line (a damaged CSV)\n", papers, pline > "/dev/stderr"; exit 1 }
+      if (nf < 13 || F[1] !~ /^kazemnejad23-/) continue
       s = ours(F[7]); if (s == "") continue
       if (F[1] ~ /-mrr-/) { mrr[s] = F[11]; mrrwhere = F[4]; continue }
       t = task(F[8]); pv[t, s] = F[11] + 0; pid[t, s] = F[1]; where = F[4]
