@@ -42,7 +42,7 @@
 #   tools/ctxext.sh --report   redraw table.md and ppl.png from OUT's CSVs
 #
 # The default grid is cut to fit about 3 hours on 2 quiet cores: BASE_STEPS 4000 (study3 has
-# 4800), 2 seeds, the fine-tunes at 2048 tokens a step (the base: 4096), FT_CAP 1500 steps,
+# 4800), 3 seeds (v3; 2 before), the fine-tunes at 2048 tokens a step (the base: 4096), FT_CAP 1500 steps,
 # EVAL_TOKENS 131072 (not the whole split). `--plan` times a few steps of the chosen setting
 # at 1 thread and states the total. Measured so (2026-11-26, this project's 2-core machine,
 # busy: load 5 to 7, the background studies paused with SIGSTOP): T 512, head 32, base
@@ -58,9 +58,14 @@
 # the control without an extension (none), the dynamic evaluation-only rows, the 5x length, the
 # test bytes apart from the validation bytes, and the paired tests across seeds. A v1 run keeps
 # its steps (its flags are v2's) and continues to FT_CAP.
-# Limits: one base model (the seeds vary the fine-tunes' batch order, not the base); 2 seeds
-# give intervals over seeds with 1 degree of freedom (t = 12.7), so only a difference of the
-# same size in both seeds can be significant; one FT_LR for every method, not tuned.
+# Procedure v3 (2026-11-27, after seed 1's evaluations and seed 2's none and pi validation
+# losses were seen, before any evaluation of seed 2's pi, ntk or yarn): a third seed. With 2
+# seeds an interval over seeds has 1 degree of freedom (t = 12.7): only a difference about the
+# same in both seeds can be significant, which says more about the test than about the methods;
+# with 3, t = 4.3. Nothing else changes.
+# Limits: one base model (the seeds vary the fine-tunes' batch order, not the base); 3 seeds
+# give intervals over seeds with 2 degrees of freedom (t = 4.3); one FT_LR for every method,
+# not tuned.
 # Resumable: a finished training is kept, an interrupted one resumes (train --resume; a
 # fine-tune's stages continue where they stopped), an evaluation newer than its checkpoint and
 # made with the same flags is kept; every output is written under a temporary name and renamed
@@ -98,7 +103,7 @@ if [ "$mode" != one ]; then
     export OUT=${OUT:-runs/ctxext} D=128 LAYERS=4 TOKENS_STEP=4096 FT_TOKENS_STEP=2048
     export BASE_STEPS=${BASE_STEPS:-4000} FT_STAGE=${FT_STAGE:-250} FT_CAP=${FT_CAP:-1500} VAL_TOKENS=65536
     export EVAL_TOKENS=${EVAL_TOKENS:-131072}
-    seeds=${SEEDS-"1 2"}
+    seeds=${SEEDS-"1 2 3"} # (v3: a third seed; runs/ctxext/README.md)
   fi
   export FT_TOL=${FT_TOL:-0.005} FT_LR=${FT_LR:-2e-4} BASE_LR=1e-3 FACTOR=4 DATA=${DATA:-data/kjv.txt}
   methods=${METHODS-"none pi ntk yarn"}
