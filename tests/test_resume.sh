@@ -25,6 +25,21 @@ if cmp -s "$tmp/full/model.bin" "$tmp/split/model.bin" && cmp -s <(cut -d, -f1-5
   ok "train --resume DIR alone (from another directory) == the uninterrupted run: log (incl. validation) and checkpoint bit-identical"
 else bad "resume alone" "$(tail -1 "$tmp/res.err"; diff <(cut -d, -f1-5 "$tmp/full/log.csv") <(cut -d, -f1-5 "$tmp/split/log.csv") | head -4)"; fi
 
+# a signal that cuts a validation short (POSGPT_TEST_CUT_VALIDATION: SIGTERM as the validation
+# of that step starts) is marked in the checkpoint: the resume validates that step first. At
+# step 12 the run then goes on as the uninterrupted one; at its last step (24) the resume only
+# validates and finishes ("done", the same validation loss), where it used to refuse a run
+# whose steps were all done, leaving it "interrupted" for good
+for cut in 12 24; do
+  POSGPT_TEST_CUT_VALIDATION=$cut $BIN train "${R[@]}" --out "$tmp/cut$cut" > /dev/null 2>&1; rc=$?
+  $BIN train --resume "$tmp/cut$cut" > /dev/null 2> "$tmp/cut$cut.err"; rc2=$?
+  [ $rc = 143 ] && [ $rc2 = 0 ] && cmp -s "$tmp/full/model.bin" "$tmp/cut$cut/model.bin" && grep -q '"status": "done"' "$tmp/cut$cut/summary.json" \
+    && [ "$(grep '"val_loss"' "$tmp/cut$cut/summary.json")" = "$(grep '"val_loss"' "$tmp/full/summary.json")" ] \
+    && grep -q "^note: step $cut's validation, cut short by a signal, done now" "$tmp/cut$cut.err" \
+    && ok "a signal in step $cut's validation: the resume validates it first and ends as the uninterrupted run (done, same checkpoint and val loss)" \
+    || bad "validation cut at $cut" "rc $rc, $rc2: $(tail -1 "$tmp/cut$cut.err")"
+done
+
 $BIN train "${R[@]}" --out "$tmp/r" --stop-at 6 > /dev/null 2>&1
 cp -r "$tmp/r" "$tmp/r0" # the stopped state, to compare after each refusal
 same_as_before() { cmp -s "$tmp/r/model.bin" "$tmp/r0/model.bin" && cmp -s "$tmp/r/log.csv" "$tmp/r0/log.csv"; }

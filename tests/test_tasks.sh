@@ -502,6 +502,23 @@ if [ -n "$S" ] && [ "$S" -le 360 ]; then
     && cmp -s "$tmp/afterlong/model.bin" "$tmp/afterlong2/model.bin" && [ "$(tail -1 "$tmp/afterlong/log.csv" | cut -d, -f1)" = $E ] \
     && ok "train --after-learn 300: steps $((S + 1))..$E at the floor lr 0.001 (the schedule before it unchanged), past the cap 400; paused at 410 and resumed, the same bytes" \
     || bad "--after-learn past the cap" "lrs after S: '$lrs'; $(tail -2 "$tmp/afterlong.err"); $(tail -2 "$tmp/afterlong2.err")"
+  # a signal that cuts the validation of the learned step short (POSGPT_TEST_CUT_VALIDATION:
+  # SIGTERM as that validation starts): the checkpoint marks it pending, and the resume validates
+  # and checks that step first: it learns at step S as the uninterrupted run did, and ends with
+  # the same model.bin and model-learned.bin; cut at the run's last step (S + 30), the resume
+  # does the last validation and finishes ("done"), where it used to refuse a finished run
+  POSGPT_TEST_CUT_VALIDATION=$S $BIN train "${U[@]}" --after-learn 30 --out "$tmp/cut" > /dev/null 2> "$tmp/cut.err"; rc=$?
+  $BIN train --resume "$tmp/cut" --threads 1 > /dev/null 2> "$tmp/cut2.err"; rc2=$?
+  POSGPT_TEST_CUT_VALIDATION=$((S + 30)) $BIN train "${U[@]}" --after-learn 30 --out "$tmp/cutend" > /dev/null 2> /dev/null; rc3=$?
+  $BIN train --resume "$tmp/cutend" --threads 1 > /dev/null 2> "$tmp/cutend.err"; rc4=$?
+  [ $rc = 143 ] && grep -q "cut short" "$tmp/cut.err" && [ $rc2 = 0 ] && grep -q "^note: step $S's validation, cut short by a signal, done now: .* (learned)" "$tmp/cut2.err" \
+    && grep -q '^  "steps_to_learn": '$S',$' "$tmp/cut/summary.json" && cmp -s "$tmp/after/model.bin" "$tmp/cut/model.bin" \
+    && cmp -s "$tmp/after/model-learned.bin" "$tmp/cut/model-learned.bin" \
+    && [ $rc3 = 143 ] && [ $rc4 = 0 ] && grep -q '"status": "done"' "$tmp/cutend/summary.json" \
+    && [ "$(grep '"val_loss"' "$tmp/cutend/summary.json")" = "$(grep '"val_loss"' "$tmp/after/summary.json")" ] \
+    && cmp -s "$tmp/after/model.bin" "$tmp/cutend/model.bin" \
+    && ok "train --until-acc: a signal in the learned step's validation, or the last step's: the resume validates it first, learns at step $S, and ends as the uninterrupted run" \
+    || bad "validation cut by a signal" "rc $rc $rc2 $rc3 $rc4: $(tail -1 "$tmp/cut2.err"); $(tail -1 "$tmp/cutend.err")"
 fi
 $BIN train --task "$tmp/copy" --pos alibi --steps 20 --after-learn 5 --out "$tmp/x" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "give --until-acc too" "$tmp/err" \

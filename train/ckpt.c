@@ -55,7 +55,7 @@ enum {
     H_MAGIC = 0, H_VERSION = 8, H_HBYTES = 12, H_V = 16, H_C = 20, H_L = 24, H_NH = 28, H_T = 32, H_ROWS = 36,
     H_RANDMAX = 40, H_HASOPT = 44, H_POS = 48, H_HP = 80, H_NPARAMS = 112, H_STEP = 120, H_RNG = 128,
     H_LR = 160, H_MINLR = 168, H_WD = 176, H_B1 = 184, H_B2 = 192, H_EPS = 200, H_CLIP = 208, H_WARMUP = 216,
-    H_STEPS = 220, H_BATCH = 224, H_SEED = 232, H_VAL = 240, H_CRC = 248, H_NTENSORS = 252,
+    H_STEPS = 220, H_BATCH = 224, H_PENDING = 228, H_SEED = 232, H_VAL = 240, H_CRC = 248, H_NTENSORS = 252,
     // version 2: the run record (zero in version 1)
     H_DBYTES = 256, H_VBYTES = 264, H_DCRC = 272, H_VCRC = 276, H_EVALEVERY = 280, H_CKPTEVERY = 284, H_LOGEVERY = 288,
     H_RUNFLAGS = 292, H_VALTOKENS = 296,
@@ -158,7 +158,7 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     put_u64(h, H_VALTOKENS, (uint64_t)r->val_tokens);
     put_f64(h, H_POSLRMULT, ts->pos_lr_mult != 1 ? ts->pos_lr_mult : 0), put_u32(h, H_KEEPEVERY, (uint32_t)r->keep_every);
     put_u32(h, H_LEARNED, (uint32_t)ts->learned_step), put_f64(h, H_UNTILACC, r->until_acc);
-    put_u32(h, H_AFTERLEARN, (uint32_t)r->after_learn);
+    put_u32(h, H_AFTERLEARN, (uint32_t)r->after_learn), put_u32(h, H_PENDING, (uint32_t)ts->val_pending);
     put_u32(h, H_PRECISION, (uint32_t)(ts->bf16 != 0));
     memcpy(h + H_DPATH, r->data, strnlen(r->data, CKPT_PATH_BYTES - 1));
     memcpy(h + H_VPATH, r->val, strnlen(r->val, CKPT_PATH_BYTES - 1));
@@ -295,13 +295,14 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         uint64_t end = learned0 && al0 && (uint64_t)learned0 + al0 > steps ? (uint64_t)learned0 + al0 : steps;
         uint32_t shards = ver >= 5 ? get_u32(h, H_SHARDS) : 1;
         double plm = ver >= 5 ? get_f64(h, H_POSLRMULT) : 0;
-        uint32_t prec = ver >= 5 ? get_u32(h, H_PRECISION) : 0;
+        uint32_t prec = ver >= 5 ? get_u32(h, H_PRECISION) : 0, pend = ver >= 5 ? get_u32(h, H_PENDING) : 0;
         const char *bad = !(lr >= 0 && lr <= 10) ? "lr" : !(mlr >= 0 && mlr <= 1) ? "min_lr_frac" : !(wd >= 0 && wd <= 10) ? "weight decay"
                           : !(b1 >= 0 && b1 < 1) ? "beta1" : !(b2 >= 0 && b2 < 1) ? "beta2" : !(eps > 0 && eps <= 1) ? "eps"
                           : !(clip >= 0 && clip <= 1e9) ? "clip" : !(isnan(val) || (val >= 0 && isfinite(val))) ? "val_loss"
                           : steps < 1 || steps > (1u << 30) ? "steps" : warm > steps ? "warmup" : batch < 1 || batch > (1u << 20) ? "batch"
                           : step > end ? "step" : shards > SHARDS_MAX || shards_check((int)shards, (int)batch, 1, why, sizeof why)
-                          ? "gradient shards" : !(plm >= 0 && plm <= 1e6) ? "pos_lr_mult" : prec > 1 ? "precision" : NULL;
+                          ? "gradient shards" : !(plm >= 0 && plm <= 1e6) ? "pos_lr_mult" : prec > 1 ? "precision"
+                          : pend > 1 ? "pending validation" : NULL;
         if (bad)
             FAIL("checkpoint '%s' holds an impossible trainer state: %s (lr %g, min_lr_frac %g, wd %g, betas %g/%g, eps %g, clip %g, "
                  "step %llu of %u, warmup %u, batch %u in %u shards, val_loss %g)", name, bad, lr, mlr, wd, b1, b2, eps, clip,
@@ -355,6 +356,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         ts->pos_lr_mult = plm > 0 ? plm : 1.0;
         ts->learned_step = ver >= 5 && run.data_bytes ? (long)get_u32(h, H_LEARNED) : 0;
         ts->bf16 = ver >= 5 && get_u32(h, H_PRECISION) == 1;
+        ts->val_pending = ver >= 5 && get_u32(h, H_PENDING) == 1;
         ts->run = run;
         ts->version = (int)ver;
     }

@@ -45,6 +45,7 @@ typedef struct {
     long learned_step;  // train --until-acc: the step whose held-out exact match first reached it (the run ends there, or
                         // --after-learn steps later); 0: not yet
     int bf16;       // the products' inputs are bfloat16 (train --precision bf16); 0: float32
+    int val_pending; // a signal cut the validation (and --until-acc's check) of this step short: a resume does it first
     RunRecord run;
     int version;     // format of the file it was read from (set by ckpt_read)
 } TrainState;

@@ -483,7 +483,7 @@ static void open_resumed(Run *r) {
     Origin o = {r->dir, 0};
     if (args_given("until-acc") && r->ts.run.data_bytes && !r->ts.run.task)
         die("--until-acc: the run in '%s' trained on text, not on a task; it stops when a task is learned", r->dir);
-    if (r->ts.learned_step && r->ts.step >= r->ts.learned_step + r->ts.run.after_learn) {
+    if (r->ts.learned_step && r->ts.step >= r->ts.learned_step + r->ts.run.after_learn && !r->ts.val_pending) {
         char more[96] = "";
         if (r->ts.run.after_learn)
             snprintf(more, sizeof more, ", and it trained the %d steps after it (--after-learn) to step %ld", r->ts.run.after_learn, r->ts.step);
@@ -499,7 +499,8 @@ static void open_resumed(Run *r) {
     }
     TrainState *ts = &r->ts;
     if (args_given("steps")) extend_run(r);
-    if (ts->step >= ts->steps && !(ts->learned_step && ts->run.after_learn)) // (--after-learn's steps may pass --steps)
+    // (--after-learn's steps may pass --steps; a validation a signal cut short is done first)
+    if (ts->step >= ts->steps && !(ts->learned_step && ts->run.after_learn) && !ts->val_pending)
         die("the run in '%s' already finished (%ld of %d steps); extend it with --resume %s --steps N (N > %d)", r->dir, ts->step,
             ts->steps, r->dir, ts->steps);
     r->opt.pos_lr_mult = a->pos_lr_mult = ts->pos_lr_mult;
@@ -752,6 +753,10 @@ static int compute_gradients(Run *r, Progress *pr, long step, const int *tok, co
 
 // the validation loss now (NaN if a signal cut it short)
 static double validate(Run *r, Progress *pr) {
+    // fault injection for the tests: a signal as the validation of this step starts
+    static long cut_step = -2;
+    if (cut_step == -2) cut_step = getenv("POSGPT_TEST_CUT_VALIDATION") ? atol(getenv("POSGPT_TEST_CUT_VALIDATION")) : -1;
+    if (r->ts.step == cut_step) cut_step = -1, raise(SIGTERM);
     int T = r->m.cfg.T;
     EvalSpec vs = {.len = T, .stride = T, .max_tokens = r->a.val_tokens, .batch = val_batch(T), .stop = &g_stop};
     EvalResult res;
@@ -796,6 +801,27 @@ static void checkpoint(Run *r, Progress *pr) {
     r->last_ckpt = r->ts.step;
 }
 
+// a resumed run whose last validation a signal cut short: that validation, and at an eval point
+// (or the run's last step) --until-acc's check, before any step; the checkpoint then records
+// them (and, learned with --after-learn, model-learned.bin is the model of this step)
+static void pending_validation(Run *r, Progress *pr) {
+    TrainState *ts = &r->ts;
+    const TrainArgs *a = &r->a;
+    double val = validate(r, pr), acc = NAN;
+    if (isnan(val)) return; // cut again: still pending, and the loop ends at its top
+    if (a->until_acc > 0 && !ts->learned_step && (ts->step % a->eval_every == 0 || ts->step == run_end(ts))) {
+        progress_note(pr, "scoring held-out answers");
+        acc = learn_accuracy(r);
+        if (acc >= a->until_acc) ts->learned_step = ts->step;
+    }
+    ts->val_pending = 0;
+    progress_clear(pr);
+    fprintf(stderr, "note: step %ld's validation, cut short by a signal, done now: val loss %.4f", ts->step, val);
+    if (!isnan(acc)) fprintf(stderr, ", held-out exact match %.4f%s", acc, ts->learned_step == ts->step ? " (learned)" : "");
+    fprintf(stderr, " (not in log.csv)\n");
+    checkpoint(r, pr);
+}
+
 static void train_loop(Run *r, Progress *pr) {
     TrainState *ts = &r->ts;
     const TrainArgs *a = &r->a;
@@ -805,6 +831,7 @@ static void train_loop(Run *r, Progress *pr) {
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int)), *len = xmalloc((size_t)B * sizeof(int));
     double ema_loss = NAN;
+    if (r->lead && ts->val_pending) pending_validation(r, pr);
     for (;;) { // a signal ends the loop between steps, never inside one
         int sig = dist_max(g_stop);   // on any process: every process stops after the same step
         if (sig) {
@@ -831,6 +858,7 @@ static void train_loop(Run *r, Progress *pr) {
         if (pause && !r->lead) break;
         if (!r->lead) continue; // the lead validates, logs and saves; the others wait in the next step's exchange
         double val = ts->step % a->eval_every == 0 || last ? validate(r, pr) : NAN, acc = NAN;
+        ts->val_pending = r->val_cut; // (cut by a signal: the loop ends at its top, and a resume validates first)
         // the held-out exact match at the training lengths, at the eval points (not at a --stop-at
         // pause, which validates too: a paused and resumed run stops where an unpaused one does)
         if (a->until_acc > 0 && !isnan(val) && (ts->step % a->eval_every == 0 || ts->step == run_end(ts))) {
