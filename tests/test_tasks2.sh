@@ -152,6 +152,18 @@ if tools/tasks2_report.sh "$r2" > /dev/null 2> "$tmp/rep2.err"; then
     && ok "tasks2_report with acc-learned.csv: the ranking again at the learned steps, and the ranks compared per task (copy changed, sort the same)" \
     || bad "tasks2_report at the learned step" "ranks '$learnedrank': $(sed -n '/^The same ranking/,$p' "$r2/table.md")"
 else bad "tasks2_report acc-learned" "$(cat "$tmp/rep2.err")"; fi
+# an acc-learned.csv whose run is not one of acc.csv that learned (another scheme, or another
+# steps_to_learn) is refused naming it; a scheme of acc.csv outside the report's own list is
+# ranked like the others (a constructed acc.csv has no run folders to name it)
+cp "$r2/acc-learned.csv" "$r2/acc-learned.good"
+sed -i 's/^copy,alibi,1,/copy,kerple-log,1,/' "$r2/acc-learned.csv"
+tools/tasks2_report.sh "$r2" > /dev/null 2> "$tmp/rep3.err"; rc=$?
+mv "$r2/acc-learned.good" "$r2/acc-learned.csv"; sed -i 's/,rope,/,xpos,/' "$r2/acc.csv" "$r2/acc-learned.csv"
+tools/tasks2_report.sh "$r2" > /dev/null 2> "$tmp/rep4.err"; rc2=$?
+[ $rc = 1 ] && grep -q "acc-learned.csv:2: the run copy,kerple-log,1 is not a run of acc.csv that learned" "$tmp/rep3.err" \
+  && [ $rc2 = 0 ] && grep -q '^| copy | 1 | xpos | 2 of 3 |' "$r2/table.md" \
+  && ok "tasks2_report: acc-learned.csv's runs must be acc.csv's learned runs; a scheme outside the report's list is ranked (xpos)" \
+  || bad "tasks2_report acc-learned consistency" "rc $rc $rc2: $(cat "$tmp/rep3.err" "$tmp/rep4.err"); $(grep '^| copy |' "$r2/table.md")"
 
 # claims.md on a constructed acc.csv (L = 2, 20 examples a length; ours: exact match at 2x,
 # lengths 3 and 4, over the learned seeds): copy, where the paper has t5 0.57 > nope 0.37 >
@@ -165,7 +177,7 @@ mkdir -p "$c"
   while read -r t s k a b; do for n in 1 2 3 4 5 6; do
     x=$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%d", 20 * (n <= 2 ? a : b) }')
     st=$(awk -v a="$a" 'BEGIN { if (a >= 0.9) print 100 }') # (learned: a steps_to_learn where 1x is 0.9 or more)
-    echo "$t,$s,$k,2,$n,0,20,$x,0,30,0,0,$st"; done; done << 'EOF'
+    echo "$t,$s,$k,2,$n,0,20,$x,$(awk -v x="$x" 'BEGIN { printf "%.6f", x / 20 }'),30,0,0,$st"; done; done << 'EOF'
 copy t5 1 1.0 0.5
 copy t5 2 1.0 0.6
 copy t5 3 0.9 0.5
@@ -188,16 +200,18 @@ if tools/tasks2_claims.sh "$c" 2> "$tmp/cl.err"; then
     || bad "tasks2_claims verdicts" "$v"
 else bad "tasks2_claims" "$(cat "$tmp/cl.err")"; fi
 # the other verdicts: copy with nope above t5 in every seed (differs), then overlapping (inconclusive)
-sed -i 's/^copy,nope,\([123]\),2,\([3-6]\),0,20,[0-9]*,/copy,nope,\1,2,\2,0,20,18,/' "$c/acc.csv"
+# fix_exact: exact = correct / examples again after an edit of the counts (check_acc holds them to it)
+fix_exact() { awk -F, -v OFS=, 'NR > 1 { $9 = sprintf("%.6f", $8 / $7) } { print }' "$c/acc.csv" > "$c/acc.tmp" && mv "$c/acc.tmp" "$c/acc.csv"; }
+sed -i 's/^copy,nope,\([123]\),2,\([3-6]\),0,20,[0-9]*,/copy,nope,\1,2,\2,0,20,18,/' "$c/acc.csv"; fix_exact
 tools/tasks2_claims.sh "$c" 2> /dev/null; d1=$(grep -c "| copy | t5 > nope | .* | differs (nope above t5) |" "$c/claims.md")
-sed -i 's/^copy,nope,1,2,\([3-6]\),0,20,18,/copy,nope,1,2,\1,0,20,10,/' "$c/acc.csv"
+sed -i 's/^copy,nope,1,2,\([3-6]\),0,20,18,/copy,nope,1,2,\1,0,20,10,/' "$c/acc.csv"; fix_exact
 tools/tasks2_claims.sh "$c" 2> /dev/null; d2=$(grep -c "| copy | t5 > nope | .* | inconclusive |" "$c/claims.md")
 # set_beyond SCHEME "x3 x4 x5 x6" (seed 1) "..." (seed 2) "..." (seed 3): copy's correct answers
 # of 20 at lengths 3..6 (beyond L = 2; a seed's score: its exact match at 2x, lengths 3 and 4)
 set_beyond() {
   awk -F, -v OFS=, -v s="$1" -v a="$2" -v b="$3" -v c="$4" 'BEGIN { split(a, X1, " "); split(b, X2, " "); split(c, X3, " ") }
     $1 == "copy" && $2 == s && $5 >= 3 { $8 = $3 == 1 ? X1[$5 - 2] : $3 == 2 ? X2[$5 - 2] : X3[$5 - 2] } { print }' "$c/acc.csv" > "$c/acc.tmp" &&
-    mv "$c/acc.tmp" "$c/acc.csv"
+    mv "$c/acc.tmp" "$c/acc.csv" && fix_exact
 }
 # no gap: nope at 0.55 in every seed beside t5's 0.50-0.60 (no seed of t5 more than 0.05 above
 # one of nope's: below the 0.06 a claim needs); then t5 at 0.600, 0.600, 0.650 above nope's
@@ -279,6 +293,11 @@ damaged "an accuracy not a number" "acc.csv:5: exact and token_accuracy must be 
 damaged "no examples" "acc.csv:3: examples and tokens must be at least 1" sed '3s/,0,10,10,/,0,0,0,/' "$tmp/good.csv"
 damaged "an empty file" "no $bd/acc.csv, or it is empty" true
 damaged "the header alone" "no rows under the header" head -1 "$tmp/good.csv"
+damaged "a scheme name with a pipe" "acc.csv:5: a task of lowercase letters and a scheme of letters" sed '5s/^copy,nope,/copy,no|pe,/' "$tmp/good.csv"
+damaged "a row twice" "acc.csv:6: the row of task,scheme,seed,eval_len,depth copy,nope,1,4,0 is there twice (line 5 too)" sed '5p' "$tmp/good.csv"
+damaged "an exact match that is not correct / examples" "acc.csv:5: exact must be correct / examples" sed '5s/,0,10,10,1,/,0,10,10,0.5,/' "$tmp/good.csv"
+damaged "two steps_to_learn for one run" "acc.csv:5: the run copy,nope,1 has two steps_to_learn (120 and 125)" sed '5s/,120$/,125/' "$tmp/good.csv"
+damaged "a run without its 2x rows" "the run copy,nope,1 .* has no rows at 2x" sed '/^copy,nope,1,4,[5-8],/d' "$tmp/good.csv"
 damaged "a run without its training lengths" "the run copy,rope,1 .* has no rows at its training lengths" \
   awk -F, 'NR == 1 || !($2 == "rope" && $3 == 1 && $5 <= 4)' "$tmp/good.csv"
 for sc in claims report; do

@@ -6,6 +6,10 @@ TASKS2_H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,to
 # one row, 13 fields a row, the counts whole numbers (examples and tokens at least 1, correct at
 # most examples, tokens_correct at most tokens), the accuracies numbers, steps_to_learn empty or
 # a whole number, and every run (task, scheme, seed) with rows at its training lengths (1x)
+# and at 2x (L+1..2L, what the ranking reads); and (v6) a task of lowercase letters, a scheme of
+# letters, digits and @ = . _ + - (the names tasks2.sh allows), no (task, scheme, seed, length,
+# depth) twice, exact = correct / examples and token_accuracy = tokens_correct / tokens (to the
+# 6 decimals written), one steps_to_learn per run
 check_acc() {
   local who=$1 f=$2
   [ -f "$f" ] && [ -s "$f" ] || { echo "$who: no $f, or it is empty (tools/tasks2.sh and tools/tasks2_report.sh write it)" >&2; exit 1; }
@@ -17,14 +21,23 @@ check_acc() {
     FNR == 1 { if ($0 != H) no("the header is not " H); next }
     NF != 13 { no(NF " fields, not 13 (" H ")") }
     $1 == "" || $2 == "" { no("an empty task or scheme") }
+    $1 !~ /^[a-z]+$/ || $2 !~ /^[A-Za-z0-9@=._+-]+$/ { no("a task of lowercase letters and a scheme of letters, digits and @ = . _ + - only, got \"" $1 "\" and \"" $2 "\"") }
     !whole(3) || !whole(4) || !whole(5) || !whole(6) || !whole(7) || !whole(8) || !whole(10) || !whole(11) {
       no("seed, train_max_len, eval_len, depth, examples, correct, tokens and tokens_correct must be whole numbers") }
     $7 < 1 || $10 < 1 || $8 > $7 || $11 > $10 { no("examples and tokens must be at least 1, correct at most examples, tokens_correct at most tokens") }
     !num(9) || !num(12) || ($13 != "" && !whole(13)) { no("exact and token_accuracy must be numbers, steps_to_learn empty or a whole number") }
-    { run[$1 "," $2 "," $3] = 1; if ($5 <= $4) at1[$1 "," $2 "," $3] = 1; rows++ }
+    { d = $9 - $8 / $7; e = $12 - $11 / $10
+      if (d > 1e-6 || d < -1e-6 || e > 1e-6 || e < -1e-6) no("exact must be correct / examples and token_accuracy tokens_correct / tokens")
+      k = $1 "," $2 "," $3; key = k "," $5 "," $6
+      if (key in seen) no("the row of task,scheme,seed,eval_len,depth " key " is there twice (line " seen[key] " too)")
+      seen[key] = FNR
+      if ((k in stl) && stl[k] != $13) no("the run " k " has two steps_to_learn (" stl[k] " and " $13 ")")
+      stl[k] = $13
+      run[k] = 1; if ($5 <= $4) at1[k] = 1; if ($5 > $4 && $5 <= 2 * $4) at2[k] = 1; rows++ }
     END { if (bad) exit 1
       if (!rows) { FNR = 1; no("no rows under the header") }
-      for (r in run) if (!(r in at1)) { FNR = 0; no("the run " r " (task,scheme,seed) has no rows at its training lengths (eval_len <= train_max_len)") } }' "$f"
+      for (r in run) if (!(r in at1)) { FNR = 0; no("the run " r " (task,scheme,seed) has no rows at its training lengths (eval_len <= train_max_len)") }
+      for (r in run) if (!(r in at2)) { FNR = 0; no("the run " r " (task,scheme,seed) has no rows at 2x (train_max_len < eval_len <= 2 train_max_len)") } }' "$f"
 }
 
 # steps_to_learn RUNDIR: the step the run learned at (its summary.json), nothing if it did not

@@ -88,6 +88,8 @@ if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the
   mv "$dir/training.csv.part" "$dir/training.csv"
 fi
 check_acc tasks2_report "$dir/acc.csv"
+# (and every scheme of acc.csv, a constructed one's too, after those named above)
+order="$order $(awk -F, 'NR > 1 { print $2 }' "$dir/acc.csv" | sort -u | grep -vxF -f <(tr ' ' '\n' <<< "$order") | tr '\n' ' ' || true)"
 
 # the tables, from an acc.csv; part=all: table.md's, part=rank: the ranking alone (of
 # acc-learned.csv, the models of the learned steps, whose rows are those of the learned seeds)
@@ -172,6 +174,11 @@ fi
 # the ranking again at the learned steps, and each pair's rank at both points
 if [ -s "$dir/acc-learned.csv" ]; then
   check_acc tasks2_report "$dir/acc-learned.csv"
+  # its runs are runs of acc.csv that learned, at the same step
+  awk -F, -v f="$dir/acc-learned.csv" 'FNR == 1 { next } FILENAME != f { stl[$1 "," $2 "," $3] = $13; next }
+    { k = $1 "," $2 "," $3; if (!(k in stl) || stl[k] == "" || stl[k] != $13) {
+        printf "tasks2_report: %s:%d: the run %s is not a run of acc.csv that learned at step %s\n", f, FNR, k, $13 > "/dev/stderr"; exit 1 } }' \
+    "$dir/acc.csv" "$dir/acc-learned.csv" || exit 1
   tables rank "$dir/acc-learned.csv" > "$dir/table-learned.part"
   ranks=$(awk -F' [|] ' '/^[|] [a-z]+ [|] [0-9]+ [|] / { k = $1 SUBSEP $3; if (FILENAME == ARGV[1]) { a[k] = $2; ord[++n] = k } else b[k] = $2 }
     END { for (i = 1; i <= n; i++) { k = ord[i]; split(k, x, SUBSEP); t = substr(x[1], 3)
