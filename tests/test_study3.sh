@@ -70,6 +70,24 @@ for op in choose edges; do
   s3_refused "--$op the header alone" "pa-head.csv: no rows under the header" --$op "$tmp/pa-head.csv"
 done
 s3_refused "--edges a phaseA.csv (a scheme on several rows)" "pa.csv: scheme x on two rows" --edges "$tmp/pa.csv"
+# a row the rule cannot read is an error naming its line, not a row passed over: a truncated
+# row, an lr or multiplier that is not a number, a val_loss that is a word; a scheme whose runs
+# all diverged (val_loss nan) has no choice; an uppercase exponent is a number; the file is
+# named from where the script was called
+H3=scheme,lr,pos_lr_mult,val_loss
+printf '%s\nrope,1e-3,1,1.5\nrope,3e-3\n' "$H3" > "$tmp/b1.csv"; printf '%s\nrope,abc,1,1.0\n' "$H3" > "$tmp/b2.csv"
+printf '%s\nrope,1e-3,x,1.0\n' "$H3" > "$tmp/b3.csv"; printf '%s\nrope,1e-3,1,low\n' "$H3" > "$tmp/b4.csv"
+printf '%s\nrope,1e-3,1,nan\nrope,3e-3,1,inf\n' "$H3" > "$tmp/b5.csv"; printf 'scheme,lr\nrope,\n' > "$tmp/b6.csv"
+s3_refused "--choose a truncated row" "b1.csv:3: 2 fields, fewer than the header's 4" --choose "$tmp/b1.csv"
+s3_refused "--choose an lr that is a word" "b2.csv:2: lr and pos_lr_mult must be numbers above 0" --choose "$tmp/b2.csv"
+s3_refused "--choose a multiplier that is a word" "b3.csv:2: lr and pos_lr_mult must be numbers above 0" --choose "$tmp/b3.csv"
+s3_refused "--choose a val_loss that is a word" "b4.csv:2: val_loss must be a number" --choose "$tmp/b4.csv"
+s3_refused "--choose a scheme whose runs all diverged" "b5.csv: scheme rope has no finite val_loss at pos_lr_mult 1" --choose "$tmp/b5.csv"
+s3_refused "--edges an empty lr" "b6.csv:2: a row of a scheme and its lr" --edges "$tmp/b6.csv"
+printf '%s\nrope,1e-3,1,1.40E+0\nrope,3e-3,1,nan\n' "$H3" > "$tmp/b7.csv"
+[ "$(cd "$tmp" && "$OLDPWD/tools/study3.sh" --choose b7.csv | tail -1 | cut -d, -f1-4)" = "rope,1e-3,1,1.400000" ] \
+  && ok "study3 --choose: 1.40E+0 is a number, a nan run is passed over, a relative FILE is read from the caller's folder" \
+  || bad "study3 --choose relative" "$(cd "$tmp" && "$OLDPWD/tools/study3.sh" --choose b7.csv 2>&1)"
 sed 's/$/\r/' "$tmp/pa.csv" > "$tmp/pa-crlf.csv"; sed 's/$/\r/' "$tmp/ch.csv" > "$tmp/ch-crlf.csv"
 cmp -s <(tools/study3.sh --choose "$tmp/pa-crlf.csv") <(tools/study3.sh --choose "$tmp/pa.csv") \
   && cmp -s <(tools/study3.sh --edges "$tmp/ch-crlf.csv") <(tools/study3.sh --edges "$tmp/ch.csv") && [ -n "$(tools/study3.sh --edges "$tmp/ch.csv")" ] \

@@ -36,6 +36,7 @@
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 self=$(realpath "$0")
+here=$PWD # (--choose and --edges read a FILE named from where the script was called)
 cd "$(dirname "$self")/.."
 TOL=0.01
 # need_csv FILE WHAT COLUMN...: FILE is a regular, non-empty CSV (CRLF line ends read as LF) whose
@@ -54,19 +55,30 @@ need_csv() {
 # within TOL of the best among that lr's runs
 choose() {
   need_csv "$1" "a phaseA.csv" scheme lr pos_lr_mult val_loss
-  awk -F, -v tol="$TOL" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  # (a row: scheme, lr and pos_lr_mult numbers, val_loss a number, or empty / nan / inf for a
+  # run that did not finish or diverged, which the rule passes over; anything else is an error)
+  awk -F, -v tol="$TOL" -v f="$1" '
+    function no(why) { printf "study3.sh: error: %s:%d: %s\n", f, NR, why > "/dev/stderr"; bad = 1; exit 2 }
+    function num(x) { return x ~ /^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
+    { sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; nh = NF; next }
+    NF < nh { no(NF " fields, fewer than the header'"'"'s " nh) }
     { s = $c["scheme"]; lr = $c["lr"]; m = $c["pos_lr_mult"]; v = $c["val_loss"]
-      if (v == "" || v !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) next
+      if (s == "") no("no scheme")
+      if (!num(lr) || lr <= 0 || !num(m) || m <= 0) no("lr and pos_lr_mult must be numbers above 0, got \"" lr "\" and \"" m "\"")
       if (!(s in seen)) { seen[s] = 1; order[++n] = s }
+      if (tolower(v) ~ /^(|[-+]?nan|[-+]?inf(inity)?)$/) next
+      if (!num(v)) no("val_loss must be a number (or empty, nan or inf for a run that did not finish), got \"" v "\"")
       k[++r] = s; L[r] = lr + 0; LS[r] = lr; M[r] = m + 0; V[r] = v + 0 }
-    END { print "scheme,lr,pos_lr_mult,val_loss,rule"
+    END { if (bad) exit 2
+      out = "scheme,lr,pos_lr_mult,val_loss,rule\n"
       for (i = 1; i <= n; i++) { s = order[i]; best = ""
         for (j = 1; j <= r; j++) if (k[j] == s && M[j] == 1 && (best == "" || V[j] < best)) best = V[j]
-        if (best == "") continue
+        if (best == "") { printf "study3.sh: error: %s: scheme %s has no finite val_loss at pos_lr_mult 1: no lr can be chosen\n", f, s > "/dev/stderr"; exit 2 }
         lr = -1; for (j = 1; j <= r; j++) if (k[j] == s && M[j] == 1 && V[j] <= best + tol && (lr < 0 || L[j] < lr)) { lr = L[j]; ls = LS[j] }
         b2 = ""; for (j = 1; j <= r; j++) if (k[j] == s && L[j] == lr && (b2 == "" || V[j] < b2)) b2 = V[j]
         m = -1; for (j = 1; j <= r; j++) if (k[j] == s && L[j] == lr && V[j] <= b2 + tol && (m < 0 || M[j] < m)) { m = M[j]; v = V[j] }
-        printf "%s,%s,%s,%.6f,smallest lr then multiplier within %s nats of the best 1x val_loss\n", s, ls, m, v, tol } }' "$1"
+        out = out sprintf("%s,%s,%s,%.6f,smallest lr then multiplier within %s nats of the best 1x val_loss\n", s, ls, m, v, tol) }
+      printf "%s", out }' "$1"
 }
 # edges CHOSEN.csv: the edge rule (PROTOCOL.md, v2): a scheme whose chosen lr is the largest of
 # LRS runs once more at EDGE_UP, one whose chosen lr is the smallest at EDGE_DOWN (seed 1,
@@ -74,11 +86,13 @@ choose() {
 edges() {
   need_csv "$1" "a chosen.csv" scheme lr
   awk -F, -v f="$1" -v lrs="$LRS" -v up="$EDGE_UP" -v down="$EDGE_DOWN" 'BEGIN { n = split(lrs, L, " ") } { sub(/\r$/, "") }
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; nh = NF; next }
     { s = $c["scheme"]; lr = $c["lr"]
+      if (NF < nh || s == "" || lr !~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ || lr <= 0) {
+        printf "study3.sh: error: %s:%d: a row of a scheme and its lr (a number above 0), got \"%s\"\n", f, NR, $0 > "/dev/stderr"; bad = 1; exit 2 }
       if (s in seen) { printf "study3.sh: error: %s: scheme %s on two rows (a chosen.csv has one row a scheme)\n", f, s > "/dev/stderr"; bad = 1; exit 2 }
       seen[s] = 1
-      if (lr == L[n]) out = out "A " s " " up " 1\n"; else if (lr == L[1]) out = out "A " s " " down " 1\n" }
+      if (lr + 0 == L[n] + 0) out = out "A " s " " up " 1\n"; else if (lr + 0 == L[1] + 0) out = out "A " s " " down " 1\n" }
     END { if (bad) exit 2; printf "%s", out }' "$1"
 }
 export LRS="3e-4 1e-3 3e-3" MULTS="10" EDGE_UP=1e-2 EDGE_DOWN=1e-4
@@ -89,8 +103,8 @@ while [ $# -gt 0 ]; do
     --full) mode=full ;;
     --report) mode=report ;;
     --repin) repin=1 ;;
-    --choose) choose "${2:-}"; exit 0 ;;
-    --edges) edges "${2:-}"; exit 0 ;;
+    --choose) f=${2:-}; [ -z "$f" ] || [[ $f == /* ]] || f=$here/$f; choose "$f"; exit 0 ;;
+    --edges) f=${2:-}; [ -z "$f" ] || [[ $f == /* ]] || f=$here/$f; edges "$f"; exit 0 ;;
     --one) shift; mode=one; break ;; # one job of a list (called through tools/sweep.sh)
     *) echo "study3.sh: error: unknown argument '$1' (see tools/study3.sh --help)" >&2; exit 2 ;;
   esac
