@@ -105,6 +105,19 @@ echo "$out" | grep -q '^16,nonoverlapping,16,0,3,2.000000,-0.484[0-9]*,4.484[0-9
 head -3 "$tmp/pb.csv" > "$tmp/pc.csv"
 tools/paired.sh "$tmp/pa.csv" "$tmp/pc.csv" > /dev/null 2> "$tmp/e" && bad "paired unmatched" "accepted" \
   || { grep -q "error: window .* is not in" "$tmp/e" && ok "tools/paired.sh refuses windows present in one file only" || bad "paired unmatched" "$(cat "$tmp/e")"; }
+# a loss that is not a number (a word, nan), a window twice, a short row, files without a window:
+# one error line naming the file and line, exit 1 (a word used to count as a loss of 0)
+paired_refused() { # NAME PATTERN FILE-B
+  tools/paired.sh "$tmp/pa.csv" "$3" > /dev/null 2> "$tmp/e"; local rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q -- "$2" "$tmp/e" && ok "tools/paired.sh: $1 -> $(cat "$tmp/e")" || bad "paired $1" "rc $rc: $(cat "$tmp/e")"
+}
+sed '3s/,[^,]*$/,abc/' "$tmp/pb.csv" > "$tmp/pd.csv"; paired_refused "a loss that is a word" "pd.csv:3: the loss \"abc\" is not a finite number" "$tmp/pd.csv"
+sed '3s/,[^,]*$/,nan/' "$tmp/pb.csv" > "$tmp/pd.csv"; paired_refused "a nan loss" "pd.csv:3: the loss \"nan\" is not a finite number" "$tmp/pd.csv"
+sed '3p' "$tmp/pb.csv" > "$tmp/pd.csv"; paired_refused "a window twice" "pd.csv:4: window 16,nonoverlapping,16,0,1 twice" "$tmp/pd.csv"
+sed '3s/,16,[^,]*$//' "$tmp/pb.csv" > "$tmp/pd.csv"; paired_refused "a short row" "pd.csv:3: 7 fields, not 9" "$tmp/pd.csv"
+head -1 "$tmp/pb.csv" > "$tmp/pd.csv"; head -1 "$tmp/pa.csv" > "$tmp/pe.csv"
+tools/paired.sh "$tmp/pe.csv" "$tmp/pd.csv" > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc = 1 ] && grep -q "hold no window" "$tmp/e" && ok "tools/paired.sh: two files without a window -> $(cat "$tmp/e")" || bad "paired empty" "rc $rc: $(cat "$tmp/e")"
 
 # ---- info: FLOPs per token, rotary pairs ----
 $BIN info "$tmp/plain/model.bin" > "$tmp/info.txt"
