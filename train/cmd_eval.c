@@ -97,6 +97,8 @@ static int parse_lengths(const char *s, int T, int *out, int max) {
         double len = mult ? (double)v * T : (double)v;
         if (errno || len < 1 || len > (1 << 24)) die("--lengths: '%.*s' is out of range: lengths are 1 to %d", w, p, 1 << 24);
         if (n >= max) die("--lengths: at most %d values", max);
+        for (int i = 0; i < n; i++)
+            if (out[i] == (int)len) die("--lengths: %d is given twice ('%.*s'); give each length once", (int)len, w, p);
         out[n++] = (int)len;
         end += mult;
         p = *end ? end + 1 : end;
