@@ -117,6 +117,13 @@ grep -qx "format = msb" "$tmp/add/task.txt" && grep -qx "format = plain" "$tmp/s
 $BIN task gen --task copy --format lsb --out "$tmp/g/fmt" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -qx "posgpt: error: task gen: --format lsb: copy takes plain" "$tmp/err" && [ ! -e "$tmp/g" ] \
   && ok "task gen --format a task does not take: refused in one line, naming what it takes" || bad "--format refusal" "rc $rc: $(cat "$tmp/err")"
+# a task whose test set would be empty (parity at lengths 1..2: 6 prompts, none of the test
+# class) is refused in one line, nothing left behind (it wrote an empty test.txt before)
+mkdir "$tmp/ge"
+$BIN task gen --task parity --max-len 1 --n 10 --out "$tmp/ge/empty" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "parity at lengths 1..2 has no example of the test class" "$tmp/err" \
+  && [ -z "$(ls -A "$tmp/ge")" ] \
+  && ok "task gen: a test set with no example is refused in one line, nothing written" || bad "empty test set" "rc $rc: $(cat "$tmp/err"); $(ls -A "$tmp/ge" 2>&1)"
 
 # task gen validates every flag before it writes anything: nothing is left behind
 for args in "--task passkey --depths ''" "--task passkey --depths 0,25," "--task passkey --depths 5,,6" "--task passkey --depths 1e2" \

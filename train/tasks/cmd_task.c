@@ -208,6 +208,11 @@ static int task_gen(int argc, char **argv) {
     int *tl = xmalloc((size_t)ntest * sizeof(int)), *td = xmalloc((size_t)ntest * sizeof(int));
     for (long i = 0; i < ntest; i++) tl[i] = 1 + (int)(i / per_len), td[i] = passkey ? dep[(i % per_len) % ndep] : 0;
     write_examples(g_tmpfile[1], &spec, tl, td, ntest, split ? TASK_CLASS_TEST : -1, 0, tshort, &rng);
+    long missing = 0;
+    for (int k = 1; k <= max_len * mult; k++) missing += tshort[k];
+    if (missing == ntest) // (every length too short to hold an example of the test class)
+        die("task gen: %s at lengths 1..%d has no example of the test class (the split keeps 1 prompt in 4 for the test set); "
+            "raise --max-len or --test-mult", t->name, max_len * mult);
     if (split) {
         long nval = (long)max_len * TASK_VAL_PER_LEN;
         int *vl = xmalloc((size_t)nval * sizeof(int)), *vd = xmalloc((size_t)nval * sizeof(int));
@@ -235,8 +240,6 @@ static int task_gen(int argc, char **argv) {
             passkey ? depths_s : "", task_format_name(format), split_s, no_bos ? " --no-bos" : "", out);
     out_commit(&o);
     tmp_commit(out, how);
-    long missing = 0;
-    for (int k = 1; k <= max_len * mult; k++) missing += tshort[k];
     fprintf(stderr, "wrote %s: %d training examples (lengths 1..%d), %ld test examples (lengths 1..%d, %d each%s)%s\n", out, n,
             max_len, ntest - missing, max_len * mult, per_len, missing ? "; fewer at lengths with few examples: task.txt, test_short" : "",
             split ? ", val.txt (the validation class)" : "");
