@@ -509,6 +509,15 @@ if [ -n "$S" ] && [ "$S" -le 360 ]; then
     && cmp -s "$tmp/afterlong/model.bin" "$tmp/afterlong2/model.bin" && [ "$(tail -1 "$tmp/afterlong/log.csv" | cut -d, -f1)" = $E ] \
     && ok "train --after-learn 300: steps $((S + 1))..$E at the floor lr 0.001 (the schedule before it unchanged), past the cap 400; paused at 410 and resumed, the same bytes" \
     || bad "--after-learn past the cap" "lrs after S: '$lrs'; $(tail -2 "$tmp/afterlong.err"); $(tail -2 "$tmp/afterlong2.err")"
+  # resumed past the learned step, a model-learned.bin that is gone or another step's model is
+  # named in a warning (it cannot be made again) and the run goes on, no longer claiming it kept it
+  $BIN train "${U[@]}" --after-learn 30 --out "$tmp/lost" --stop-at $((S + 10)) > /dev/null 2>&1
+  cp "$tmp/lost/model.bin" "$tmp/lost/model-learned.bin"
+  $BIN train --resume "$tmp/lost" --threads 1 > /dev/null 2> "$tmp/lost.err"; rc=$?
+  [ $rc = 0 ] && grep -q "^warning: '$tmp/lost/model-learned.bin' is the model of step $((S + 10)), not of the learned step $S; the model of the learned step is lost" "$tmp/lost.err" \
+    && grep -q "model-learned.bin is lost: above" "$tmp/lost.err" && cmp -s "$tmp/after/model.bin" "$tmp/lost/model.bin" \
+    && ok "train --after-learn: resumed with another step's model-learned.bin, a warning names it; the run ends as it would" \
+    || bad "model-learned.bin replaced" "rc $rc: $(cat "$tmp/lost.err")"
   # a signal that cuts the validation of the learned step short (POSGPT_TEST_CUT_VALIDATION:
   # SIGTERM as that validation starts): the checkpoint marks it pending, and the resume validates
   # and checks that step first: it learns at step S as the uninterrupted run did, and ends with

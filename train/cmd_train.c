@@ -46,6 +46,7 @@ typedef struct {
     int learn_len;    // --until-acc: the training lengths 1..learn_len (task.txt's max_len)
     int learn_final;  // --until-acc: the final answers alone are scored (a scratch format; task_eval.h)
     const char *learn_file; // --until-acc: the file the sample is drawn from (val.txt, or test.txt before the split)
+    int learned_lost;       // --after-learn: a resumed run's model-learned.bin is missing or damaged
     char dir[4096], ckpt_path[4200], log_path[4200];
     FILE *logf;
     long last_ckpt;   // step of the checkpoint on disk (-1: none yet)
@@ -347,6 +348,25 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
 }
 
 
+// --after-learn, on resume past the learned step: model-learned.bin holds the model of that step
+// (a checkpoint of it); if not (deleted, damaged, replaced), say so: it cannot be made again
+static void check_learned_model(Run *r) {
+    char path[4300], err[4400];
+    snprintf(path, sizeof path, "%s/model-learned.bin", r->dir);
+    FILE *f = fopen(path, "rb");
+    GPT m = {0};
+    TrainState ts;
+    int bad = !f || ckpt_read(f, path, &m, &ts, NULL, err, sizeof err);
+    if (!f) snprintf(err, sizeof err, "cannot open '%s': %s", path, strerror(errno));
+    else if (!bad && ts.step != r->ts.learned_step)
+        snprintf(err, sizeof err, "'%s' is the model of step %ld, not of the learned step %ld", path, ts.step, r->ts.learned_step), bad = 1;
+    if (f) fclose(f);
+    if (!bad) gpt_free(&m);
+    if (!bad) return;
+    r->learned_lost = 1;
+    fprintf(stderr, "warning: %s; the model of the learned step is lost (it cannot be made again); the run goes on\n", err);
+}
+
 // --until-acc: the task's val.txt (test.txt before the split) beside its train.txt, and the sample scored at eval points,
 // as task eval scores it (task.txt's spec: a scratch format's final answers)
 static void load_learn_sample(Run *r) {
@@ -491,6 +511,7 @@ static void open_resumed(Run *r) {
             r->dir, r->ts.run.until_acc, r->ts.learned_step, r->ts.steps, more);
     }
     settings_check_resume(&o, a, &r->hyp, &r->m, &r->ts);
+    if (r->ts.learned_step && r->ts.run.after_learn) check_learned_model(r);
     if (a->out) {
         char *x = realpath(a->out, NULL), *y = realpath(r->dir, NULL);
         int same = x && y && !strcmp(x, y);
@@ -916,8 +937,8 @@ static int finish(Run *r, Progress *pr) {
     if (ts->learned_step)
         fprintf(stderr, "learned: the held-out exact match at lengths 1..%d reached --until-acc %g at step %ld (the cap was %d); "
                 "steps_to_learn = %ld%s\n", r->learn_len, ts->run.until_acc, ts->learned_step, ts->steps, ts->learned_step,
-                !ts->run.after_learn ? "" : ts->step >= run_end(ts)
-                ? "; then --after-learn's steps at the floor lr, its model of that step kept as model-learned.bin"
+                !ts->run.after_learn ? "" : r->learned_lost ? "; then --after-learn's steps at the floor lr (model-learned.bin is lost: above)"
+                : ts->step >= run_end(ts) ? "; then --after-learn's steps at the floor lr, its model of that step kept as model-learned.bin"
                 : "; --after-learn's steps are not all done yet (model-learned.bin is the model of that step)");
     else if (ts->run.until_acc > 0 && ts->step == ts->steps)
         fprintf(stderr, "not learned: the held-out exact match never reached --until-acc %g by the cap, step %d\n", ts->run.until_acc, ts->steps);
