@@ -862,6 +862,7 @@ static void train_loop(Run *r, Progress *pr) {
         // learned (the lead decided; every process learns the step), and --after-learn steps after it
         if (a->until_acc > 0) ts->learned_step = dist_max((int)ts->learned_step);
         if (ts->step >= run_end(ts)) break;
+        pr->total = run_end(ts); // (learned: the progress line counts to --after-learn's last step)
         long step = ts->step;
         double lr = lr_at(ts, step), loss, norm;
         draw_batch(r, tok, tgt, pos, len);
@@ -1005,7 +1006,7 @@ int cmd_train(int argc, char **argv) {
     check_same_start(r);
     open_outputs(r);
     Progress pr;
-    progress_start(&pr, r->ts.step, r->ts.steps);
+    progress_start(&pr, r->ts.step, run_end(&r->ts));
     train_loop(r, &pr);
     int status = finish(r, &pr);
     shards_free(&r->sh);
