@@ -174,7 +174,8 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
         case ARG_INT:
         case ARG_LONG:
             x = parse_number(name, val, 1);
-            if (d->lo <= d->hi && (x < d->lo || x > d->hi)) die("--%s must be in [%g, %g], got %s", name, d->lo, d->hi, val);
+            if (d->lo <= d->hi && (x < d->lo || x > d->hi)) // (whole numbers: written whole, 1073741824 not 1.07374e+09)
+                die("--%s must be in [%.0f, %.0f], got %s", name, d->lo, d->hi, val);
             if (d->type == ARG_INT) {
                 if (x < INT_MIN || x > INT_MAX) die("--%s: %s is out of range", name, val);
                 *(int *)d->ptr = (int)x;
