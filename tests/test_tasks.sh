@@ -186,6 +186,15 @@ mkdir -p "$tmp/bad/tr" && printf '2\t0\tab>ab;\r\n2\t0\tab>ab;\r\n' > "$tmp/bad/
 $BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 1: ends with a carriage return" "$tmp/err" \
   && ok "train --task with CRLF lines: refused naming train.txt and the line" || bad "train --task CRLF" "rc $rc: $(cat "$tmp/err")"
+# task.txt with CRLF line ends or a byte-order mark: named as such (before: "the task is unknown",
+# "no 'task = ' line")
+for k in crlf bom; do
+  mkdir -p "$tmp/bad/tt$k" && cp "$tmp/copy/test.txt" "$tmp/bad/tt$k/"
+  if [ $k = crlf ]; then sed 's/$/\r/' "$tmp/copy/task.txt"; else printf '\xef\xbb\xbf'; cat "$tmp/copy/task.txt"; fi > "$tmp/bad/tt$k/task.txt"
+  $BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/bad/tt$k" > /dev/null 2> "$tmp/err"; rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "task.txt' $([ $k = crlf ] && echo "has CRLF line ends" || echo "starts with a byte-order mark")" "$tmp/err" \
+    && ok "task.txt with $k: named as such -> $(cat "$tmp/err")" || bad "task.txt $k" "rc $rc: $(cat "$tmp/err")"
+done
 cp "$tmp/copy/task.txt" "$tmp/bad/tr/" && printf '2\t0\tab>ab;\n5\t0\tabcd>abcd;\n' > "$tmp/bad/tr/train.txt"
 $BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -qF "task file '$tmp/bad/tr/train.txt' line 2: the length N is 5, but the prompt holds 5 bytes" "$tmp/err" \

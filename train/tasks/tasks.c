@@ -418,6 +418,10 @@ void task_spec_read(TaskSpec *s, const char *dir) {
     size_t n;
     char *text = (char *)read_regular_file(path, "task description", 1 << 20, &n);
     if (memchr(text, 0, n)) die("task description '%s' holds a NUL byte; it is not a task.txt (posgpt task gen writes them)", path);
+    if (n >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+        die("task description '%s' starts with a byte-order mark (EF BB BF); remove it (posgpt task gen writes none)", path);
+    if (memchr(text, '\r', n))
+        die("task description '%s' has CRLF line ends (a carriage return); convert it to LF (sed -i 's/\\r$//' FILE)", path);
     memset(s, 0, sizeof *s);
     if (!task_meta(text, "task", v, sizeof v) || !(s->task = task_find(v)))
         die("task description '%s': %s; posgpt task gen writes a 'task = NAME' line (%s)", path,
