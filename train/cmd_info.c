@@ -182,9 +182,13 @@ int cmd_info(int argc, char **argv) {
                    (unsigned long long)r->val_bytes, r->val_crc);
         else if (r->task) printf("val             the last 5%% of the examples (at most 2000), answers scored\n");
         else printf("val             the last 10%% of the data\n");
-        if (r->task && r->pack) printf("task examples   packed into rows of %d x seq_len (train --pack)\n", TASK_PACK_ROW);
-        else if (r->task) printf("task examples   one a row\n");
-        if (r->task) printf("task examples   %s\n", r->fresh ? "fresh each step (made by the generator, none a test example)" : "drawn from train.txt");
+        if (r->task) {
+            char rows[96];
+            if (r->pack) snprintf(rows, sizeof rows, "packed into rows of %d x seq_len (train --pack)", TASK_PACK_ROW);
+            else snprintf(rows, sizeof rows, "one a row");
+            printf("task examples   %s; %s\n", r->fresh ? "fresh each step (made by the generator, none a test example)"
+                                                      : "drawn from train.txt", rows);
+        }
         printf("schedule        validation every %d steps on %ld tokens (0 = all), checkpoint every %d, log every %d%s\n",
                r->eval_every, r->val_tokens, r->ckpt_every, r->log_every, r->skip_nonfinite ? ", skip non-finite steps" : "");
     } else printf("data            not recorded (format v1, or not written by posgpt train)\n");
