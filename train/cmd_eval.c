@@ -273,7 +273,9 @@ int cmd_eval(int argc, char **argv) {
             if (out_flush_check(out)) die("cannot write %s: %s", csv ? csv : "to standard output", strerror(errno));
             fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));
-            if (resamples && isnan(cib[0])) fprintf(stderr, " (no 95%% CI: one window; raise --max-tokens)");
+            if (resamples && isnan(cib[0])) // (more targets help only where the text has them)
+                fprintf(stderr, " (no 95%% CI: one window; %s)", max_tokens && (size_t)max_tokens + 1 < n
+                        ? "raise --max-tokens" : "the held-out text holds no second one: a longer --val or --data");
             else if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f)", exp(cib[0]), exp(cib[1]));
             fprintf(stderr, "\n");
             if (pp) {
