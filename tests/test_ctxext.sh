@@ -64,6 +64,17 @@ chk=$(awk -F, 'NR > 1 { print $1, $2, $3, $5, $9 }' "$o/paired.csv" | while read
   [ "$want" = "$list" ] || echo "$L $a $b: $want against $list"; done)
 [ "$(grep -c . "$o/paired.csv")" = 31 ] && [ -z "$chk" ] && ok "paired.csv: 6 pairs of methods x 5 lengths, each seed's mean window difference as recomputed" \
   || bad "paired.csv" "$(grep -c . "$o/paired.csv") lines; $chk"
+# the claims of Peng et al.'s Table 1 beside ours: five orderings, each with the paper's two
+# numbers and a verdict from paired.csv's row at that length (here 2 seeds: each a paired test)
+claims=$(sed -n '/^## Against Peng et al. 2023, Table 1/,$p' "$o/table.md" | grep -c '^| \(the fine-tuned\|1.25x past\)')
+v=$(sed -n '/^## Against Peng et al. 2023, Table 1/,$p' "$o/table.md" | awk -F' [|] ' '/^[|] (the fine|1.25x)/ { print $2 ":" $5 }' | sed 's/ |$//')
+Lft=$(sed -n 's/^| the fine-tuned length (theirs 8192, ours \([0-9]*\)) | yarn < ntk | .*/\1/p' "$o/table.md")
+yn=$(awk -F, -v L="$Lft" '$1 == L && $2 == "ntk" && $3 == "yarn" { print $8 }' "$o/paired.csv")
+want=$(case $yn in "yes (yarn lower)") echo holds ;; "yes (ntk lower)") echo "differs (ntk lower)" ;; *) echo inconclusive ;; esac)
+[ "$claims" = 5 ] && [ -n "$Lft" ] && grep -q '^| the fine-tuned length (theirs 8192, ours [0-9]*) | yarn < ntk | yarn 3.35 < ntk 3.59 |' "$o/table.md" \
+  && [ "$(head -1 <<< "$v")" = "yarn < ntk:$want" ] \
+  && ok "table.md: Peng et al.'s five orderings beside ours, the verdict from paired.csv (yarn < ntk at the fine-tuned length: $want)" \
+  || bad "claims" "$claims rows; $v; paired at $Lft: $yn"
 # a v1 fine-tune (its settings ended in " tol X") keeps its training
 sed -i 's/$/ tol 0.005/' "$o/ft/ntk-seed2/settings.txt"; touch "$tmp/marker1"; sleep 1
 run v1 OUT="$o" && [ -z "$(find "$o/ft/ntk-seed2" -name '*.bin' -newer "$tmp/marker1")" ] \

@@ -33,6 +33,7 @@
 #             seed's ppl, steps, the last-20% improvement and slope; each pair of methods at
 #             each length by a paired test across seeds (per seed the mean difference over the
 #             same windows; t with seeds - 1 degrees of freedom): '<' only where it excludes 0;
+#             Peng et al.'s Table 1 orderings beside ours with a verdict (claims(), below);
 #             OUT/ppl.png (`posgpt plot`). The grid's settings in OUT/grid.env (--report reads it)
 #
 #   tools/ctxext.sh            the default grid into runs/ctxext
@@ -409,6 +410,39 @@ seedpairs() {
     done; done
   done
 }
+# claims: Peng et al. 2023's Table 1 (docs/papers.csv, peng23-t1-*: Llama 2 7B extended from 4096
+# by s = 2, fine-tuned at 8192) says, at the fine-tuned window (8192), YaRN and PI below NTK, and
+# 1.25x past it (10240) YaRN below NTK below PI; each such ordering beside ours at the same place
+# (4x: the fine-tuned length, 5x: 1.25x past it) from paired.csv: holds where our paired test
+# across seeds finds the same method lower, differs where it finds the other, inconclusive where
+# it finds neither, not testable with one seed or a method not run. PI and YaRN at 8192 (3.34
+# and 3.35) differ by the table's rounding: no claim.
+claims() {
+  echo
+  echo "## Against Peng et al. 2023, Table 1"
+  echo
+  echo "Theirs: perplexity of Llama 2 7B extended from 4096 by s = 2 and fine-tuned at 8192 (docs/papers.csv, peng23-t1-*;"
+  echo "their NTK row is theta = 20k). Ours: rope at $T extended by s = $FACTOR and fine-tuned at $((FACTOR * T)), the paired"
+  echo "difference across seeds (paired.csv) at the same place: the fine-tuned length, and 1.25x past it. The verdict is on"
+  echo "the direction only: the scales differ by orders of magnitude."
+  echo
+  echo "| place | claim | theirs | ours: higher - lower, nats/byte [95% interval over seeds] | verdict |"
+  echo "|---|---|---|---|---|"
+  awk -F, -v papers=docs/papers.csv -v T="$T" -v FAC="$FACTOR" "$lib"'
+    BEGIN { while ((getline line < papers) > 0) { if (csv(line) >= 13 && F[1] ~ /^peng23-t1-(pi|ntk|yarn)-(8192|10240)$/) { split(F[1], p, "-"); pv[p[3], p[4]] = F[11] } }
+      n = split("8192:yarn:ntk 8192:pi:ntk 10240:yarn:ntk 10240:ntk:pi 10240:yarn:pi", C, " ") }
+    NR > 1 { r[$1, $2, $3] = $0 }
+    END { for (i = 1; i <= n; i++) { split(C[i], c, ":"); L = c[1] == 8192 ? FAC * T : FAC * T * 5 / 4; lo = c[2]; hi = c[3]
+        a = lo < hi ? lo : hi; b = lo < hi ? hi : lo
+        place = c[1] == 8192 ? sprintf("the fine-tuned length (theirs 8192, ours %d)", L) : sprintf("1.25x past it (theirs 10240, ours %d)", L)
+        theirs = sprintf("%s %s < %s %s", lo, pv[lo, c[1]], hi, pv[hi, c[1]])
+        if (!((L, a, b) in r)) { printf "| %s | %s < %s | %s | not run | not testable |\n", place, lo, hi, theirs; continue }
+        split(r[L, a, b], x, ",")
+        s = lo == a ? 1 : -1 # x[5]: b minus a; shown as hi minus lo
+        d = s * x[5]; ours = x[6] == "" ? sprintf("%+.4f (one seed)", d) : sprintf("%+.4f [%+.4f, %+.4f] (%s seeds)", d, s > 0 ? x[6] : -x[7], s > 0 ? x[7] : -x[6], gsub(/\+/, "+", x[4]) + 1)
+        v = x[8] ~ /^n\/a/ ? "not testable (one seed)" : x[8] == "no" ? "inconclusive" : index(x[8], "(" lo " lower)") ? "holds" : "differs (" hi " lower)"
+        printf "| %s | %s < %s | %s | %s | %s |\n", place, lo, hi, theirs, ours, v } }' "$OUT/paired.csv"
+}
 report() {
   local f r m k files=() labels=()
   seedpairs > "$OUT/paired.csv.part" && mv "$OUT/paired.csv.part" "$OUT/paired.csv"
@@ -469,6 +503,7 @@ report() {
     echo "| length | first | second | second - first [interval] | per seed | lower |"
     echo "|---|---|---|---|---|---|"
     awk -F, -v T="$T" 'NR > 1 { printf "| %dx | %s | %s | %s [%s, %s] | %s | %s |\n", $1 / T, $2, $3, $5, $6, $7, $9, $8 }' "$OUT/paired.csv"
+    claims
   } > "$OUT/table.md.part"
   mv "$OUT/table.md.part" "$OUT/table.md"
   files=() labels=()
