@@ -6,8 +6,8 @@
 # exact match and per-token accuracy at test lengths 1..3L (passkey: 1..8L, the key at five
 # depths). tools/tasks2_report.sh then writes acc.csv and table.md, whose ranking lists only the
 # (task, scheme) pairs learned at 1x in >= 2 of 3 seeds. Learned: the run reached 0.9 exact
-# match on its held-out check at lengths 1..L (its steps_to_learn), the criterion that stopped
-# it; task eval's exact match at 1..L over the whole test set is reported beside it.
+# match on its held-out check at lengths 1..L (its steps_to_learn); task eval's exact match at
+# 1..L over the whole test set is reported beside it.
 # After learning, every run trains AFTER = 1000 steps more (train --after-learn) at the
 # schedule's floor lr (3e-4), past its cap if need be, so that every learned run is scored the
 # same number of equal steps after it learned, not at the first check over 0.9, where its 1x
@@ -34,7 +34,7 @@
 # That is an ESTIMATE, not a measurement of this grid: the six L = 20 tasks at about 9 steps/s
 # a run (a quiet-machine rate measured at L = 20, one thread a run, two runs at once) plus 15%
 # for task eval and the held-out checks, passkey at about 3.6 steps/s eval included (its 2000-
-# step runs in runs/tasks, the same settings). A run that learns stops early, so the grid is
+# step runs in runs/tasks, the same settings). A run that learns stops AFTER steps later, so the grid is
 # usually shorter, and the seed rule below skips the third seed of a pair that learned in
 # neither of its first two; --plan prints the estimate for the caps and subset in force.
 # The seed rule: a pair qualifies for the ranking only if it learns in 2 of 3 seeds, so the
