@@ -23,7 +23,9 @@
 #                 reached the cap unlearned and how many were still improving
 #   DIR/claims.md (tools/tasks2_claims.sh) ours beside the papers' numbers, with a verdict
 #   DIR/<task>.png, DIR/<task>-token.png  exact and per-token accuracy versus length (plot --kind
-#                 accuracy --metric exact|token), and DIR/figures.txt, the commands.
+#                 accuracy --metric exact|token), and DIR/figures.txt, the commands; drawn from
+#                 DIR/acc.csv alone (each run's rows split back into a task eval CSV), so a clone
+#                 without the run folders redraws the same bytes.
 # acc.csv is checked before anything is drawn from it (tools/tasks2_lib.sh's check_acc: the
 # header, LF line ends, 13 fields a row, the counts and accuracies numbers): a damaged one is one
 # error line naming the file and line, exit 1, and no table.md is written.
@@ -71,18 +73,19 @@ fi
 # improving. Gathered from the run folders (kept as it is without them).
 if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the runs' acc.csv, not their logs)
   {
-    echo "task,scheme,seed,cap,last_step,steps_to_learn,heldout_exact_80,heldout_exact_last,last20_gain,exact_1x,exact_top"
+    echo "task,scheme,seed,cap,last_step,steps_to_learn,heldout_exact_80,heldout_exact_last,last20_gain,exact_1x,exact_top,after_learn"
     for f in $runs; do
       r=${f%/acc.csv}; k=${r##*/seed}; s=${r%/seed*}; t=${s%/*}; s=${s##*/}; t=${t##*/}
       [ -s "$r/log.csv" ] || continue # (a run made elsewhere, without its log)
       cap=$(sed -n 's/^steps = \([0-9]*\)$/\1/p' "$r/config.txt" 2> /dev/null | head -1) # (the run's own cap)
+      al=$(sed -n 's/^after_learn = \([0-9]*\)$/\1/p' "$r/config.txt" 2> /dev/null | head -1)
       stl=$(steps_to_learn "$r")
       # (and the scored model's exact match on the test set at 1..L and at its top quarter, 3L/4 < n <= L)
       top=$(awk -F, 'NR > 1 && $4 <= $3 { a += $7; n += $6; if ($4 > 0.75 * $3) { b += $7; m += $6 } }
         END { if (n && m) printf "%.4f,%.4f", a / n, b / m; else print "," }' "$f")
-      awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" -v top="$top" 'NR > 1 && $8 != "" { n++; st[n] = $1; h[n] = $8 }
+      awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" -v top="$top" -v al="$al" 'NR > 1 && $8 != "" { n++; st[n] = $1; h[n] = $8 }
         END { if (!n) exit; i = n; while (i > 1 && st[i] > 0.8 * st[n]) i--
-          print t, s, k, cap, st[n], stl, h[i], h[n], sprintf("%.4f", h[n] - h[i]), top }' "$r/log.csv"
+          print t, s, k, cap, st[n], stl, h[i], h[n], sprintf("%.4f", h[n] - h[i]), top, al }' "$r/log.csv"
     done
   } > "$dir/training.csv.part"
   mv "$dir/training.csv.part" "$dir/training.csv"
@@ -93,8 +96,12 @@ order="$order $(awk -F, 'NR > 1 { print $2 }' "$dir/acc.csv" | sort -u | grep -v
 
 # the tables, from an acc.csv; part=all: table.md's, part=rank: the ranking alone (of
 # acc-learned.csv, the models of the learned steps, whose rows are those of the learned seeds)
+# (the steps after learning: the runs' own, from training.csv, so that a clone without them
+# writes the same text; else AFTER, else tasks2.sh's 1000)
+after=$(awk -F, 'NR > 1 && $12 != "" { print $12; exit }' "$dir/training.csv" 2> /dev/null || true)
+after=${after:-${AFTER:-1000}}
 tables() { # PART FILE
-awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="${AFTER:-1000}" '
+awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
   function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }
   NR == 1 { next }
   { t = $1; s = $2; k = $3; L = $4; b = bucket($5, L)
@@ -129,7 +136,7 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="${AFTER:-1000}"
   }
   END {
     ns = split(order, S, " ")
-    if (part == "all") print "Exact match and per-token accuracy, the mean over all seeds run. 1x: the training lengths 1..L; 2x: L+1..2L; past 2x: the mean of the buckets past 2x (3x = 2L+1..3L; passkey also 4x and 8x). learned: the seeds that reached 0.9 exact match at 1x on the held-out check that stops a run (train --until-acc 0.9: val.txt, 32 examples of each length 1..L, a class apart from the test set), whose step is in steps (- = the cap came first). The scores are of the model after the check (train --after-learn: " after " steps more at the floor lr; the cap for a run that did not learn); exact 1x is task eval over the whole test set at 1..L."
+    if (part == "all") print "Exact match and per-token accuracy, the mean over all seeds run. 1x: the training lengths 1..L; 2x: L+1..2L; past 2x: the mean of the buckets past 2x (3x = 2L+1..3L; passkey also 4x and 8x). learned: the seeds whose held-out check reached 0.9 exact match at 1x (train --until-acc 0.9: val.txt, 32 examples of each length 1..L, a class apart from the test set), at the step in steps (- = the cap came first). The scores are of the model after the check (train --after-learn: " after " steps more at the floor lr; the cap for a run that did not learn); exact 1x is task eval over the whole test set at 1..L."
     for (j = 1; j <= nt; j++) { t = tasks[j]
       if (part == "all") printf "\n%s (L = %d)\n\n| scheme | learned | steps | exact 1x | exact 2x | exact past 2x | token 1x | token 2x |\n|---|---|---|---|---|---|---|---|\n", t, Lof[t]
       for (i = 1; i <= ns; i++) { s = S[i]; if (!ran[t, s]) continue
@@ -195,19 +202,25 @@ mv "$dir/table.md.part" "$dir/table.md"
 cat "$dir/table.md"
 tools/tasks2_claims.sh "$dir" # claims.md: ours beside Kazemnejad et al.'s numbers
 
-# a figure per task and metric, from the runs' own CSVs (none without run folders)
-[ -n "$runs" ] || exit 0
+# a figure per task and metric, from DIR/acc.csv alone, so that a clone without the run folders
+# draws the same bytes: each run's rows are split back into a task eval CSV (TASK/SCHEME/seedK.csv
+# in a temporary folder; the scheme column holds the run's folder name, the series' label)
+fig=$(mktemp -d)
+trap 'rm -f "$dir/acc.csv.part" "$dir/acc-learned.csv.part" "$dir/table.md.part" "$dir/table-learned.part" "$dir/figures.txt.part"; rm -rf "$fig"' EXIT
+awk -F, 'NR > 1 { print $1 "/" $2 }' "$dir/acc.csv" | sort -u | while read -r p; do mkdir -p "$fig/$p"; done
+awk -F, -v OFS=, -v d="$fig" 'NR > 1 { f = d "/" $1 "/" $2 "/seed" $3 ".csv"
+    if (!(f in seen)) { seen[f] = 1; print "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy" > f }
+    print $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12 >> f; close(f) }' "$dir/acc.csv"
 : > "$dir/figures.txt.part"
+echo "# in DIR; the per-run CSVs below are DIR/acc.csv's rows of each run, split back by tools/tasks2_report.sh (a temporary folder)" >> "$dir/figures.txt.part"
 for t in copy reverse sort add sum parity passkey; do
-  files=() labels=""
-  # each series named by its folder (the scheme, or an ablation's SCHEME@FLAG=VALUE), not by the
-  # CSV's scheme column, which names only the base scheme
-  for s in $order; do for f in "$dir/$t/$s"/seed*/acc.csv; do [ -s "$f" ] && files+=("$f") && labels+=${labels:+,}$s; done; done
+  files=() names=() labels=""
+  for s in $order; do for f in "$fig/$t/$s"/seed*.csv; do [ -s "$f" ] && files+=("$f") && names+=("${f#"$fig"/}") && labels+=${labels:+,}$s; done; done
   [ ${#files[@]} -gt 0 ] || continue
   for m in exact token; do
     png=$dir/$t.png; [ $m = token ] && png=$dir/$t-token.png
     "$bin" plot --kind accuracy --metric $m --label "$labels" --out "$png" "${files[@]}" > /dev/null 2>&1
-    echo "posgpt plot --kind accuracy --metric $m --label $labels --out $png ${files[*]}" >> "$dir/figures.txt.part"
+    echo "posgpt plot --kind accuracy --metric $m --label $labels --out ${png#"$dir"/} ${names[*]}" >> "$dir/figures.txt.part"
   done
 done
 mv "$dir/figures.txt.part" "$dir/figures.txt"
