@@ -109,6 +109,16 @@ env DATA="$tmp/c.txt" POSGPT="$BIN" OUT=/dev/null tools/ctxext.sh --quick > /dev
 env POSGPT="$BIN" OUT="$tmp/none" tools/ctxext.sh --report > /dev/null 2> "$tmp/bad.err"; rc=$?
 [ $rc = 2 ] && grep -q "no $tmp/none/pick.csv to report on" "$tmp/bad.err" && [ ! -e "$tmp/none" ] \
   && ok "--report on an OUT without a study: one error line, OUT not made" || bad "--report nothing" "rc $rc: $(cat "$tmp/bad.err")"
+# the report from the files a commit keeps (a fresh clone: no checkpoints, no test bytes, no
+# logs but the base's): pick.csv, pairs.txt, grid.env, base/log.csv, eval/*.csv, ft/*/stop.csv;
+# table.md, paired.csv and ppl.png the same bytes
+mkdir -p "$tmp/cl/base" "$tmp/cl/eval"
+cp "$o/pick.csv" "$o/pairs.txt" "$o/grid.env" "$tmp/cl/" && cp "$o/base/log.csv" "$tmp/cl/base/" && cp "$o"/eval/*.csv "$tmp/cl/eval/"
+for d in "$o"/ft/*/; do mkdir -p "$tmp/cl/ft/$(basename "$d")" && cp "$d/stop.csv" "$tmp/cl/ft/$(basename "$d")/"; done
+env POSGPT="$BIN" OUT="$tmp/cl" tools/ctxext.sh --report > /dev/null 2> "$tmp/cl.err"
+diffs=$(for f in table.md paired.csv ppl.png; do cmp -s "$o/$f" "$tmp/cl/$f" || echo "$f"; done)
+[ -z "$diffs" ] && [ -s "$tmp/cl/ppl.png" ] && ok "--report from the committed files alone (a fresh clone): table.md, paired.csv and ppl.png the same bytes" \
+  || bad "clone report" "differ: $diffs; $(tail -2 "$tmp/cl.err")"
 # one start at a time per OUT: while another holds OUT/lock, a start and --report are refused
 exec 8>> "$o/lock"; flock 8
 for m in --quick --report; do
