@@ -36,7 +36,8 @@ for cut in 12 24; do
   [ $rc = 143 ] && [ $rc2 = 0 ] && cmp -s "$tmp/full/model.bin" "$tmp/cut$cut/model.bin" && grep -q '"status": "done"' "$tmp/cut$cut/summary.json" \
     && [ "$(grep '"val_loss"' "$tmp/cut$cut/summary.json")" = "$(grep '"val_loss"' "$tmp/full/summary.json")" ] \
     && grep -q "^note: step $cut's validation, cut short by a signal, done now" "$tmp/cut$cut.err" \
-    && ok "a signal in step $cut's validation: the resume validates it first and ends as the uninterrupted run (done, same checkpoint and val loss)" \
+    && cmp -s <(cut -d, -f1-5 "$tmp/full/log.csv") <(cut -d, -f1-5 "$tmp/cut$cut/log.csv") \
+    && ok "a signal in step $cut's validation: the resume validates it first and ends as the uninterrupted run (done, same checkpoint, val loss and log)" \
     || bad "validation cut at $cut" "rc $rc, $rc2: $(tail -1 "$tmp/cut$cut.err")"
 done
 

@@ -539,6 +539,8 @@ if [ -n "$S" ] && [ "$S" -le 360 ]; then
   [ $rc = 143 ] && grep -q "cut short" "$tmp/cut.err" && [ $rc2 = 0 ] && grep -q "^note: step $S's validation, cut short by a signal, done now: .* (learned)" "$tmp/cut2.err" \
     && grep -q '^  "steps_to_learn": '$S',$' "$tmp/cut/summary.json" && cmp -s "$tmp/after/model.bin" "$tmp/cut/model.bin" \
     && cmp -s "$tmp/after/model-learned.bin" "$tmp/cut/model-learned.bin" \
+    && cmp -s <(cut -d, -f1-5,8 "$tmp/after/log.csv") <(cut -d, -f1-5,8 "$tmp/cut/log.csv") \
+    && cmp -s <(cut -d, -f1-5,8 "$tmp/after/log.csv") <(cut -d, -f1-5,8 "$tmp/cutend/log.csv") \
     && [ $rc3 = 143 ] && [ $rc4 = 0 ] && grep -q '"status": "done"' "$tmp/cutend/summary.json" \
     && [ "$(grep '"val_loss"' "$tmp/cutend/summary.json")" = "$(grep '"val_loss"' "$tmp/after/summary.json")" ] \
     && cmp -s "$tmp/after/model.bin" "$tmp/cutend/model.bin" \

@@ -116,9 +116,11 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
     a = c = 0; for (x = 3; x <= 8; x++) if ((t, s, k, x) in ex) { a += w == "e" ? ok[t, s, k, x] / ex[t, s, k, x] : tc[t, s, k, x] / to[t, s, k, x]; c++ }
     return c ? a / c : -1 }
   # the mean over the seeds of (t, s), all of them (only = 0) or the learned ones (only = 1)
-  function mean(t, s, w, b, only,    K, m, i, n, sum, v) { m = split(seeds[t, s], K, " "); n = sum = 0
-    for (i = 1; i <= m; i++) if (!only || stl[t, s, K[i]] != "") { v = at(t, s, K[i], w, b); if (v >= 0) { sum += v; n++ } }
-    return n ? sprintf("%.2f", sum / n) : "-" }
+  function mean(t, s, w, b, only,    v) { v = meanv(t, s, w, b, only); return MN ? sprintf("%.2f", v) : "-" }
+  # (the same mean as a number, for the ranking; MN the seeds it is over: mean() rounds it for the tables)
+  function meanv(t, s, w, b, only,    K, m, i, sum, v) { m = split(seeds[t, s], K, " "); MN = sum = 0
+    for (i = 1; i <= m; i++) if (!only || stl[t, s, K[i]] != "") { v = at(t, s, K[i], w, b); if (v >= 0) { sum += v; MN++ } }
+    return MN ? sum / MN : 0 }
   # the learned seeds of (t, s): their exact match at 2x, lowest LOW and highest HIGH, listed in LIST
   function spread(t, s,    K, m, i, v) { m = split(seeds[t, s], K, " "); LOW = 2; HIGH = -1; LIST = ""
     for (i = 1; i <= m; i++) if (stl[t, s, K[i]] != "") { v = at(t, s, K[i], "e", 2)
@@ -154,7 +156,7 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
     print "| task | rank | scheme | learned | exact 2x | per seed | token 2x | against the next |"
     print "|---|---|---|---|---|---|---|---|" }
     for (j = 1; j <= nt; j++) { t = tasks[j]; m = 0
-      for (i = 1; i <= ns; i++) if (q[t, S[i]]) { R[++m] = S[i]; V[m] = mean(t, S[i], "e", 2, 1) + 0 }
+      for (i = 1; i <= ns; i++) if (q[t, S[i]]) { R[++m] = S[i]; V[m] = meanv(t, S[i], "e", 2, 1) }
       for (a = 2; a <= m; a++) for (b = a; b > 1 && V[b] > V[b - 1]; b--) { x = V[b]; V[b] = V[b - 1]; V[b - 1] = x; y = R[b]; R[b] = R[b - 1]; R[b - 1] = y }
       if (!m) printf "| %s | - | (no scheme qualified) | | | | | |\n", t
       rk = 1

@@ -198,9 +198,10 @@ int cmd_info(int argc, char **argv) {
     if (r->keep_every) printf("kept snapshots  every %d steps (model-STEP.bin)\n", r->keep_every);
     if (r->until_acc > 0 && ts.learned_step)
         printf("until learned   held-out exact match %g reached at step %ld (train --until-acc)\n", r->until_acc, ts.learned_step);
-    if (r->until_acc > 0 && r->after_learn)
-        printf("after learned   %d steps more (train --after-learn; the model of that step: model-learned.bin)\n", r->after_learn);
     else if (r->until_acc > 0) printf("until learned   held-out exact match %g, not reached yet (train --until-acc)\n", r->until_acc);
+    if (r->until_acc > 0 && r->after_learn)
+        printf("after learned   %d steps more (train --after-learn%s)\n", r->after_learn,
+               ts.learned_step ? "; the model of the learned step: model-learned.bin" : "");
     printf("optimizer state %s\n", opt.mom ? "yes (resumable)" : "no");
     rotary_section(&m, scaling, factor);
     printf("tensors:\n");

@@ -47,6 +47,8 @@ typedef struct {
     int learn_final;  // --until-acc: the final answers alone are scored (a scratch format; task_eval.h)
     const char *learn_file; // --until-acc: the file the sample is drawn from (val.txt, or test.txt before the split)
     int learned_lost;       // --after-learn: a resumed run's model-learned.bin is missing or damaged
+    int has_pending_row;    // a resumed run's pending validation: log.csv's row of that step, to write again with it
+    LogRow pending_row;
     char dir[4096], ckpt_path[4200], log_path[4200];
     FILE *logf;
     long last_ckpt;   // step of the checkpoint on disk (-1: none yet)
@@ -511,7 +513,7 @@ static void open_resumed(Run *r) {
             r->dir, r->ts.run.until_acc, r->ts.learned_step, r->ts.steps, more);
     }
     settings_check_resume(&o, a, &r->hyp, &r->m, &r->ts);
-    if (r->ts.learned_step && r->ts.run.after_learn) check_learned_model(r);
+    if (r->lead && r->ts.learned_step && r->ts.run.after_learn) check_learned_model(r);
     if (a->out) {
         char *x = realpath(a->out, NULL), *y = realpath(r->dir, NULL);
         int same = x && y && !strcmp(x, y);
@@ -697,6 +699,32 @@ static void load_text(Run *r) {
             cp->nval, T, T + 1);
 }
 
+// log.csv's row of step `step` (the last such), as numbers; 0 if there is none
+static int read_log_row(const char *path, long step, LogRow *row) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[1024];
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
+        long s;
+        double x[6];
+        char *p = line, *e;
+        s = strtol(p, &e, 10);
+        if (e == p || *e != ',' || s != step) continue;
+        p = e + 1;
+        int ok = 1;
+        for (int i = 0; i < 6 && ok; i++) { // train_loss, val_loss (maybe empty), lr, grad_norm, tokens_per_s, elapsed_s
+            x[i] = *p == ',' ? NAN : strtod(p, &e);
+            if (*p == ',') e = p;
+            if (*e != ',' && !(i == 5 && (*e == ',' || *e == '\n' || *e == '\0'))) ok = 0;
+            p = e + 1;
+        }
+        if (ok) *row = (LogRow){s, x[0], x[1], x[2], x[3], x[4], x[5]}, found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
 // config.txt, log.csv (a resumed one's cut back to its checkpoint), the banner
 static void open_outputs(Run *r) {
     char path[4200], label[64];
@@ -709,7 +737,10 @@ static void open_outputs(Run *r) {
     snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);
     if (!r->lead) return; // the other processes of an MPI run write nothing
     if (r->a.resume) {
-        rundir_truncate_log(r->log_path, r->ts.step);
+        // a validation a signal cut short: its step's row (without the validation) comes out,
+        // to be written again once pending_validation has done it
+        if (r->ts.val_pending) r->has_pending_row = read_log_row(r->log_path, r->ts.step, &r->pending_row);
+        rundir_truncate_log(r->log_path, r->ts.val_pending && r->has_pending_row ? r->ts.step - 1 : r->ts.step);
         fprintf(stderr, "resuming %s at step %ld of %d (configuration from the checkpoint)\n", r->dir, r->ts.step, r->ts.steps);
     }
     r->logf = fopen(r->log_path, r->a.resume ? "a" : "w");
@@ -830,16 +861,25 @@ static void pending_validation(Run *r, Progress *pr) {
     const TrainArgs *a = &r->a;
     double val = validate(r, pr), acc = NAN;
     if (isnan(val)) return; // cut again: still pending, and the loop ends at its top
-    if (a->until_acc > 0 && !ts->learned_step && (ts->step % a->eval_every == 0 || ts->step == run_end(ts))) {
+    if (a->until_acc > 0 && (ts->step % a->eval_every == 0 || ts->step == run_end(ts))) { // (as the loop checks)
         progress_note(pr, "scoring held-out answers");
         acc = learn_accuracy(r);
-        if (acc >= a->until_acc) ts->learned_step = ts->step;
+        if (acc >= a->until_acc && !ts->learned_step) ts->learned_step = ts->step;
     }
     ts->val_pending = 0;
     progress_clear(pr);
     fprintf(stderr, "note: step %ld's validation, cut short by a signal, done now: val loss %.4f", ts->step, val);
     if (!isnan(acc)) fprintf(stderr, ", held-out exact match %.4f%s", acc, ts->learned_step == ts->step ? " (learned)" : "");
-    fprintf(stderr, " (not in log.csv)\n");
+    fprintf(stderr, "\n");
+    if (r->has_pending_row) { // the step's row again, now with its validation (the timing columns as first written)
+        LogRow *l = &r->pending_row;
+        l->val = val;
+        fprintf(r->logf, "%ld,%.6f,%.6f,%.6g,%.4f,%.0f,%.2f", l->step, l->loss, l->val, l->lr, l->norm, l->rate, l->elapsed);
+        if (a->until_acc > 0) fprintf(r->logf, isnan(acc) ? "," : ",%.6f", acc);
+        fputc('\n', r->logf);
+        if (out_flush_check(r->logf)) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
+        r->last = *l;
+    }
     checkpoint(r, pr);
 }
 

@@ -63,6 +63,11 @@ void rundir_refuse_existing(const char *dir, int overwrite) {
     snprintf(lg, sizeof lg, "%s/log.csv", dir);
     struct stat st;
     int has_ck = stat(ck, &st) == 0, has_log = stat(lg, &st) == 0;
+    if (overwrite) { // an old run's model of its learned step (train --after-learn) is not the new run's
+        char ml[4300];
+        snprintf(ml, sizeof ml, "%s/model-learned.bin", dir);
+        if (unlink(ml) != 0 && errno != ENOENT && errno != ENOTDIR) die("cannot remove '%s': %s", ml, strerror(errno));
+    }
     if (!has_ck && !has_log) return;
     if (overwrite) { // the old checkpoint goes first: a crash before the new one is saved leaves no mix
         if (has_ck && unlink(ck) != 0) die("cannot remove '%s': %s", ck, strerror(errno));
