@@ -121,6 +121,7 @@ if [ "${1:-}" = --one ]; then
   if [ -s "$d/model-learned.bin" ]; then # the model of the learned step (acc.csv, written last, marks the run done)
     "$BIN" task eval --ckpt "$d/model-learned.bin" --task "$data" --threads 1 "${evalx[@]}" --csv "$d/acc-learned.csv.part" 2> "$d/eval-learned.txt"
     mv "$d/acc-learned.csv.part" "$d/acc-learned.csv"
+  else rm -f "$d/acc-learned.csv" # (an earlier run's, in a folder trained again)
   fi
   "$BIN" task eval --ckpt "$d/model.bin" --task "$data" --threads 1 "${evalx[@]}" --csv "$d/acc.csv.part" 2> "$d/eval.txt"
   echo "train_s=$((t1 - t0)) eval_s=$((SECONDS - t1))" > "$d/time.txt"
