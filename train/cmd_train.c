@@ -66,6 +66,11 @@ static long run_end(const TrainState *ts) {
     return ts->learned_step ? ts->learned_step + ts->run.after_learn : ts->steps;
 }
 
+// --until-acc's held-out check is due at this step: an eval point, or the run's last step
+static int learn_check_due(const TrainState *ts, const TrainArgs *a) {
+    return a->until_acc > 0 && (ts->step % a->eval_every == 0 || ts->step == run_end(ts));
+}
+
 static double lr_at(const TrainState *ts, long step) {
     // --after-learn's steps: the schedule's floor, whatever step the run learned at
     if (ts->learned_step && ts->run.after_learn && step >= ts->learned_step) return ts->lr * ts->min_lr_frac;
@@ -505,7 +510,7 @@ static void open_resumed(Run *r) {
     Origin o = {r->dir, 0};
     if (args_given("until-acc") && r->ts.run.data_bytes && !r->ts.run.task)
         die("--until-acc: the run in '%s' trained on text, not on a task; it stops when a task is learned", r->dir);
-    if (r->ts.learned_step && r->ts.step >= r->ts.learned_step + r->ts.run.after_learn && !r->ts.val_pending) {
+    if (r->ts.learned_step && r->ts.step >= run_end(&r->ts) && !r->ts.val_pending) {
         char more[96] = "";
         if (r->ts.run.after_learn)
             snprintf(more, sizeof more, ", and it trained the %d steps after it (--after-learn) to step %ld", r->ts.run.after_learn, r->ts.step);
@@ -861,7 +866,7 @@ static void pending_validation(Run *r, Progress *pr) {
     const TrainArgs *a = &r->a;
     double val = validate(r, pr), acc = NAN;
     if (isnan(val)) return; // cut again: still pending, and the loop ends at its top
-    if (a->until_acc > 0 && (ts->step % a->eval_every == 0 || ts->step == run_end(ts))) { // (as the loop checks)
+    if (learn_check_due(ts, a)) {
         progress_note(pr, "scoring held-out answers");
         acc = learn_accuracy(r);
         if (acc >= a->until_acc && !ts->learned_step) ts->learned_step = ts->step;
@@ -923,7 +928,7 @@ static void train_loop(Run *r, Progress *pr) {
         ts->val_pending = r->val_cut; // (cut by a signal: the loop ends at its top, and a resume validates first)
         // the held-out exact match at the training lengths, at the eval points (not at a --stop-at
         // pause, which validates too: a paused and resumed run stops where an unpaused one does)
-        if (a->until_acc > 0 && !isnan(val) && (ts->step % a->eval_every == 0 || ts->step == run_end(ts))) {
+        if (!isnan(val) && learn_check_due(ts, a)) {
             progress_note(pr, "scoring held-out answers");
             acc = learn_accuracy(r);
             if (acc >= a->until_acc && !ts->learned_step) // learned: the run ends here, or --after-learn steps later
