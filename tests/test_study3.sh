@@ -4,7 +4,8 @@
 # evaluation, the report): eval.csv's columns; chosen.csv is the rule applied to the measured
 # losses, and the rule itself on a constructed case; a second start trains and evaluates nothing
 # again; a tree binary that differs from the pinned one is refused; the report is byte-identical
-# when run twice and when run from the CSVs alone (every checkpoint deleted).
+# when run twice and when run from the CSVs alone (every checkpoint deleted); a new start there
+# (a clone of the committed files) trains nothing again.
 . "$(dirname "$0")/lib.sh" study3
 
 phrase_text 1 12000 > "$tmp/c.txt"
@@ -188,6 +189,13 @@ diff2=$(for f in $files; do cmp -s "$tmp/o/$f" "$tmp/r1/$f" || echo "$f"; done)
 [ -z "$diff1" ] && ok "the report run twice is byte-identical ($files)" || bad "report twice" "differ: $diff1"
 [ $rc = 0 ] && [ -z "$diff2" ] && ok "the report from the CSVs alone (no checkpoint, no pinned binary) is byte-identical" \
   || bad "report from CSVs" "rc $rc, differ: $diff2 $(head -2 "$tmp/r.err")"
+# a clone that kept the CSVs and markers but no checkpoint (the committed files): a new start
+# pins a binary again and trains and evaluates nothing; the report is the same bytes
+run fourth; rc=$?
+nbin=$(find "$tmp/o/A" "$tmp/o/B" -name '*.bin' | wc -l)
+diff3=$(for f in $files; do cmp -s "$tmp/o/$f" "$tmp/r1/$f" || echo "$f"; done)
+[ $rc = 0 ] && [ "$nbin" = 0 ] && [ -z "$diff3" ] && ok "a start in a clone without checkpoints (trained.txt, done.txt and the CSVs kept) trains nothing again; the same report" \
+  || bad "clone without checkpoints" "rc $rc, $nbin checkpoints made, differ: $diff3; $(tail -2 "$tmp/fourth.err")"
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -34,7 +34,9 @@ pkgs() {
 header() { local h=$1; shift; printf '#include <%s>\n' "$h" | "${@:-${CC:-cc}}" -E -x c - >/dev/null 2>&1; }
 anyfile() { local f; for f; do [ -f "$f" ] && return 0; done; return 1; }
 blas_cflags=$(pkg-config --cflags openblas 2>/dev/null || pkg-config --cflags openblas-openmp 2>/dev/null || true)
-header cblas.h ${CC:-cc} $blas_cflags -I/usr/include/x86_64-linux-gnu/openblas-openmp ||
+# (openblas_config.h, not cblas.h: a reference BLAS's cblas.h, such as Debian's libblas-dev, has none
+# of OpenBLAS's own calls, openblas_set_num_threads and openblas_get_corename, that posgpt makes)
+header openblas_config.h ${CC:-cc} $blas_cflags -I/usr/include/x86_64-linux-gnu/openblas-openmp ||
   pkgs libopenblas-openmp-dev openblas-devel openblas
 [ -n "${STB_CFLAGS:-}" ] || anyfile {/usr/include/stb,/usr/local/include/stb,/opt/homebrew/include/stb}/stb_image_write.h ||
   pkgs libstb-dev stb_image_write-devel,stb_truetype-devel -

@@ -28,7 +28,10 @@
 #   --repin (with any grid): pin the tree's binary again, though it differs from OUT/bin/posgpt
 #
 # Resumable across days: a run whose checkpoint finished its steps is kept, an interrupted one
-# resumes (train --resume), an evaluation newer than its checkpoint is kept. The binary is
+# resumes (train --resume), an evaluation newer than its checkpoint is kept. Also in a clone
+# without checkpoints: a phase-A run whose trained.txt and log.csv are there is done, a phase-B
+# run whose done.txt and info.csv are there (written after its last evaluation and its bias
+# tables) is done; so committing those files and the CSVs keeps the work of finished runs. The binary is
 # pinned: copied to OUT/bin/posgpt at the first start and used for every run; a later start
 # whose tree binary (POSGPT, default ./posgpt) differs is refused unless --repin.
 # Environment: OUT=dir, DATA=file (default data/kjv.txt), JOBS=N runs at once (default 2, one
@@ -129,22 +132,28 @@ fi
 bin=${PIN:-}
 # finished CKPT STEPS: the checkpoint exists and trained all its steps
 finished() { [ -s "$1" ] && grep -q "step $2 of $2," <("$bin" info "$1" 2> /dev/null); }
+# trained.txt (a run's settings, written when its training finished) marks a finished training
+# in a clone without checkpoints (its log.csv committed: phase A needs no more); done.txt (the
+# same, written after a phase-B run's last evaluation) a finished phase-B run
+same() { [ -s "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 # train_run DIR STEPS ARGS...: kept if finished, resumed if interrupted, else trained
 train_run() {
   local d=$1 steps=$2; shift 2
   mkdir -p "$d"
   if [ -s "$d/settings.txt" ] && [ "$(cat "$d/settings.txt")" != "$*" ]; then
     echo "    $d: made with other settings; trained again" >&2
-    rm -f "$d"/model*.bin "$d"/*.csv
+    rm -f "$d"/model*.bin "$d"/*.csv "$d/trained.txt" "$d/done.txt"
   fi
   echo "$*" > "$d/settings.txt"
-  finished "$d/model.bin" "$steps" && return 0
+  if [ -s "$d/model.bin" ]; then finished "$d/model.bin" "$steps" && { echo "$*" > "$d/trained.txt"; return 0; }
+  else same "$d/trained.txt" "$*" && [ -s "$d/log.csv" ] && return 0; fi # (finished, its checkpoint not kept)
   if [ -s "$d/model.bin" ]; then
     echo "    $d was interrupted: resuming it" >&2
     "$bin" train --resume "$d" --data "$DATA" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
   else
     "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$steps" --threads 1 "$@" > "$d/train.txt" 2> "$d/train.err"
   fi
+  finished "$d/model.bin" "$steps" && echo "$*" > "$d/trained.txt"
 }
 # common SCHEME: the flags every run of SCHEME shares
 common() {
@@ -175,16 +184,31 @@ if [ "$mode" = one ]; then
   if [ "$job" = A ]; then # A SCHEME LR MULT
     s=$2 lr=$3 m=$4
     train_run "$OUT/A/$s/lr$lr-m$m" "$A_STEPS" $(common "$s") --d-model "$D" --lr "$lr" --pos-lr-mult "$m" --seed 1
+    POSGPT=$bin tools/study3_bias.sh "$OUT" "$OUT/A/$s/lr$lr-m$m" > /dev/null # its bias tables while its checkpoint is here
   elif [ "$job" = width ]; then # width SCHEME D: one step, for the parameter count
     d=$OUT/match/$2-d$3
     train_run "$d" 1 --pos "$2" --seq-len "$T" $MODEL --d-model "$3" --batch 1 --val-tokens "$T" --seed 1
-    "$bin" info "$d/model.bin" | awk -v s="$2" -v d="$3" '$1 == "parameters" { print s "," d "," $2; exit }' > "$d/params.csv"
+    # (a clone without checkpoints keeps the count it committed)
+    [ -s "$d/params.csv" ] && ! [ -s "$d/model.bin" ] && exit 0
+    "$bin" info "$d/model.bin" | awk -v s="$2" -v d="$3" '$1 == "parameters" { print s "," d "," $2; exit }' > "$d/params.csv.part"
+    mv "$d/params.csv.part" "$d/params.csv"
   elif [ "$job" = B ]; then # B RUN SCHEME SEED DMODEL
     run=$2 s=$3 seed=$4 dm=$5
     IFS=, read -r _ lr m _ < <(awk -F, -v s="$s" '$1 == s' "$OUT/chosen.csv")
     [ -n "${lr:-}" ] || { echo "study3: no chosen lr for $s in $OUT/chosen.csv" >&2; exit 1; }
     d=$OUT/B/$run/seed$seed
-    train_run "$d" "$B_STEPS" $(common "$s") --d-model "$dm" --lr "$lr" --pos-lr-mult "$m" --seed "$seed" --keep-every "$KEEP"
+    set -- $(common "$s") --d-model "$dm" --lr "$lr" --pos-lr-mult "$m" --seed "$seed" --keep-every "$KEEP"
+    # trained and evaluated (also in a clone without checkpoints): done.txt and every output there,
+    # and no checkpoint newer than done.txt (one trained again since)
+    if same "$d/done.txt" "$*" && [ -s "$d/info.csv" ] && [ -s "$d/eval-final.csv" ] && [ -s "$d/perwin-final.csv" ] \
+      && ! [ "$d/model.bin" -nt "$d/done.txt" ]; then
+      for ((k = KEEP; k <= B_STEPS; k += KEEP)); do [ -s "$d/eval-$k.csv" ] || break; done
+      [ $k -gt "$B_STEPS" ] && exit 0
+    fi
+    rm -f "$d/done.txt"
+    # trained earlier, but its checkpoints are gone before its evaluations were done: train again
+    [ -s "$d/model.bin" ] || rm -f "$d/trained.txt"
+    train_run "$d" "$B_STEPS" "$@"
     for ((k = KEEP; k <= B_STEPS; k += KEEP)); do
       ev "$d/eval-$k.csv" "$d/model-$k.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$SAMPLE" --csv @OUT@
     done
@@ -192,6 +216,9 @@ if [ "$mode" = one ]; then
     "$bin" info "$d/model.bin" | awk -v r="$run" -v s="$s" -v k="$seed" -v d="$dm" -v lr="$lr" -v m="$m" '
       $1 == "parameters" { p = $2 } $1 == "flops/token" { f = $2 }
       END { print "run,pos,seed,d_model,lr,pos_lr_mult,params,flops_per_token"; print r "," s "," k "," d "," lr "," m "," p "," f }' > "$d/info.csv"
+    # its position-bias tables while the checkpoints are here (tools/study3_bias.sh keeps them after)
+    POSGPT=$bin tools/study3_bias.sh "$OUT" "$d" > /dev/null
+    echo "$*" > "$d/done.txt"
   else
     echo "study3: unknown job '$*'" >&2; exit 2
   fi

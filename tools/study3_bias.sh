@@ -6,6 +6,8 @@
 # distances 0..16 T, a query at position 16 T (docs/usage.md, info --bias).
 #
 #   tools/study3_bias.sh DIR       e.g. tools/study3_bias.sh runs/study3 (tools/study3_report.sh calls it)
+#   tools/study3_bias.sh DIR RUNDIR...   only those runs' tables, no summary (tools/study3.sh
+#                                  calls it at the end of each run, while its checkpoint is there)
 #
 # Writes DIR/bias/A/SCHEME/lrX-mY.csv, DIR/bias/B/RUN/seedK.csv and each's -init.csv
 # (layer,head,distance,bias) with the run's settings beside them (.run), a table
@@ -17,8 +19,8 @@
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 cd "$(dirname "$0")/.."
-[ $# -eq 1 ] || { sed -n '2,7p' "$0" >&2; exit 2; }
-out=$1
+[ $# -ge 1 ] || { sed -n '2,9p' "$0" >&2; exit 2; }
+out=$1; shift
 bin=${POSGPT:-./posgpt}
 export LC_ALL=C
 [ -d "$out" ] || { echo "study3_bias: error: no folder '$out'" >&2; exit 1; }
@@ -46,6 +48,10 @@ table() {
     rm -f "$f$a.txt" "$f.err"
   done
 }
+if [ $# -gt 0 ]; then # the given runs' tables only
+  for d; do case $d in "$out"/[AB]/*/*) [ -d "$d" ] && table "$d" ;; *) echo "study3_bias: error: '$d' is not a run of $out (A/SCHEME/lrX-mY or B/RUN/seedK)" >&2; exit 2 ;; esac; done
+  exit $failed
+fi
 for d in "$out"/A/*/lr*-m* "$out"/B/*/seed*; do [ -d "$d" ] && table "$d"; done
 
 # ---- bias.csv: one row per table, from the tables alone ----

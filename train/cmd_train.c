@@ -365,11 +365,12 @@ static void check_learned_model(Run *r) {
     TrainState ts;
     int bad = !f || ckpt_read(f, path, &m, &ts, NULL, err, sizeof err);
     if (!f) snprintf(err, sizeof err, "cannot open '%s': %s", path, strerror(errno));
-    else if (!bad && ts.step != r->ts.learned_step)
-        snprintf(err, sizeof err, "'%s' is the model of step %ld, not of the learned step %ld", path, ts.step, r->ts.learned_step), bad = 1;
     if (f) fclose(f);
-    if (!bad) gpt_free(&m);
-    if (!bad) return;
+    if (!bad) { // read: the model is built (freed here whichever step it holds)
+        gpt_free(&m);
+        if (ts.step == r->ts.learned_step) return;
+        snprintf(err, sizeof err, "'%s' is the model of step %ld, not of the learned step %ld", path, ts.step, r->ts.learned_step);
+    }
     r->learned_lost = 1;
     fprintf(stderr, "warning: %s; the model of the learned step is lost (it cannot be made again); the run goes on\n", err);
 }
