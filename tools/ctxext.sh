@@ -450,7 +450,7 @@ report() {
     echo "# Context extension: rope at seq_len $T, head size $HS, extended by $FACTOR"
     echo
     echo "Perplexity per byte on the first $EVAL_TOKENS test bytes (the held-out split less its first $VAL_TOKENS bytes, on which"
-    echo "the runs validated), nonoverlapping windows (tools/ctxext.sh, procedure v2; the pair table: pairs.txt). Base: $BASE_STEPS"
+    echo "the runs validated), nonoverlapping windows (tools/ctxext.sh, procedure v3; the pair table: pairs.txt). Base: $BASE_STEPS"
     echo "steps, its validation loss improved by $(last20 "$OUT/base/log.csv" "$BASE_STEPS") nats over its last 20%."
     echo
     echo "## At evaluation only (one base model)"
