@@ -1187,6 +1187,24 @@ static void test_checkpoint_ranges(void) {
     if (rc == 0) gpt_free(&m2);
     check(rc != 0 && strstr(err, "impossible run record: eval_every"), "checkpoint with eval_every 0 in its run record is refused, naming it",
           "rc %d, message: %s", rc, rc ? err : "(none)");
+    // a learned step past the run's steps (--until-acc learns within them; --after-learn's
+    // steps after it may pass them): at step 20 of 10, learned at 15 with 30 steps after, refused
+    TrainState ls = {.lr = 1e-3, .eps = 1e-8, .beta1 = 0.9, .beta2 = 0.95, .steps = 10, .batch = 2, .step = 20, .val_loss = NAN,
+                     .learned_step = 15};
+    ls.run.data_bytes = 100, ls.run.eval_every = 1, ls.run.ckpt_every = 1, ls.run.log_every = 1, ls.run.task = 1;
+    ls.run.until_acc = 0.5, ls.run.after_learn = 30;
+    for (int k = 0; k < 2; k++) { // (k = 1: learned at 10, the last step: accepted)
+        ls.learned_step = k ? 10 : 15;
+        ckpt_save(path, &m, &ls, NULL);
+        f = fopen(path, "rb");
+        rc = ckpt_read(f, path, &m2, &ts, NULL, err, sizeof err);
+        fclose(f);
+        if (rc == 0) gpt_free(&m2);
+        if (k) check(rc == 0 && ts.learned_step == 10 && ts.step == 20, "checkpoint learned at its last step, 10 --after-learn steps on, is read",
+                     "rc %d, message: %s", rc, rc ? err : "(none)");
+        else check(rc != 0 && strstr(err, "impossible run record: learned step"), "checkpoint with a learned step past its steps is refused, naming it",
+                   "rc %d, message: %s", rc, rc ? err : "(none)");
+    }
     remove(path);
     gpt_free(&m);
 }

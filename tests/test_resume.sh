@@ -41,6 +41,26 @@ for cut in 12 24; do
     || bad "validation cut at $cut" "rc $rc, $rc2: $(tail -1 "$tmp/cut$cut.err")"
 done
 
+# the same validation cut twice (the first resume cut too), then resumed: the log keeps the
+# step's row through both cuts and ends as the uninterrupted run's; a cut at an eval step that is
+# not a log step (--log-every 4, the validation at 6) leaves the row the resume completes
+POSGPT_TEST_CUT_VALIDATION=12 $BIN train "${R[@]}" --out "$tmp/twice" > /dev/null 2>&1; rc=$?
+POSGPT_TEST_CUT_VALIDATION=12 $BIN train --resume "$tmp/twice" > /dev/null 2>&1; rc2=$?
+row=$(grep -c '^12,' "$tmp/twice/log.csv")
+$BIN train --resume "$tmp/twice" > /dev/null 2>&1; rc3=$?
+[ $rc = 143 ] && [ $rc2 = 143 ] && [ "$row" = 1 ] && [ $rc3 = 0 ] && cmp -s "$tmp/full/model.bin" "$tmp/twice/model.bin" \
+  && cmp -s <(cut -d, -f1-5 "$tmp/full/log.csv") <(cut -d, -f1-5 "$tmp/twice/log.csv") \
+  && ok "a validation cut twice (the resume cut too): the step's row kept through both; the next resume ends as the uninterrupted run" \
+  || bad "validation cut twice" "rc $rc $rc2 $rc3, rows of step 12 after the second cut: $row; $(diff <(cut -d, -f1-5 "$tmp/full/log.csv") <(cut -d, -f1-5 "$tmp/twice/log.csv") | head -3)"
+L4=(); prev=""; for x in "${R[@]}"; do [ "$prev" = --log-every ] && x=4; L4+=("$x"); prev=$x; done
+$BIN train "${L4[@]}" --out "$tmp/full4" > /dev/null 2>&1
+POSGPT_TEST_CUT_VALIDATION=6 $BIN train "${L4[@]}" --out "$tmp/cut6" > /dev/null 2>&1; rc=$?
+$BIN train --resume "$tmp/cut6" > /dev/null 2>&1; rc2=$?
+[ $rc = 143 ] && [ $rc2 = 0 ] && ! grep -q "^10," "$tmp/full4/log.csv" && grep -q '^6,' "$tmp/full4/log.csv" \
+  && cmp -s <(cut -d, -f1-5 "$tmp/full4/log.csv") <(cut -d, -f1-5 "$tmp/cut6/log.csv") && cmp -s "$tmp/full4/model.bin" "$tmp/cut6/model.bin" \
+  && ok "a validation cut at an eval step that is not a log step (6, --log-every 4): the resume writes its row; the log is the uninterrupted run's" \
+  || bad "cut off the log steps" "rc $rc $rc2: $(diff <(cut -d, -f1-5 "$tmp/full4/log.csv") <(cut -d, -f1-5 "$tmp/cut6/log.csv") | head -3)"
+
 $BIN train "${R[@]}" --out "$tmp/r" --stop-at 6 > /dev/null 2>&1
 cp -r "$tmp/r" "$tmp/r0" # the stopped state, to compare after each refusal
 same_as_before() { cmp -s "$tmp/r/model.bin" "$tmp/r0/model.bin" && cmp -s "$tmp/r/log.csv" "$tmp/r0/log.csv"; }

@@ -527,6 +527,20 @@ if [ -n "$S" ] && [ "$S" -le 360 ]; then
     && grep -q "model-learned.bin is lost: above" "$tmp/lost.err" && cmp -s "$tmp/after/model.bin" "$tmp/lost/model.bin" \
     && ok "train --after-learn: resumed with another step's model-learned.bin, a warning names it; the run ends as it would" \
     || bad "model-learned.bin replaced" "rc $rc: $(cat "$tmp/lost.err")"
+  # a FIFO (or a folder) in its place is named, not opened (a FIFO would block the resume);
+  # --steps on a learned run is refused (it ends --after-learn's steps after learning, whatever
+  # --steps); --steps 2^30 + --after-learn 2^30 (past an int) runs, --stop-at 1 within it
+  $BIN train "${U[@]}" --after-learn 30 --out "$tmp/fifo" --stop-at $((S + 10)) > /dev/null 2>&1
+  cp -r "$tmp/fifo" "$tmp/fifo2"
+  rm -f "$tmp/fifo/model-learned.bin"; mkfifo "$tmp/fifo/model-learned.bin"
+  timeout 60 $BIN train --resume "$tmp/fifo" --threads 1 > /dev/null 2> "$tmp/fifo.err"; rc=$?
+  $BIN train --resume "$tmp/fifo2" --steps 405 --threads 1 > /dev/null 2> "$tmp/fifo2.err"; rc2=$?
+  $BIN train "${U[@]/400/1073741824}" --after-learn 1073741824 --stop-at 1 --out "$tmp/big" > /dev/null 2> "$tmp/big.err"; rc3=$?
+  [ $rc = 0 ] && grep -q "^warning: '$tmp/fifo/model-learned.bin' is not a regular file; the model of the learned step is lost" "$tmp/fifo.err" \
+    && [ $rc2 = 1 ] && grep -q "^posgpt: error: --steps 405: the run in '$tmp/fifo2' learned at step $S and ends --after-learn's 30 steps later, at step $((S + 30))" "$tmp/fifo2.err" \
+    && [ $rc3 = 0 ] && ! grep -q "beyond the run's last step (-" "$tmp/big.err" \
+    && ok "train --after-learn: a FIFO as model-learned.bin is named, not opened; --steps on a learned run refused; no step-count overflow" \
+    || bad "--after-learn hostile" "rc $rc $rc2 $rc3: $(cat "$tmp/fifo.err" | head -2); $(cat "$tmp/fifo2.err"); $(cat "$tmp/big.err")"
   # a signal that cuts the validation of the learned step short (POSGPT_TEST_CUT_VALIDATION:
   # SIGTERM as that validation starts): the checkpoint marks it pending, and the resume validates
   # and checks that step first: it learns at step S as the uninterrupted run did, and ends with

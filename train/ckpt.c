@@ -324,7 +324,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
                         : ce < 1 || ce > (1u << 30) ? "ckpt_every" : le < 1 || le > (1u << 30) ? "log_every"
                         : fl > 15 || (fl & 12 && !(fl & 2)) ? "flags" : vt > (uint64_t)1e15 ? "val_tokens"
                         : !(ua >= 0 && ua <= 1) || (ua > 0 && !(fl & 2)) ? "until_acc"
-                        : learned > get_u64(h, H_STEP) || (learned && !(ua > 0)) ? "learned step"
+                        : learned > get_u64(h, H_STEP) || learned > get_u32(h, H_STEPS) || (learned && !(ua > 0)) ? "learned step"
                         : al > (1u << 30) || (al && !(ua > 0)) ? "after_learn" : NULL;
         for (int k = 0; k < 2 && !bad; k++) {
             const unsigned char *pth = h + (k ? H_VPATH : H_DPATH);

@@ -47,6 +47,7 @@ typedef struct {
     int learn_final;  // --until-acc: the final answers alone are scored (a scratch format; task_eval.h)
     const char *learn_file; // --until-acc: the file the sample is drawn from (val.txt, or test.txt before the split)
     int learned_lost;       // --after-learn: a resumed run's model-learned.bin is missing or damaged
+    int pending_last;       // a resumed run's pending validation is at its last step (before any --steps extension)
     int has_pending_row;    // a resumed run's pending validation: log.csv's row of that step, to write again with it
     LogRow pending_row;
     char dir[4096], ckpt_path[4200], log_path[4200];
@@ -360,11 +361,15 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
 static void check_learned_model(Run *r) {
     char path[4300], err[4400];
     snprintf(path, sizeof path, "%s/model-learned.bin", r->dir);
-    FILE *f = fopen(path, "rb");
+    struct stat st;
+    int exists = stat(path, &st) == 0, regular = exists && S_ISREG(st.st_mode); // (a FIFO would block the open)
+    FILE *f = regular ? fopen(path, "rb") : NULL;
+    int open_errno = errno;
     GPT m = {0};
     TrainState ts;
     int bad = !f || ckpt_read(f, path, &m, &ts, NULL, err, sizeof err);
-    if (!f) snprintf(err, sizeof err, "cannot open '%s': %s", path, strerror(errno));
+    if (exists && !regular) snprintf(err, sizeof err, "'%s' is not a regular file", path);
+    else if (!f) snprintf(err, sizeof err, "cannot open '%s': %s", path, strerror(open_errno));
     if (f) fclose(f);
     if (!bad) { // read: the model is built (freed here whichever step it holds)
         gpt_free(&m);
@@ -527,6 +532,10 @@ static void open_resumed(Run *r) {
         if (!same) die("--out %s: a resumed run writes into its own directory ('%s'); drop --out", a->out, r->dir);
     }
     TrainState *ts = &r->ts;
+    r->pending_last = ts->val_pending && ts->step == run_end(ts);
+    if (args_given("steps") && ts->learned_step && a->steps != ts->steps)
+        die("--steps %d: the run in '%s' learned at step %ld and ends --after-learn's %d steps later, at step %ld, whatever its "
+            "--steps; drop --steps", a->steps, r->dir, ts->learned_step, ts->run.after_learn, run_end(ts));
     if (args_given("steps")) extend_run(r);
     // (--after-learn's steps may pass --steps; a validation a signal cut short is done first)
     if (ts->step >= ts->steps && !(ts->learned_step && ts->run.after_learn) && !ts->val_pending)
@@ -743,10 +752,11 @@ static void open_outputs(Run *r) {
     snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);
     if (!r->lead) return; // the other processes of an MPI run write nothing
     if (r->a.resume) {
-        // a validation a signal cut short: its step's row (without the validation) comes out,
-        // to be written again once pending_validation has done it
+        rundir_truncate_log(r->log_path, r->ts.step); // (refuses a log that is not a regular file)
+        // a validation a signal cut short: its step's row (without the validation) stays until
+        // pending_validation has done it, then is written again with it (cut again, or killed,
+        // the row is still there for the next resume)
         if (r->ts.val_pending) r->has_pending_row = read_log_row(r->log_path, r->ts.step, &r->pending_row);
-        rundir_truncate_log(r->log_path, r->ts.val_pending && r->has_pending_row ? r->ts.step - 1 : r->ts.step);
         fprintf(stderr, "resuming %s at step %ld of %d (configuration from the checkpoint)\n", r->dir, r->ts.step, r->ts.steps);
     }
     r->logf = fopen(r->log_path, r->a.resume ? "a" : "w");
@@ -866,8 +876,9 @@ static void pending_validation(Run *r, Progress *pr) {
     TrainState *ts = &r->ts;
     const TrainArgs *a = &r->a;
     double val = validate(r, pr), acc = NAN;
-    if (isnan(val)) return; // cut again: still pending, and the loop ends at its top
-    if (learn_check_due(ts, a)) {
+    if (isnan(val)) return; // cut again: still pending (its row kept), and the loop ends at its top
+    // (due as in the loop; or at what was the run's last step when the signal came, before a --steps extension)
+    if (learn_check_due(ts, a) || (a->until_acc > 0 && r->pending_last)) {
         progress_note(pr, "scoring held-out answers");
         acc = learn_accuracy(r);
         if (acc >= a->until_acc && !ts->learned_step) ts->learned_step = ts->step;
@@ -880,6 +891,9 @@ static void pending_validation(Run *r, Progress *pr) {
     if (r->has_pending_row) { // the step's row again, now with its validation (the timing columns as first written)
         LogRow *l = &r->pending_row;
         l->val = val;
+        fclose(r->logf); // the row without the validation comes out (the log is rewritten whole), then in again with it
+        rundir_truncate_log(r->log_path, ts->step - 1);
+        if (!(r->logf = fopen(r->log_path, "a"))) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
         fprintf(r->logf, "%ld,%.6f,%.6f,%.6g,%.4f,%.0f,%.2f", l->step, l->loss, l->val, l->lr, l->norm, l->rate, l->elapsed);
         if (a->until_acc > 0) fprintf(r->logf, isnan(acc) ? "," : ",%.6f", acc);
         fputc('\n', r->logf);
@@ -936,7 +950,8 @@ static void train_loop(Run *r, Progress *pr) {
                 ts->learned_step = ts->step, last = last || !a->after_learn;
         }
         progress_count(pr, r->tokens); // the log and the progress line: one count, one clock
-        if ((ts->step % a->log_every == 0 || last || !isnan(val)) && log_row(r, pr, loss, val, lr, norm, acc))
+        // (a validation cut by a signal: the row too, for the resume to complete)
+        if ((ts->step % a->log_every == 0 || last || !isnan(val) || ts->val_pending) && log_row(r, pr, loss, val, lr, norm, acc))
             break; // (an MPI run ends in finish: the log error stops every process)
         if (ts->step % a->ckpt_every == 0 || last || ts->learned_step == ts->step) checkpoint(r, pr);
         progress_step(pr, ts->step, ema_loss, lr, val);
@@ -1044,7 +1059,7 @@ int cmd_train(int argc, char **argv) {
     else start_new(r);
     check_learn_fits(r);
     // (the last step the run can reach: not yet learned, --after-learn's steps may follow --steps)
-    long last = r->ts.learned_step ? run_end(&r->ts) : r->ts.steps + (r->a.until_acc > 0 ? r->a.after_learn : 0);
+    long last = r->ts.learned_step ? run_end(&r->ts) : (long)r->ts.steps + (r->a.until_acc > 0 ? r->a.after_learn : 0);
     if (r->a.stop_at && r->a.stop_at > last) die("--stop-at %d is beyond the run's last step (%ld)", r->a.stop_at, last);
     if (r->lead) rundir_remove_stale_tmp(r->dir);
     runtime_setup(r->a.threads);
