@@ -68,7 +68,7 @@ for p in $parts; do case $p in train|eval|decode|plot|pack|mpi|scaling|bind|sgem
 want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
 rounds=${ROUNDS:-$([ "${TORCH:-0}" = 1 ] && echo 3 || echo 1)}
 
-sg=$($B sgemm)
+sg=$($B sgemm) || { echo "bench: $B sgemm failed (exit $?): the BLAS library crashed or is missing" >&2; exit 1; }
 peak=$(echo "$sg" | head -1 | get gflops)
 echo "$sg" | head -1 | sed 's/^RESULT //'
 core=$(echo "$sg" | head -1 | get core)
