@@ -134,6 +134,23 @@ wantr=$(awk -F, '$1 == "rope" && $14 == "final" && $5 == 32 { s += $6; n++ } END
 # the lib's t interval on known values: 0.1, 0.2, 0.3 -> 0.2 +- 4.303 * 0.1 / sqrt(3) = 0.248434
 got=$(awk "$(cat tools/lib.awk)"' BEGIN { tint(3, 0.6, 0.14); printf "%.6f %.6f %s %.4f", TM, TH, tint(1, 2, 4), tq(40) }')
 [ "$got" = "0.200000 0.248434 0 2.0210" ] && ok "lib.awk: the 95% t interval of 0.1, 0.2, 0.3 is 0.2 +- 0.248434; none for one value; t(40) 2.0210" || bad "lib.awk" "$got"
+# the lib's paired per-window differences: pair 1 (windows 0, 1 at length 8; a row at 16 left
+# out) differs by 0.5 and 1.0 (mean 0.75), pair 2 by -0.25 (its windows in another order); a
+# window of B missing from A, or one window fewer, is an error naming it
+h=scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss
+printf '%s\nr,8,8,nonoverlapping,8,0,0,8,1.0\nr,8,8,nonoverlapping,8,0,1,8,2.0\nr,8,16,nonoverlapping,16,0,0,16,9\n' $h > "$tmp/pa1.csv"
+printf '%s\nr,8,8,nonoverlapping,8,0,0,8,1.5\nr,8,8,nonoverlapping,8,0,1,8,3.0\nr,8,16,nonoverlapping,16,0,0,16,1\n' $h > "$tmp/pb1.csv"
+printf '%s\nr,8,8,nonoverlapping,8,0,1,8,1.0\nr,8,8,nonoverlapping,8,0,0,8,1.0\n' $h > "$tmp/pa2.csv"
+printf '%s\nr,8,8,nonoverlapping,8,0,0,8,0.75\nr,8,8,nonoverlapping,8,0,1,8,0.75\n' $h > "$tmp/pb2.csv"
+printf '%s\nr,8,8,nonoverlapping,8,0,5,8,0.75\nr,8,8,nonoverlapping,8,0,1,8,0.75\n' $h > "$tmp/pb3.csv"
+printf '%s\nr,8,8,nonoverlapping,8,0,0,8,0.75\n' $h > "$tmp/pb4.csv"
+pw() { awk -F, "$(cat tools/lib.awk)"'{ pw_row(8) } END { m = pw_end(); if (m < 0) print PWERR; else for (i = 1; i <= m; i++) printf "%g:%d ", PWD[i], PWN[i] }' "$@"; }
+got=$(pw "$tmp/pa1.csv" "$tmp/pb1.csv" "$tmp/pa2.csv" "$tmp/pb2.csv")
+e1=$(pw "$tmp/pa2.csv" "$tmp/pb3.csv"); e2=$(pw "$tmp/pa2.csv" "$tmp/pb4.csv")
+[ "$got" = "0.75:2 -0.25:2 " ] && [ "$e1" = "window nonoverlapping,8,0,5 of $tmp/pb3.csv at 8 is not in the file paired with it" ] \
+  && [ "$e2" = "pair 1 differs in its windows at the length asked" ] \
+  && ok "lib.awk: paired per-window differences (0.75 and -0.25 over 2 windows each); a window one file lacks, or one fewer, is an error" \
+  || bad "lib.awk pw" "$got / $e1 / $e2"
 # the stable-step rule on constructed runs: b above a at the last step in all 3 seeds (0.10, 0.11,
 # 0.12: significant), in order at step 2 (mean 0.01), reversed at step 1: "step 2"; the last
 # step not significant (0.05, -0.2, 0.05): not established; reversed at step 2: not established

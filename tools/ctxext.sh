@@ -401,10 +401,9 @@ seedpairs() {
       for k in $seeds; do [ -s "$OUT/eval/perwin-ft-$a-seed$k.csv" ] && [ -s "$OUT/eval/perwin-ft-$b-seed$k.csv" ] \
         && files+=("$OUT/eval/perwin-ft-$a-seed$k.csv" "$OUT/eval/perwin-ft-$b-seed$k.csv") ks="$ks+$k"; done
       [ ${#files[@]} -gt 0 ] || continue
-      awk -F, -v L="$L" -v a="$a" -v b="$b" -v ks="${ks#+}" "$lib"'FNR == 1 { f++; next } $3 != L { next }
-        { i = int((f + 1) / 2); w = $7 } f % 2 { x[i, w] = $9; next }
-        { if (!((i, w) in x)) { print "ctxext report: windows differ between " a " and " b > "/dev/stderr"; exit 1 } s[i] += $9 - x[i, w]; n[i]++ }
-        END { m = int((f + 1) / 2); for (i = 1; i <= m; i++) { d = s[i] / n[i]; sd += d; ss += d * d; l = l (i > 1 ? ";" : "") sprintf("%.6f", d) }
+      awk -F, -v L="$L" -v a="$a" -v b="$b" -v ks="${ks#+}" "$lib"'{ pw_row(L) }
+        END { if ((m = pw_end()) < 0) { print "ctxext report: " a " and " b ": " PWERR > "/dev/stderr"; exit 1 }
+          for (i = 1; i <= m; i++) { d = PWD[i]; sd += d; ss += d * d; l = l (i > 1 ? ";" : "") sprintf("%.6f", d) }
           if (tint(m, sd, ss)) printf "%s,%s,%s,%s,%.6f,%.6f,%.6f,%s,%s\n", L, a, b, ks, TM, TM - TH, TM + TH, (TM - TH > 0 ? "yes (" a " lower)" : TM + TH < 0 ? "yes (" b " lower)" : "no"), l
           else printf "%s,%s,%s,%s,%.6f,,,n/a (one seed),%s\n", L, a, b, ks, TM, l }' "${files[@]}"
     done; done

@@ -37,3 +37,28 @@ function tint(n, sum, sumsq,    v) {
     TH = tq(n - 1) * sqrt(v / n)
     return 1
 }
+
+# Paired per-window files, as the reports test runs across seeds: an awk program over files
+# A_1 B_1 A_2 B_2 ... (`posgpt eval --per-window` CSVs, each with its header; pair i holds two
+# runs scored on the same windows) calls pw_row(L) on every line: at evaluation length L it
+# keeps A_i's loss of each window (protocol, stride, offset, window) and adds B_i's minus it.
+# pw_end() then puts pair i's mean difference over its windows in PWD[i] and their count in
+# PWN[i], and returns the number of pairs; or -1 with the reason in PWERR (a window of B_i
+# that A_i lacks, or a different count of windows)
+function pw_row(L,    w) {
+    if (FNR == 1) { PW_F++; return }
+    if ($3 != L) return
+    PW_I = int((PW_F + 1) / 2); w = $4 "," $5 "," $6 "," $7
+    if (PW_F % 2) { PW_X[PW_I, w] = $9; PW_NA[PW_I]++; return }
+    if (!((PW_I, w) in PW_X)) { if (PWERR == "") PWERR = "window " w " of " FILENAME " at " L " is not in the file paired with it"; return }
+    PW_S[PW_I] += $9 - PW_X[PW_I, w]; PWN[PW_I]++
+}
+function pw_end(    m, i) {
+    if (PWERR != "") return -1
+    m = int((PW_F + 1) / 2)
+    for (i = 1; i <= m; i++) {
+        if (!PWN[i] || PWN[i] != PW_NA[i]) { PWERR = "pair " i " differs in its windows at the length asked"; return -1 }
+        PWD[i] = PW_S[i] / PWN[i]
+    }
+    return m
+}

@@ -117,21 +117,14 @@ for L in $lens; do
       files=()
       for k in $common; do files+=("$out/B/$prev/seed$k/perwin-final.csv" "$out/B/$r/seed$k/perwin-final.csv"); done
       if [ ${#files[@]} -eq 0 ]; then echo "$L,$prev,$r,,,,,,no common seed,"; else
-        awk -F, -v L="$L" -v a="$prev" -v b="$r" -v ks="${common% }" "$lib"'
-          FNR == 1 { f++; next }
-          $3 != L { next }
-          { i = int((f + 1) / 2); w = $4 "," $5 "," $6 "," $7 }
-          f % 2 { x[i, w] = $9; na[i]++; next }
-          { if (!((i, w) in x)) { printf "study3_report: window %s of %s at %s is not in %s'"'"'s file\n", w, b, L, a > "/dev/stderr"; bad = 1; exit 1 }
-            s[i] += $9 - x[i, w]; nb[i]++ }
-          END { if (bad) exit 1
-            m = int((f + 1) / 2); sd = ss = 0; list = ""
-            for (i = 1; i <= m; i++) { if (na[i] != nb[i] || !nb[i]) { printf "study3_report: %s and %s differ in windows at %s\n", a, b, L > "/dev/stderr"; exit 1 }
-              d = s[i] / nb[i]; sd += d; ss += d * d; list = list (i > 1 ? ";" : "") sprintf("%.6f", d) }
+        awk -F, -v L="$L" -v a="$prev" -v b="$r" -v ks="${common% }" "$lib"'{ pw_row(L) }
+          END { if ((m = pw_end()) < 0) { printf "study3_report: %s and %s: %s\n", a, b, PWERR > "/dev/stderr"; exit 1 }
+            sd = ss = 0; list = ""
+            for (i = 1; i <= m; i++) { d = PWD[i]; sd += d; ss += d * d; list = list (i > 1 ? ";" : "") sprintf("%.6f", d) }
             gsub(/ /, "+", ks)
-            if (tint(m, sd, ss)) printf "%s,%s,%s,%s,%d,%.6f,%.6f,%.6f,%s,%s\n", L, a, b, ks, nb[1], TM, TM - TH, TM + TH,
+            if (tint(m, sd, ss)) printf "%s,%s,%s,%s,%d,%.6f,%.6f,%.6f,%s,%s\n", L, a, b, ks, PWN[1], TM, TM - TH, TM + TH,
               (TM - TH > 0 ? "yes" : TM + TH < 0 ? "reversed" : "no"), list
-            else printf "%s,%s,%s,%s,%d,%.6f,,,n/a (one seed),%s\n", L, a, b, ks, nb[1], TM, list }' "${files[@]}"
+            else printf "%s,%s,%s,%s,%d,%.6f,,,n/a (one seed),%s\n", L, a, b, ks, PWN[1], TM, list }' "${files[@]}"
       fi
     fi
     prev=$r
