@@ -105,7 +105,17 @@ void gemm_set_bf16(int on) {
 }
 int gemm_get_bf16(void) { return gemm_bf16; }
 int gemm_sbgemm_in_use(void) { return gemm_sbgemm != NULL; }
+// posgpt's bf16 kernel (sgemm_bf16: AVX512-BF16) for the products posgpt's sgemm would run
+int gemm_bf16_kernel_in_use(void) {
+#ifdef POSGPT_DOUBLE
+    return 0;
+#else
+    return gemm_get_lib() == GEMM_POSGPT && sgemm_bf16_ok();
+#endif
+}
 const char *gemm_bf16_backend(void) {
+    if (gemm_bf16_kernel_in_use())
+        return "posgpt's AVX512-BF16 kernel (vdpbf16ps)";
     return gemm_sbgemm ? "OpenBLAS cblas_sbgemm" : "cblas_sgemm on the bf16-rounded inputs (no cblas_sbgemm in this OpenBLAS)";
 }
 
@@ -191,7 +201,10 @@ static int use_sgemm(int M, int N, int K) {
     (void)M, (void)N, (void)K;
     return 0;
 #else
-    return gemm_get_lib() == GEMM_POSGPT && !gemm_bf16 && 2.0 * M * N * K >= GEMM_SPLIT_FLOPS;
+    // (bf16 on posgpt's AVX512-BF16 kernel: every product, which saves the small ones, e.g.
+    // attention's per head, a rounding pass of their own)
+    if (gemm_get_lib() != GEMM_POSGPT) return 0;
+    return gemm_bf16 ? sgemm_bf16_ok() : 2.0 * M * N * K >= GEMM_SPLIT_FLOPS;
 #endif
 }
 int gemm_units(int M, int N, int K) {
@@ -288,8 +301,8 @@ void gemm(int ta, int tb, int M, int N, int K, real alpha, const real *A, int ld
           const real *B, int ldb, real beta, real *C, int ldc) {
     PROF_BEGIN();
 #ifndef POSGPT_DOUBLE
-    if (use_sgemm(M, N, K)) {
-        sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (use_sgemm(M, N, K)) { // (bf16: posgpt's AVX512-BF16 kernel, which rounds the factors as it packs them)
+        (gemm_bf16 ? sgemm_bf16 : sgemm)(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         PROF_END("gemm", M, N, K, sgemm_units(M, N, 64));
         return;
     }

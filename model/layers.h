@@ -43,6 +43,7 @@ int gemm_get_bf16(void);
 // on the rounded values (the same numbers, no faster); for banners
 const char *gemm_bf16_backend(void);
 int gemm_sbgemm_in_use(void); // 1: cblas_sbgemm (looked up by the first gemm_set_bf16(1))
+int gemm_bf16_kernel_in_use(void); // 1: the large bf16 products run on posgpt's AVX512-BF16 kernel (sgemm_bf16)
 // the number of work units gemm cuts an (M,N) x K product into (posgpt's sgemm: on 64 threads,
 // its finest cut; the cut of the other libraries depends on the shape alone)
 int gemm_units(int M, int N, int K);

@@ -1,6 +1,7 @@
 // sgemm.c - posgpt's own packed float matrix product. See sgemm.h.
 #include "sgemm.h"
 
+#include "bf16.h"
 #include "common.h"
 
 #include <math.h>
@@ -231,6 +232,111 @@ const char *sgemm_kernel_name(void) {
 }
 
 // ---------------------------------------------------------------------------------------
+// bfloat16 products (sgemm_bf16): op(A) and op(B) rounded to bfloat16 while packed (bf16.h's
+// rounding), a pair of k in one 32-bit word (k even in the low half, zero past K), so that one
+// vdpbf16ps adds the pair's two products to each of 16 accumulators. Panels as above, with
+// (kc + 1) / 2 words a row (A) or column (B) per K block.
+#ifdef SG_X86
+// bf16.h's rounding on 16 lanes of float bits: the bfloat16 value's bits in the top halves
+__attribute__((target("avx512f"))) static inline __m512i round16(__m512i u) {
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
+    __m512i r = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1)));
+    return _mm512_and_si512(_mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000)), _mm512_set1_epi32((int)0xffff0000u));
+}
+// the words of k and k + 1 from two rows of 16 lanes (k + 1's row absent: zero)
+__attribute__((target("avx512f"))) static inline __m512i pair_rows(const float *x0, const float *x1, __mmask16 m) {
+    __m512i lo = _mm512_srli_epi32(round16(_mm512_castps_si512(_mm512_maskz_loadu_ps(m, x0))), 16);
+    return x1 ? _mm512_or_si512(lo, round16(_mm512_castps_si512(_mm512_maskz_loadu_ps(m, x1)))) : lo;
+}
+// the 16 words of n <= 32 contiguous values (k, k + 1 in one word; zero past n)
+__attribute__((target("avx512f"))) static inline __m512i pair_run(const float *x, int n) {
+    __m512i u0 = round16(_mm512_castps_si512(_mm512_maskz_loadu_ps(lanes(n), x)));
+    __m512i u1 = round16(_mm512_castps_si512(_mm512_maskz_loadu_ps(lanes(n - 16), x + 16)));
+    __m256i h0 = _mm512_cvtepi32_epi16(_mm512_srli_epi32(u0, 16)), h1 = _mm512_cvtepi32_epi16(_mm512_srli_epi32(u1, 16));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(h0), h1, 1);
+}
+// rows[0..n) (n <= 16) of contiguous values from k0, kc of each: word w of row i to d[w ld + i]
+// (16 words a row at a time, transposed in registers), the lanes of wmask stored
+__attribute__((target("avx512f"))) static void pack_t_pairs(const float *const *rows, int n, int k0, int kc, uint32_t *d, int ld,
+                                                           __mmask16 wmask) {
+    __m512 r[16];
+    for (int k = 0; k < kc; k += 32) {
+        int m = kc - k < 32 ? kc - k : 32, words = (m + 1) / 2;
+        for (int i = 0; i < 16; i++) r[i] = i < n ? _mm512_castsi512_ps(pair_run(rows[i] + k0 + k, m)) : _mm512_setzero_ps();
+        tr16(r);
+        for (int w = 0; w < words; w++) _mm512_mask_storeu_ps((float *)d + (size_t)(k / 2 + w) * ld, wmask, r[w]);
+    }
+}
+__attribute__((target("avx512f"))) static void pack_a_bf16(int ta, int i0, int mc, int k0, int kc, const float *A, int lda,
+                                                          uint32_t *d) {
+    int kw = (kc + 1) / 2;
+    for (int p = 0; p < mc; p += MR, d += (size_t)kw * MR) {
+        int mr = mc - p < MR ? mc - p : MR;
+        if (ta) { // A is (K, M): rows k and k + 1 of MR values
+            const float *s = A + (size_t)k0 * lda + i0 + p;
+            for (int k = 0; k < kc; k += 2, s += 2 * (size_t)lda)
+                _mm512_mask_storeu_epi32(d + (size_t)(k / 2) * MR, lanes(MR), pair_rows(s, k + 1 < kc ? s + lda : NULL, lanes(mr)));
+        } else {
+            const float *rows[16];
+            for (int r = 0; r < 16; r++) rows[r] = A + (size_t)(i0 + p + (r < mr ? r : 0)) * lda;
+            pack_t_pairs(rows, mr, k0, kc, d, MR, lanes(MR));
+        }
+    }
+}
+__attribute__((target("avx512f"))) static void pack_b_bf16(int tb, int k0, int kc, int j0, int nc, const float *B, int ldb,
+                                                          uint32_t *d) {
+    int kw = (kc + 1) / 2;
+    for (int p = 0; p < nc; p += NR, d += (size_t)kw * NR) {
+        int nr = nc - p < NR ? nc - p : NR;
+        if (!tb) { // B is (K, N): rows k and k + 1 of NR values
+            const float *s = B + (size_t)k0 * ldb + j0 + p;
+            for (int k = 0; k < kc; k += 2, s += 2 * (size_t)ldb) {
+                const float *s1 = k + 1 < kc ? s + ldb : NULL;
+                _mm512_storeu_si512(d + (size_t)(k / 2) * NR, pair_rows(s, s1, lanes(nr)));
+                _mm512_storeu_si512(d + (size_t)(k / 2) * NR + 16, pair_rows(s + 16, s1 ? s1 + 16 : NULL, lanes(nr - 16)));
+            }
+        } else
+            for (int h = 0; h < 2; h++) {
+                int n = nr - 16 * h < 0 ? 0 : nr - 16 * h > 16 ? 16 : nr - 16 * h;
+                const float *rows[16];
+                for (int c = 0; c < 16; c++) rows[c] = B + (size_t)(j0 + p + 16 * h + (c < n ? c : 0)) * ldb;
+                pack_t_pairs(rows, n, k0, kc, d + 16 * h, NR, 0xffff);
+            }
+    }
+}
+// the micro-kernel: ukr_512's tile, one vdpbf16ps (two products of a pair of k) per word
+__attribute__((target("avx512f,avx512bf16"))) static void ukr_bf16(int kw, const uint32_t *a, const uint32_t *b, float *C,
+                                                                  int ldc, int mr, int nr, float alpha, float beta, int first) {
+    __m512 c[MR][2];
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; r++) c[r][0] = _mm512_setzero_ps(), c[r][1] = _mm512_setzero_ps();
+    for (int w = 0; w < kw; w++, a += MR, b += NR) {
+        __m512bh b0 = (__m512bh)_mm512_load_si512(b), b1 = (__m512bh)_mm512_load_si512(b + 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < MR; r++) {
+            __m512bh av = (__m512bh)_mm512_set1_epi32((int)a[r]);
+            c[r][0] = _mm512_dpbf16_ps(c[r][0], av, b0);
+            c[r][1] = _mm512_dpbf16_ps(c[r][1], av, b1);
+        }
+    }
+    __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    int load = !first || beta != 0;
+    for (int r = 0; r < mr; r++) {
+        float *cr = C + (size_t)r * ldc;
+        __m512 x0 = _mm512_mul_ps(va, c[r][0]), x1 = _mm512_mul_ps(va, c[r][1]);
+        if (load) {
+            __m512 o0 = _mm512_maskz_loadu_ps(m0, cr), o1 = _mm512_maskz_loadu_ps(m1, cr + 16);
+            if (first) o0 = _mm512_mul_ps(vb, o0), o1 = _mm512_mul_ps(vb, o1);
+            x0 = _mm512_add_ps(o0, x0), x1 = _mm512_add_ps(o1, x1);
+        }
+        _mm512_mask_storeu_ps(cr, m0, x0);
+        _mm512_mask_storeu_ps(cr + 16, m1, x1);
+    }
+}
+#endif
+
+// ---------------------------------------------------------------------------------------
 // The cut into units: blocks of mp panels of rows (MR each) times nj ranges of column panels.
 // One thread: blocks of MC_PANELS panels, all columns (op(A) packed once). More threads: the
 // blocks are halved down to 2 panels, then the columns split, then single panels, until there
@@ -313,4 +419,74 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int
             for (int u = 0; u < c.units; u++) run_unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
         }
     }
+}
+
+int sgemm_bf16_ok(void) {
+#ifdef SG_X86
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+#else
+    return 0;
+#endif
+}
+
+// as sgemm, with the bf16 packing and micro-kernel (run_unit's loop, on words)
+#ifdef SG_X86
+static void run_unit_bf16(const Cut *c, int u, int ta, int M, int N, int k0, int kc, float alpha, const float *A, int lda,
+                          const uint32_t *bp, float beta, float *C, int ldc, uint32_t *abuf) {
+    int npn = (N + NR - 1) / NR, bi = u / c->nj, bj = u % c->nj, kw = (kc + 1) / 2;
+    int i0 = bi * c->mp * MR, mc = M - i0 < c->mp * MR ? M - i0 : c->mp * MR;
+    int p0 = (int)((long)npn * bj / c->nj), p1 = (int)((long)npn * (bj + 1) / c->nj);
+    if (mc <= 0 || p1 <= p0) return;
+    pack_a_bf16(ta, i0, mc, k0, kc, A, lda, abuf);
+    for (int jp = p0; jp < p1; jp++) {
+        int j = jp * NR, nr = N - j < NR ? N - j : NR;
+        for (int p = 0; p < mc; p += MR)
+            ukr_bf16(kw, abuf + (size_t)(p / MR) * kw * MR, bp + (size_t)jp * kw * NR, C + (size_t)(i0 + p) * ldc + j, ldc,
+                     mc - p < MR ? mc - p : MR, nr, alpha, beta, k0 == 0);
+    }
+}
+#endif
+
+void sgemm_bf16(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
+                float beta, float *C, int ldc) {
+#ifdef SG_X86
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) { // C = beta C, as sgemm
+        sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    if (!sgemm_bf16_ok()) die("sgemm_bf16: this CPU has no AVX512-BF16");
+    int npn = (N + NR - 1) / NR, nt = omp_in_parallel() ? 1 : omp_get_max_threads(), kwmax = ((K < KC ? K : KC) + 1) / 2;
+    size_t bsize = (size_t)kwmax * npn * NR;
+    Cut c = cut(M, N, nt);
+    if (nt == 1 || c.units == 1) {
+        uint32_t *bp = buf_grow(thread_buf(TBUF_SGEMM_B), bsize * sizeof(uint32_t));
+        uint32_t *ap = buf_grow(thread_buf(TBUF_SGEMM_A), (size_t)c.mp * MR * kwmax * sizeof(uint32_t));
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            pack_b_bf16(tb, k0, kc, 0, N, B, ldb, bp);
+            for (int u = 0; u < c.units; u++) run_unit_bf16(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
+        }
+        return;
+    }
+    uint32_t *bp = buf_grow(&team_b, bsize * sizeof(uint32_t));
+    int team = nt < c.units ? nt : c.units;
+#pragma omp parallel num_threads(team)
+    {
+        uint32_t *ap = buf_grow(thread_buf(TBUF_SGEMM_A), (size_t)c.mp * MR * kwmax * sizeof(uint32_t));
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC, kw = (kc + 1) / 2;
+#pragma omp for schedule(static)
+            for (int p = 0; p < npn; p++) {
+                int j = p * NR;
+                pack_b_bf16(tb, k0, kc, j, N - j < NR ? N - j : NR, B, ldb, bp + (size_t)p * kw * NR);
+            }
+#pragma omp for schedule(static)
+            for (int u = 0; u < c.units; u++) run_unit_bf16(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
+        }
+    }
+#else
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
+    die("sgemm_bf16: not built for this CPU (x86-64 only)");
+#endif
 }

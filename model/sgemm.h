@@ -32,6 +32,16 @@ const char *sgemm_kernel_name(void); // "AVX-512 12x32" or "portable 12x32"
 // inside one on the calling thread alone
 void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
            float beta, float *C, int ldc);
+// bfloat16 products (train --precision bf16) on a CPU with AVX512-BF16 (sgemm_bf16_ok): op(A) and
+// op(B) rounded to bfloat16 (bf16.h) as they are packed, pairs of k summed by vdpbf16ps into
+// float32 accumulators (each element of C per K block one chain from 0, the pairs in k order),
+// then C as sgemm. Each step's two products are exact in float32; how the instruction rounds
+// their sum (and whether it flushes denormals) is the CPU's, so the bits may differ between CPU
+// makers, never with the cut into units, the thread count or a parallel region. The cut is
+// sgemm's (sgemm_units).
+int sgemm_bf16_ok(void);
+void sgemm_bf16(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
+                float beta, float *C, int ldc);
 // the work units a product of this shape is cut into on `threads` threads (the scaling model:
 // docs/performance.md)
 int sgemm_units(int M, int N, int threads);

@@ -6,6 +6,7 @@
 #include "bf16.h"
 #include "check.h"
 #include "layers.h"
+#include "sgemm.h"
 
 #include <omp.h>
 #include <stdint.h>
@@ -178,7 +179,7 @@ static double worst_ratio(const float *C, const double *ref, const double *bound
 // of the rounded inputs, and the same bits on 1, 2 and 5 threads and inside a parallel region.
 // Shapes as test_core's: cut by rows and by columns, K cut into chunks, the four transposes,
 // leading dimensions wider than the matrices; beta 0 and 1.
-static void test_bf16_products(void) {
+static void test_bf16_products(const char *by) {
     int shapes[][3] = {{1031, 67, 300}, {67, 1031, 300}, {128, 96, 2048}, {48, 40, 3000}, {40, 30, 20}};
     int saved = omp_get_max_threads();
     for (int si = 0; si < (int)(sizeof shapes / sizeof *shapes); si++)
@@ -223,13 +224,13 @@ static void test_bf16_products(void) {
             omp_set_num_threads(saved);
             char name[200];
             snprintf(name, sizeof name, "bf16 gemm on 2 and 5 threads and inside a parallel region == 1 thread, bit for bit "
-                     "[%dx%dx%d ta=%d tb=%d]", M, N, K, ta, tb);
+                     "[%dx%dx%d ta=%d tb=%d, %s]", M, N, K, ta, tb, by);
             check(same, name, "the floats depend on the thread count");
-            snprintf(name, sizeof name, "bf16 gemm within (2^-7 + (K+2) 2^-24) sum|ab| of the exact product [%dx%dx%d ta=%d tb=%d]",
-                     M, N, K, ta, tb);
+            snprintf(name, sizeof name, "bf16 gemm within (2^-7 + (K+2) 2^-24) sum|ab| of the exact product [%dx%dx%d ta=%d tb=%d, %s]",
+                     M, N, K, ta, tb, by);
             check(w_exact <= 1, name, "an element is %.3g times the bound away", w_exact);
             snprintf(name, sizeof name, "bf16 gemm within the fp32 bound of the product of the bf16-rounded inputs "
-                     "[%dx%dx%d ta=%d tb=%d]", M, N, K, ta, tb);
+                     "[%dx%dx%d ta=%d tb=%d, %s]", M, N, K, ta, tb, by);
             check(w_rounded <= 1, name, "an element is %.3g times the bound away", w_rounded);
             free(A), free(B), free(C0), free(ref), free(bound);
         }
@@ -281,7 +282,16 @@ int main(void) {
     test_reference_cases();
     test_reference_nearest();
     test_vector_matches_scalar();
-    test_bf16_products();
+    // the products through OpenBLAS (cblas_sbgemm or cblas_sgemm on the rounded inputs), and where
+    // this CPU has AVX512-BF16 through posgpt's kernel (sgemm_bf16), whatever the environment picks
+    GemmLib lib = gemm_get_lib();
+    gemm_set_lib(GEMM_OPENBLAS);
+    test_bf16_products("OpenBLAS");
+    if (sgemm_bf16_ok()) {
+        gemm_set_lib(GEMM_POSGPT);
+        test_bf16_products("posgpt's AVX512-BF16 kernel");
+    } else printf("# posgpt's AVX512-BF16 kernel not tested: this CPU has no AVX512-BF16\n");
+    gemm_set_lib(lib);
     test_bf16_products_live();
     test_cpu_switches();
     return check_done();

@@ -160,7 +160,7 @@ static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
     printf("RESULT kind=train scheme=%s L=%d d=%d H=%d T=%d B=%d threads=%d tokens_per_s=%.1f step_s=%.4f min_s=%.4f max_s=%.4f "
            "gflops=%.2f flops_per_token=%.0f loss=%.4f peak_rss_mib=%.0f precision=%s bf16_by=%s\n",
            scheme, c.L, c.C, c.NH, T, B, omp_get_max_threads(), tps, med, dt[0], dt[steps - 1], tps * fpt / 1e9, fpt, loss,
-           peak_rss_mib(), prec, strcmp(prec, "bf16") ? "-" : gemm_sbgemm_in_use() ? "sbgemm" : "sgemm-on-rounded-inputs");
+           peak_rss_mib(), prec, strcmp(prec, "bf16") ? "-" : gemm_bf16_kernel_in_use() ? "posgpt-avx512bf16" : gemm_sbgemm_in_use() ? "sbgemm" : "sgemm-on-rounded-inputs");
     free(dt);
     trainer_free(&tr);
 }
@@ -174,6 +174,7 @@ static void bench_train(Cfg c, const char *scheme, int warmup, int steps) {
 // count, no prediction: set beside the one-thread times, each op's own speedup.
 static void bench_scaling(Cfg c, int steps, int profile, const char *scheme) {
     if (!profile) omp_set_num_threads(1);
+    const char *prec = bench_precision(); // (BENCH_PRECISION=bf16: the per-op times of a bf16 step)
     Trainer tr;
     trainer_init(&tr, c, scheme);
     train_step(&tr, c, 0); // warm-up
@@ -190,8 +191,8 @@ static void bench_scaling(Cfg c, int steps, int profile, const char *scheme) {
                omp_get_max_threads(), r->op, r->M, r->N, r->K, r->calls / steps, r->units, 1e3 * r->s / steps);
     }
     if (profile) {
-        printf("RESULT kind=profile scheme=%s L=%d d=%d H=%d T=%d B=%d threads=%d step_ms=%.2f untimed_ms=%.2f\n", scheme, c.L, c.C,
-               c.NH, c.T, c.B, omp_get_max_threads(), 1e3 * step, 1e3 * (step - ops));
+        printf("RESULT kind=profile scheme=%s L=%d d=%d H=%d T=%d B=%d threads=%d step_ms=%.2f untimed_ms=%.2f precision=%s\n", scheme,
+               c.L, c.C, c.NH, c.T, c.B, omp_get_max_threads(), 1e3 * step, 1e3 * (step - ops), prec);
         trainer_free(&tr);
         return;
     }
