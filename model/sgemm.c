@@ -381,6 +381,61 @@ static void run_unit(const Cut *c, int u, int ta, int M, int N, int k0, int kc, 
 // thread_buf
 static ScratchBuf team_b;
 
+// a kind of product (float32, or bfloat16 pairs): the values a panel row holds for kc values of
+// k, their size, the B packing and the work unit
+typedef struct {
+    int (*per_k)(int kc);
+    size_t es;
+    void (*pack_b)(int tb, int k0, int kc, int j0, int nc, const float *B, int ldb, void *d);
+    void (*unit)(const Cut *c, int u, int ta, int M, int N, int k0, int kc, float alpha, const float *A, int lda, const void *bp,
+                 float beta, float *C, int ldc, void *abuf);
+} Kind;
+
+// the product of a kind (M, N, K > 0): per K block op(B) packed once (by the team, in column
+// panels), then every work unit; one thread (or one unit) runs them in order
+static void drive(const Kind *kd, int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                  int ldb, float beta, float *C, int ldc) {
+    int npn = (N + NR - 1) / NR, nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    size_t bsize = (size_t)kd->per_k(K < KC ? K : KC) * npn * NR * kd->es;
+    Cut c = cut(M, N, nt);
+    size_t asize = (size_t)c.mp * MR * kd->per_k(KC) * kd->es;
+    if (nt == 1 || c.units == 1) {
+        void *bp = buf_grow(thread_buf(TBUF_SGEMM_B), bsize), *ap = buf_grow(thread_buf(TBUF_SGEMM_A), asize);
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            kd->pack_b(tb, k0, kc, 0, N, B, ldb, bp);
+            for (int u = 0; u < c.units; u++) kd->unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
+        }
+        return;
+    }
+    char *bp = buf_grow(&team_b, bsize);
+    int team = nt < c.units ? nt : c.units;
+#pragma omp parallel num_threads(team)
+    {
+        void *ap = buf_grow(thread_buf(TBUF_SGEMM_A), asize);
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            size_t panel = (size_t)kd->per_k(kc) * NR * kd->es;
+#pragma omp for schedule(static)
+            for (int p = 0; p < npn; p++) {
+                int j = p * NR;
+                kd->pack_b(tb, k0, kc, j, N - j < NR ? N - j : NR, B, ldb, bp + (size_t)p * panel);
+            }
+#pragma omp for schedule(static)
+            for (int u = 0; u < c.units; u++) kd->unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
+        }
+    }
+}
+
+static int per_k_f32(int kc) { return kc; }
+static void pack_b_f32(int tb, int k0, int kc, int j0, int nc, const float *B, int ldb, void *d) {
+    pack_b(tb, k0, kc, j0, nc, B, ldb, (float *)d);
+}
+static void unit_f32(const Cut *c, int u, int ta, int M, int N, int k0, int kc, float alpha, const float *A, int lda, const void *bp,
+                     float beta, float *C, int ldc, void *abuf) {
+    run_unit(c, u, ta, M, N, k0, kc, alpha, A, lda, (const float *)bp, beta, C, ldc, (float *)abuf);
+}
+
 void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
            float beta, float *C, int ldc) {
     if (M <= 0 || N <= 0) return;
@@ -390,35 +445,8 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int
             for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0 ? 0.0f : beta * C[(size_t)i * ldc + j];
         return;
     }
-    int npn = (N + NR - 1) / NR, nt = omp_in_parallel() ? 1 : omp_get_max_threads();
-    size_t bsize = (size_t)(K < KC ? K : KC) * npn * NR;
-    Cut c = cut(M, N, nt);
-    if (nt == 1 || c.units == 1) {
-        float *bp = buf_grow(thread_buf(TBUF_SGEMM_B), bsize * sizeof(float));
-        float *ap = buf_grow(thread_buf(TBUF_SGEMM_A), (size_t)c.mp * MR * KC * sizeof(float));
-        for (int k0 = 0; k0 < K; k0 += KC) {
-            int kc = K - k0 < KC ? K - k0 : KC;
-            pack_b(tb, k0, kc, 0, N, B, ldb, bp);
-            for (int u = 0; u < c.units; u++) run_unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
-        }
-        return;
-    }
-    float *bp = buf_grow(&team_b, bsize * sizeof(float));
-    int team = nt < c.units ? nt : c.units;
-#pragma omp parallel num_threads(team)
-    {
-        float *ap = buf_grow(thread_buf(TBUF_SGEMM_A), (size_t)c.mp * MR * KC * sizeof(float));
-        for (int k0 = 0; k0 < K; k0 += KC) {
-            int kc = K - k0 < KC ? K - k0 : KC;
-#pragma omp for schedule(static)
-            for (int p = 0; p < npn; p++) {
-                int j = p * NR;
-                pack_b(tb, k0, kc, j, N - j < NR ? N - j : NR, B, ldb, bp + (size_t)p * kc * NR);
-            }
-#pragma omp for schedule(static)
-            for (int u = 0; u < c.units; u++) run_unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
-        }
-    }
+    static const Kind f32 = {per_k_f32, sizeof(float), pack_b_f32, unit_f32};
+    drive(&f32, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 int sgemm_bf16_ok(void) {
@@ -432,7 +460,9 @@ int sgemm_bf16_ok(void) {
 // as sgemm, with the bf16 packing and micro-kernel (run_unit's loop, on words)
 #ifdef SG_X86
 static void run_unit_bf16(const Cut *c, int u, int ta, int M, int N, int k0, int kc, float alpha, const float *A, int lda,
-                          const uint32_t *bp, float beta, float *C, int ldc, uint32_t *abuf) {
+                          const void *bpv, float beta, float *C, int ldc, void *abufv) {
+    const uint32_t *bp = bpv;
+    uint32_t *abuf = abufv;
     int npn = (N + NR - 1) / NR, bi = u / c->nj, bj = u % c->nj, kw = (kc + 1) / 2;
     int i0 = bi * c->mp * MR, mc = M - i0 < c->mp * MR ? M - i0 : c->mp * MR;
     int p0 = (int)((long)npn * bj / c->nj), p1 = (int)((long)npn * (bj + 1) / c->nj);
@@ -445,48 +475,22 @@ static void run_unit_bf16(const Cut *c, int u, int ta, int M, int N, int k0, int
                      mc - p < MR ? mc - p : MR, nr, alpha, beta, k0 == 0);
     }
 }
+static int per_k_bf16(int kc) { return (kc + 1) / 2; }
+static void pack_b_words(int tb, int k0, int kc, int j0, int nc, const float *B, int ldb, void *d) {
+    pack_b_bf16(tb, k0, kc, j0, nc, B, ldb, (uint32_t *)d);
+}
 #endif
 
 void sgemm_bf16(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                 float beta, float *C, int ldc) {
-#ifdef SG_X86
     if (M <= 0 || N <= 0) return;
     if (K <= 0) { // C = beta C, as sgemm
         sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     if (!sgemm_bf16_ok()) die("sgemm_bf16: this CPU has no AVX512-BF16");
-    int npn = (N + NR - 1) / NR, nt = omp_in_parallel() ? 1 : omp_get_max_threads(), kwmax = ((K < KC ? K : KC) + 1) / 2;
-    size_t bsize = (size_t)kwmax * npn * NR;
-    Cut c = cut(M, N, nt);
-    if (nt == 1 || c.units == 1) {
-        uint32_t *bp = buf_grow(thread_buf(TBUF_SGEMM_B), bsize * sizeof(uint32_t));
-        uint32_t *ap = buf_grow(thread_buf(TBUF_SGEMM_A), (size_t)c.mp * MR * kwmax * sizeof(uint32_t));
-        for (int k0 = 0; k0 < K; k0 += KC) {
-            int kc = K - k0 < KC ? K - k0 : KC;
-            pack_b_bf16(tb, k0, kc, 0, N, B, ldb, bp);
-            for (int u = 0; u < c.units; u++) run_unit_bf16(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
-        }
-        return;
-    }
-    uint32_t *bp = buf_grow(&team_b, bsize * sizeof(uint32_t));
-    int team = nt < c.units ? nt : c.units;
-#pragma omp parallel num_threads(team)
-    {
-        uint32_t *ap = buf_grow(thread_buf(TBUF_SGEMM_A), (size_t)c.mp * MR * kwmax * sizeof(uint32_t));
-        for (int k0 = 0; k0 < K; k0 += KC) {
-            int kc = K - k0 < KC ? K - k0 : KC, kw = (kc + 1) / 2;
-#pragma omp for schedule(static)
-            for (int p = 0; p < npn; p++) {
-                int j = p * NR;
-                pack_b_bf16(tb, k0, kc, j, N - j < NR ? N - j : NR, B, ldb, bp + (size_t)p * kw * NR);
-            }
-#pragma omp for schedule(static)
-            for (int u = 0; u < c.units; u++) run_unit_bf16(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
-        }
-    }
-#else
-    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
-    die("sgemm_bf16: not built for this CPU (x86-64 only)");
+#ifdef SG_X86
+    static const Kind bf16 = {per_k_bf16, sizeof(uint32_t), pack_b_words, run_unit_bf16};
+    drive(&bf16, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
