@@ -541,6 +541,18 @@ if [ -n "$S" ] && [ "$S" -le 360 ]; then
     && [ $rc3 = 0 ] && ! grep -q "beyond the run's last step (-" "$tmp/big.err" \
     && ok "train --after-learn: a FIFO as model-learned.bin is named, not opened; --steps on a learned run refused; no step-count overflow" \
     || bad "--after-learn hostile" "rc $rc $rc2 $rc3: $(cat "$tmp/fifo.err" | head -2); $(cat "$tmp/fifo2.err"); $(cat "$tmp/big.err")"
+  # the check at the last step (150; no other eval point: --eval-every 1000) cut by a signal,
+  # then resumed with --steps 300: the pending check still counts as the last step's (the
+  # uninterrupted run learned there, at 0.078 >= 0.07), so the resume learns at 150 too
+  V=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 32 --heads 2 --batch 32 --steps 150 --eval-every 1000 --lr 1e-2 --threads 1
+     --until-acc 0.07 --task-examples file)
+  $BIN train "${V[@]}" --out "$tmp/v1" > /dev/null 2>&1
+  POSGPT_TEST_CUT_VALIDATION=150 $BIN train "${V[@]}" --out "$tmp/v2" > /dev/null 2>&1; rc=$?
+  $BIN train --resume "$tmp/v2" --steps 300 --threads 1 > /dev/null 2> "$tmp/v2.err"; rc2=$?
+  grep -q '^  "steps_to_learn": 150,$' "$tmp/v1/summary.json" && [ $rc = 143 ] && [ $rc2 = 0 ] \
+    && grep -q '^  "steps_to_learn": 150,$' "$tmp/v2/summary.json" && cmp -s <(cut -d, -f1-5,8 "$tmp/v1/log.csv") <(cut -d, -f1-5,8 "$tmp/v2/log.csv") \
+    && ok "train --until-acc: the last step's check cut by a signal and resumed with --steps 300 learns at that step, as the uninterrupted run" \
+    || bad "pending check past an extension" "rc $rc $rc2: $(grep steps_to_learn "$tmp/v1/summary.json" "$tmp/v2/summary.json"); $(tail -1 "$tmp/v2.err")"
   # a signal that cuts the validation of the learned step short (POSGPT_TEST_CUT_VALIDATION:
   # SIGTERM as that validation starts): the checkpoint marks it pending, and the resume validates
   # and checks that step first: it learns at step S as the uninterrupted run did, and ends with
