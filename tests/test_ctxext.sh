@@ -6,7 +6,8 @@
 # cap, in stages) are trained and evaluated on the test bytes with intervals and per-window
 # files (columns checked), the report is written with the paired tests across seeds; a second
 # start runs nothing again (nor after a v1 run's settings); a fine-tune interrupted inside a
-# stage resumes to the same evaluation; --plan prints the grid and a total and runs no study
+# stage resumes to the same evaluation; a start in a clone of the committed files (no
+# checkpoints) trains nothing, or only what is missing; --plan prints the grid and a total and runs no study
 # (OUT is not made).
 . "$(dirname "$0")/lib.sh" ctxext
 
@@ -119,6 +120,22 @@ env POSGPT="$BIN" OUT="$tmp/cl" tools/ctxext.sh --report > /dev/null 2> "$tmp/cl
 diffs=$(for f in table.md paired.csv ppl.png; do cmp -s "$o/$f" "$tmp/cl/$f" || echo "$f"; done)
 [ -z "$diffs" ] && [ -s "$tmp/cl/ppl.png" ] && ok "--report from the committed files alone (a fresh clone): table.md, paired.csv and ppl.png the same bytes" \
   || bad "clone report" "differ: $diffs; $(tail -2 "$tmp/cl.err")"
+# a start in such a clone (every checkpoint, the pinned binary and the test bytes gone) trains
+# nothing; with one fine-tune's outputs gone too, it trains the base again and that fine-tune
+# only, and the base is the same model (deterministic): the same table.md
+# (the clone at the study's own path, as a clone's runs/ctxext is: the settings name it)
+mv "$o" "$tmp/o.kept" && cp -r "$tmp/o.kept" "$o" && find "$o" -name '*.bin' -delete && rm -rf "$o/bin" "$o/test.txt" "$o/lock"
+run clone1 OUT="$o"; rc=$?
+n1=$(find "$o" -name '*.bin' -not -path '*/bin/*' | wc -l)
+rm -f "$o/ft/pi-seed2/stop.csv" "$o/eval/ft-pi-seed2.csv" "$o/eval/perwin-ft-pi-seed2.csv"
+run clone2 OUT="$o"; rc2=$?
+made=$(find "$o" -name 'model.bin' -not -path '*/bin/*' | sort | sed "s|$o/||" | tr '\n' ' ')
+cmp -s "$tmp/o.kept/table.md" "$o/table.md"; same=$?
+rm -rf "$o" && mv "$tmp/o.kept" "$o"
+[ $rc = 0 ] && [ "$n1" = 0 ] && grep -q "the base is not trained again" "$tmp/clone1.err" && [ $rc2 = 0 ] \
+  && [ "$made" = "base/model.bin ft/pi-seed2/model.bin " ] && [ $same = 0 ] \
+  && ok "a start in a clone without checkpoints trains nothing; with one fine-tune gone, the base and it only, and the same table.md" \
+  || bad "clone start" "rc $rc $rc2, $n1 checkpoints made at first, then: $made; $(grep -v "^  \|^sweep" "$tmp/clone1.err" | tail -4)"
 # one start at a time per OUT: while another holds OUT/lock, a start and --report are refused
 exec 8>> "$o/lock"; flock 8
 for m in --quick --report; do

@@ -71,6 +71,10 @@
 # fine-tune's stages continue where they stopped), an evaluation newer than its checkpoint and
 # made with the same flags is kept; every output is written under a temporary name and renamed
 # when done.
+# Also in a clone of the committed files (no checkpoints): an evaluation whose CSV and
+# per-window file are there, and a fine-tune whose stop.csv, evaluation and settings.txt (the
+# same settings) are, are done; the base is trained again only if something that needs it is
+# missing (it is deterministic: the same model), and then only what is missing runs.
 # The binary is pinned: copied to OUT/bin/posgpt at the first start and used for every run.
 # Environment: OUT=dir, DATA=file (default data/kjv.txt), JOBS=N runs at once (default 2, one
 # thread each), POSGPT=binary to pin; BASE_STEPS, SEEDS, METHODS (of none pi ntk yarn),
@@ -164,6 +168,17 @@ ft_flags() { # METHOD SEED
   echo "${f[@]}"
 }
 
+# kept NAME: OUT/eval/NAME.csv and its per-window file are there (a clone of the committed files
+# has them without the checkpoints); ft_kept METHOD SEED: that fine-tune's stop.csv and
+# evaluation are, made with these settings (its settings.txt; T must be known), and its
+# checkpoint is not
+kept() { [ -s "$OUT/eval/$1.csv" ] && [ -s "$OUT/eval/perwin-$1.csv" ]; }
+ft_kept() {
+  local d=$OUT/ft/$1-seed$2
+  [ ! -s "$d/model.bin" ] && [ -s "$d/stop.csv" ] && head -1 "$d/stop.csv" | grep -q ',slope20,' && kept "ft-$1-seed$2" \
+    && [ -s "$d/settings.txt" ] && [ "$(sed 's/ tol [^ ]*$//' "$d/settings.txt")" = "$(ft_flags "$1" "$2") stage $FT_STAGE cap $FT_CAP" ]
+}
+
 if [ "$mode" = one ]; then
   IFS=, read -r T HS < <(awk -F, '$NF == "chosen" { print $1 "," $2 }' "$OUT/pick.csv")
   case "$1" in
@@ -177,11 +192,15 @@ if [ "$mode" = one ]; then
       fi
       ev "$OUT/eval/base.csv" "$d/model.bin" ;;
     evalonly) # METHOD [dyn]: the base with the extension at evaluation only, static (s = FACTOR) or dynamic (s = length / T)
+      # (done in a clone without checkpoints: its CSVs kept)
+      o=base+$2${3:+-$3}
+      [ ! -s "$OUT/base/model.bin" ] && kept "$o" && exit 0
       finished "$OUT/base/model.bin" "$BASE_STEPS" || { echo "ctxext: evalonly $2: the base ($OUT/base) has not finished its $BASE_STEPS steps" >&2; exit 1; }
       if [ "${3:-}" = dyn ] || [ "$2" = dynamic-ntk ]; then ev "$OUT/eval/base+$2${3:+-$3}.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor 0
       else ev "$OUT/eval/base+$2.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor "$FACTOR"; fi ;;
     ft) # METHOD SEED: fine-tune in stages to FT_CAP steps, then evaluate
       m=$2 s=$3 d=$OUT/ft/$2-seed$3
+      ft_kept "$m" "$s" && exit 0 # (done in a clone without checkpoints)
       finished "$OUT/base/model.bin" "$BASE_STEPS" || { echo "ctxext: ft $m $s: the base ($OUT/base) has not finished its $BASE_STEPS steps: no fine-tune from it" >&2; exit 1; }
       mkdir -p "$d"
       settings "$d" "$(ft_flags "$m" "$s") stage $FT_STAGE cap $FT_CAP"
@@ -362,7 +381,15 @@ if [ "$mode" != report ]; then
   failed=0
   sweep() { JOBS=${JOBS:-2} SWEEP_ENV="OUT PIN DATA D LAYERS TOKENS_STEP FT_TOKENS_STEP BASE_STEPS BASE_LR FT_STAGE FT_CAP FT_TOL FT_LR VAL_TOKENS EVAL_TOKENS FACTOR" \
     tools/sweep.sh "$list" "$self" --one || failed=1; }
-  echo base > "$list"; sweep
+  # the base: trained unless every evaluation and fine-tune is kept without it (a clone of the
+  # committed files; the base is deterministic, so one trained again is the same model)
+  need_base=0
+  [ -s "$OUT/base/model.bin" ] || { kept base || need_base=1
+    for m in $methods; do case $m in none) ;; ntk) kept base+ntk && kept base+dynamic-ntk || need_base=1 ;;
+      *) kept "base+$m" && kept "base+$m-dyn" || need_base=1 ;; esac; done
+    for s in $seeds; do for m in $methods; do ft_kept "$m" "$s" || need_base=1; done; done; }
+  if [ -s "$OUT/base/model.bin" ] || [ $need_base = 1 ]; then echo base > "$list"; sweep
+  else echo "ctxext: every evaluation and fine-tune is kept (without checkpoints): the base is not trained again" >&2; fi
   { for m in $methods; do case $m in none) ;; ntk) echo "evalonly ntk"; echo "evalonly dynamic-ntk" ;; *) echo "evalonly $m"; echo "evalonly $m dyn" ;; esac; done
     for s in $seeds; do for m in $methods; do echo "ft $m $s"; done; done; } > "$list"
   sweep
