@@ -131,7 +131,13 @@ rm -f "$o/ft/pi-seed2/stop.csv" "$o/eval/ft-pi-seed2.csv" "$o/eval/perwin-ft-pi-
 run clone2 OUT="$o"; rc2=$?
 made=$(find "$o" -name 'model.bin' -not -path '*/bin/*' | sort | sed "s|$o/||" | tr '\n' ' ')
 cmp -s "$tmp/o.kept/table.md" "$o/table.md"; same=$?
+# a kept base log that the base trained again does not reproduce: stopped, naming it
+rm -f "$o/base/model.bin" "$o/ft/pi-seed2/model.bin" "$o/ft/pi-seed2/stop.csv" "$o/eval/ft-pi-seed2.csv"
+awk -F, -v OFS=, 'NR == 3 { $2 = $2 + 0.5 } { print }' "$o/base/log.csv" > "$tmp/log" && mv "$tmp/log" "$o/base/log.csv"
+run clone3 OUT="$o"; rc3=$?
 rm -rf "$o" && mv "$tmp/o.kept" "$o"
+[ $rc3 != 0 ] && grep -q "the base trained again differs from the one whose log was kept" "$tmp/clone3.err" \
+  && ok "a clone whose kept base log the retrained base does not reproduce stops, naming it" || bad "clone base differs" "rc $rc3: $(grep ctxext: "$tmp/clone3.err" | tail -2)"
 [ $rc = 0 ] && [ "$n1" = 0 ] && grep -q "the base is not trained again" "$tmp/clone1.err" && [ $rc2 = 0 ] \
   && [ "$made" = "base/model.bin ft/pi-seed2/model.bin " ] && [ $same = 0 ] \
   && ok "a start in a clone without checkpoints trains nothing; with one fine-tune gone, the base and it only, and the same table.md" \

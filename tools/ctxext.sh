@@ -188,7 +188,16 @@ if [ "$mode" = one ]; then
       if ! finished "$d/model.bin" "$BASE_STEPS"; then
         # shellcheck disable=SC2046 # the flags, one word each
         if [ -s "$d/model.bin" ]; then "$bin" train --resume "$d" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
-        else "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$BASE_STEPS" --threads 1 $(base_flags) > "$d/train.txt" 2> "$d/train.err"; fi
+        else
+          # trained again where its log was kept (a clone): it must be the same model, step for
+          # step (the evaluations and fine-tunes kept were made from it), else stop here
+          kept_log=""; [ -s "$d/log.csv" ] && kept_log=$(cut -d, -f1-3 "$d/log.csv")
+          "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$BASE_STEPS" --threads 1 $(base_flags) > "$d/train.txt" 2> "$d/train.err"
+          if [ -n "$kept_log" ] && [ "$kept_log" != "$(cut -d, -f1-3 "$d/log.csv")" ]; then
+            echo "ctxext: the base trained again differs from the one whose log was kept ($d/log.csv: step, train and validation loss): the kept evaluations and fine-tunes were made from another model; delete them (OUT/eval, OUT/ft) to make them again" >&2
+            exit 1
+          fi
+        fi
       fi
       ev "$OUT/eval/base.csv" "$d/model.bin" ;;
     evalonly) # METHOD [dyn]: the base with the extension at evaluation only, static (s = FACTOR) or dynamic (s = length / T)
