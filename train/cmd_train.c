@@ -845,15 +845,19 @@ static double validate(Run *r, Progress *pr) {
 // one row of log.csv (tokens/s: the progress line's, tokens since the start over the time since
 // the start as of the last progress_count), kept in r->last for summary.json; 0, or -1 when the
 // write failed (r->log_err)
-static int log_row(Run *r, const Progress *pr, double loss, double val, double lr, double norm, double acc) {
-    LogRow *l = &r->last;
-    *l = (LogRow){r->ts.step, loss, val, lr, norm, progress_rate(pr), pr->t_tok - pr->t0};
+// one row of log.csv (val and acc NaN: empty), flushed; it becomes r->last; nonzero if the write failed
+static int write_log_row(Run *r, const LogRow *l, double acc) {
+    r->last = *l;
     fprintf(r->logf, "%ld,%.6f,", l->step, l->loss);
-    if (!isnan(val)) fprintf(r->logf, "%.6f", l->val);
+    if (!isnan(l->val)) fprintf(r->logf, "%.6f", l->val);
     fprintf(r->logf, ",%.6g,%.4f,%.0f,%.2f", l->lr, l->norm, l->rate, l->elapsed);
     if (r->a.until_acc > 0) fprintf(r->logf, isnan(acc) ? "," : ",%.6f", acc); // --until-acc: at the eval points
     fputc('\n', r->logf);
-    if (!out_flush_check(r->logf)) return 0;
+    return out_flush_check(r->logf);
+}
+
+static int log_row(Run *r, const Progress *pr, double loss, double val, double lr, double norm, double acc) {
+    if (!write_log_row(r, &(LogRow){r->ts.step, loss, val, lr, norm, progress_rate(pr), pr->t_tok - pr->t0}, acc)) return 0;
     r->log_err = errno;
     return -1;
 }
@@ -894,11 +898,7 @@ static void pending_validation(Run *r, Progress *pr) {
         fclose(r->logf); // the row without the validation comes out (the log is rewritten whole), then in again with it
         rundir_truncate_log(r->log_path, ts->step - 1);
         if (!(r->logf = fopen(r->log_path, "a"))) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
-        fprintf(r->logf, "%ld,%.6f,%.6f,%.6g,%.4f,%.0f,%.2f", l->step, l->loss, l->val, l->lr, l->norm, l->rate, l->elapsed);
-        if (a->until_acc > 0) fprintf(r->logf, isnan(acc) ? "," : ",%.6f", acc);
-        fputc('\n', r->logf);
-        if (out_flush_check(r->logf)) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
-        r->last = *l;
+        if (write_log_row(r, l, acc)) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
     }
     checkpoint(r, pr);
 }
