@@ -38,8 +38,10 @@ if ! command -v mpirun > /dev/null || [ ! -x "$MPIBIN" ]; then
   echo "# $pass passed, $fail failed"
   [ $fail -eq 0 ]; exit
 fi
-# mpirun passes a SIGTERM (or Ctrl-C) on to the processes as SIGTERM and kills them this many
-# seconds later (OpenMPI's default: 1); 3 leaves rank 0 time to save on a loaded machine
+# mpirun, given a SIGTERM (or Ctrl-C), sends the processes SIGCONT, waits this many seconds
+# (OpenMPI's default: 1), sends SIGTERM, waits as long again, then SIGKILL, reading none of their
+# output meanwhile (rank 0 skips progress lines while its stderr pipe is half full; once a rank
+# blocked on a full pipe here); 3 leaves rank 0 time to save on a loaded machine
 export OMPI_MCA_odls_base_sigkill_timeout=3
 MPIRUN=(mpirun --oversubscribe $([ "$(id -u)" = 0 ] && echo --allow-run-as-root) --mca btl self,vader)
 phrase_text 11 4000 > "$tmp/text.txt"

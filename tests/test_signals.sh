@@ -8,7 +8,8 @@
 # saved), and the run resumes from it. The first two trials signal at once: on a loaded machine
 # the signal can arrive before posgpt has installed its handler (during exec): then nothing has
 # started and nothing may exist; the other trials wait until posgpt catches the signal
-# (/proc/PID/status, SigCgt) before their random delay.
+# (/proc/PID/status, SigCgt) before their random delay. Last: a run whose stderr nobody reads
+# does not block (progress lines are skipped while the pipe is half full).
 . "$(dirname "$0")/lib.sh" signals
 phrase_text 4 6000 > "$tmp/text.txt"
 ARGS=(--data "$tmp/text.txt" --pos t5 --layers 2 --d-model 32 --heads 2 --seq-len 32 --batch 8 --steps 100000
@@ -73,5 +74,26 @@ echo "# $during_val of 15 signals landed during validation, $at_zero before the 
 [ $good -eq 15 ] && ok "SIGINT/SIGTERM/SIGHUP x15: exit 128+signal, checkpoint of the last completed step, log agrees, resume works" \
   || bad "signals" "$good of 15 trials passed"
 [ $during_val -ge 1 ] && ok "at least one signal landed during validation ($during_val)" || bad "signals during validation" "none landed there"
+
+# stderr into a pipe that nobody reads (as mpirun does while it stops a job: it reads its
+# processes' output only after waiting for them; CI once saw a rank blocked in a progress line
+# there, killed before its save): training does not block on a progress line. A line is skipped
+# while the pipe is more than half full; the run ends normally, log.csv has every step, and the
+# end says how many lines were skipped (the other half of the pipe keeps room for it). Without
+# the skip, 1500 lines of ~60 bytes fill the pipe (64 KiB) and the run blocks until timeout.
+mkfifo "$tmp/err.fifo"
+exec 7<> "$tmp/err.fifo" # held open for reading and writing: the pipe has a reader that never reads
+timeout 60 "$BIN" train --pos alibi --data "$tmp/text.txt" --layers 1 --d-model 16 --heads 2 --seq-len 16 --batch 4 \
+  --steps 1500 --log-every 1 --eval-every 1000 --val-tokens 512 --threads 1 --out "$tmp/unread" > "$tmp/unread.out" 2> "$tmp/err.fifo"
+rc=$?
+exec 8< "$tmp/err.fifo"; exec 7>&- # now the only writer is gone: the read below ends at the pipe's end
+cat <&8 > "$tmp/unread.err"; exec 8<&-
+printed=$(grep -c '^step ' "$tmp/unread.err")
+skipped=$(sed -n 's/^(\([0-9]*\) progress lines were not printed: stderr was a pipe not being read.*/\1/p' "$tmp/unread.err")
+if [ $rc = 0 ] && grep -q '^done: 1500 steps' "$tmp/unread.out" && [ "$(wc -l < "$tmp/unread/log.csv")" = 1501 ] \
+   && [ -n "$skipped" ] && [ "$skipped" -gt 0 ] && [ $((printed + skipped)) = 1500 ]; then
+  ok "stderr a pipe nobody reads: the run does not block ($printed progress lines printed, $skipped skipped and counted), log.csv has all 1500 steps"
+else bad "stderr not read" "rc $rc, $printed lines printed, skipped '$skipped'; $(tail -1 "$tmp/unread.err")"; fi
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -984,6 +984,9 @@ static int finish(Run *r, Progress *pr) {
             "with --resume %s", r->log_path, ts->step, strerror(r->log_err), ts->step, r->dir);
     if (fclose(r->logf) != 0) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
     int sig = g_stop, paused = r->a.stop_at && ts->step == r->a.stop_at && ts->step < run_end(ts);
+    if (pr->skipped)
+        fprintf(stderr, "(%ld progress lines were not printed: stderr was a pipe not being read; log.csv has every step)\n",
+                pr->skipped);
     if (sig || paused) {
         char how[64];
         if (sig) snprintf(how, sizeof how, "received %s: stopped", signame(sig));

@@ -1,11 +1,14 @@
 // progress.c - see progress.h.
+#define _GNU_SOURCE // F_GETPIPE_SZ (Linux)
 #include "progress.h"
 
 #include "common.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void progress_start(Progress *p, long first, long total) {
@@ -80,12 +83,36 @@ void progress_step(Progress *p, long step, double loss, double lr, double val) {
     draw(p, step, loss, lr, NULL);
 }
 
+// stderr is a pipe more than half full: its reader is not reading now. mpirun, stopping a job
+// (Ctrl-C), stops reading its processes' output while it waits for them to end: a rank blocked
+// in a write to a full pipe never reaches its save and is killed. A progress line is then
+// skipped (log.csv has every row), which keeps the rest of the pipe for the messages that
+// matter (where the run stopped, and how to continue). Where the pipe's fill cannot be read
+// (not Linux), nothing is skipped.
+static int stderr_backed_up(void) {
+#if defined(F_GETPIPE_SZ) && defined(FIONREAD)
+    struct stat st;
+    int queued = 0, size;
+    if (fstat(2, &st) != 0 || !S_ISFIFO(st.st_mode) || (size = fcntl(2, F_GETPIPE_SZ)) <= 0) return 0;
+    return ioctl(2, FIONREAD, &queued) == 0 && queued > size / 2;
+#else
+    return 0;
+#endif
+}
+
 void progress_line(Progress *p, long step, double loss, double lr, double val) {
-    char eta[32];
+    if (stderr_backed_up()) {
+        p->skipped++;
+        return;
+    }
+    char eta[32], line[256], skip[96] = "";
     fmt_time(progress_eta(p, step), eta, sizeof eta);
-    fprintf(stderr, "step %ld/%ld loss %.4f lr %.2e %.0f tok/s ETA %s", step, p->total, loss, lr, progress_rate(p), eta);
-    if (!isnan(val)) fprintf(stderr, " val %.4f", val);
-    fprintf(stderr, "\n");
+    if (p->skipped)
+        snprintf(skip, sizeof skip, " (%ld progress lines skipped: stderr was not being read)", p->skipped), p->skipped = 0;
+    int n = snprintf(line, sizeof line, "step %ld/%ld loss %.4f lr %.2e %.0f tok/s ETA %s", step, p->total, loss, lr,
+                     progress_rate(p), eta);
+    if (!isnan(val)) n += snprintf(line + n, sizeof line - n, " val %.4f", val);
+    fprintf(stderr, "%s%s\n", line, skip); // one write: a line is never split by another process's output
 }
 
 void progress_clear(Progress *p) {

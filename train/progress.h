@@ -1,6 +1,8 @@
 // progress.h - the trainer's progress display. On a terminal: one live line, redrawn in
 // place and cut to the terminal's width (so it never wraps), plus a line for each validation.
-// Otherwise: plain lines, one per call of progress_line. tokens/s is the caller's count of
+// Otherwise: plain lines, one per call of progress_line, except while stderr is a pipe more
+// than half full (its reader is not reading: mpirun stopping a job; the line is skipped, and the
+// next line printed says how many were). tokens/s is the caller's count of
 // tokens trained on since the start over the wall time since the start, both as of the last
 // progress_count (validation and checkpoints included; the trainer writes the same number into
 // log.csv); the ETA comes from wall time over the steps done, not from the last step's rate.
@@ -15,6 +17,7 @@ typedef struct {
     int tty;             // stderr is a terminal
     int live;            // a live line is on screen
     double last_draw;
+    long skipped;        // progress lines skipped since the last one printed (stderr backed up)
 } Progress;
 
 void progress_start(Progress *p, long first, long total);
