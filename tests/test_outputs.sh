@@ -10,6 +10,7 @@
 #  - a new run refuses a directory that holds one (unless --overwrite); a second process on a
 #    locked run directory gets an error naming the holder's PID;
 #  - a log row cut in half by a crash is dropped on resume;
+#  - with stdout and stderr closed, no message lands in log.csv or an eval CSV;
 #  - sampling at a tiny temperature equals greedy sampling; with the key/value cache it equals
 #    sampling without (--no-cache) while the context holds every byte.
 . "$(dirname "$0")/lib.sh" outputs
@@ -120,5 +121,14 @@ done
 $BIN sample --ckpt "$CK" --prompt "and the " --tokens 50 --context 64 --temperature 0 > "$tmp/cached.txt" 2>/dev/null
 $BIN sample --ckpt "$CK" --prompt "and the " --tokens 50 --context 64 --temperature 0 --no-cache > "$tmp/nocache.txt" 2>/dev/null
 [ -s "$tmp/cached.txt" ] && cmp -s "$tmp/cached.txt" "$tmp/nocache.txt" && ok "sample with the key/value cache = --no-cache (greedy, 58 bytes in a context of 64)"   || bad "sample cache" "$(head -c 80 "$tmp/cached.txt") // $(head -c 80 "$tmp/nocache.txt")"
+# stdout and stderr closed by the caller (`>&- 2>&-`): posgpt opens them on /dev/null first, so
+# its messages cannot land in the files it opens next (log.csv, an eval CSV took their numbers)
+$BIN train "${S[@]}" --steps 10 --out "$tmp/closed" >&- 2>&-; rc=$?
+$BIN "${E[@]}" --csv "$tmp/closed.csv" >&- 2>&-; rc2=$?
+if [ $rc = 0 ] && [ $rc2 = 0 ] && [ "$(grep -cv '^[0-9]' "$tmp/closed/log.csv")" = 1 ] && [ "$(wc -l < "$tmp/closed.csv")" = 2 ] \
+   && head -1 "$tmp/closed.csv" | grep -q '^scheme,'; then
+  ok "stdout and stderr closed: train's log.csv and eval's CSV hold only their header and rows"
+else bad "closed stdout/stderr" "rc $rc/$rc2; log: $(grep -v '^[0-9]' "$tmp/closed/log.csv" | head -2 | tr '\n' '|'); csv: $(head -2 "$tmp/closed.csv" | tr '\n' '|')"; fi
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

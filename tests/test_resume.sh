@@ -117,5 +117,30 @@ $BIN train "${R[@]}" --out "$tmp/cfg" --stop-at 4 > /dev/null 2>&1
 $BIN train --resume "$tmp/cfg" --steps 30 > /dev/null 2> "$tmp/cfg.err"; rc=$?
 [ $rc = 0 ] && grep -q "^steps = 30$" "$tmp/cfg/config.txt" && grep -q "^pos = " "$tmp/cfg/config.txt" \
   && ok "resume: an emptied config.txt is written anew (with the extended steps)" || bad "config.txt on resume" "rc $rc; $(head -3 "$tmp/cfg/config.txt" | tr '\n' '|'); $(tail -1 "$tmp/cfg.err")"
+
+# a damaged log.csv on resume: each line that is not a row of this log (odd bytes, a wrong field
+# count, a step out of order, a row up to the checkpoint cut short) is dropped and counted in a
+# warning, a missing or damaged header is written again, an empty or missing log starts again
+# with its header (a warning: its rows are lost); a row past the checkpoint cut short by a kill
+# is no damage (no warning). The rows kept are the uninterrupted run's.
+$BIN train "${R[@]}" --out "$tmp/lg" --stop-at 12 > /dev/null 2>&1
+full=$(cut -d, -f1-5 "$tmp/full/log.csv")
+logcase() { # NAME WARNING-REGEX(or -) EXPECTED-LOG: damage $tmp/lg-NAME/log.csv (the damage is done by the caller), resume, check
+  $BIN train --resume "$tmp/lg-$1" > /dev/null 2> "$tmp/lg-$1.err"; local rc=$? w
+  w=$(grep '^warning: .*log.csv' "$tmp/lg-$1.err")
+  if [ $rc = 0 ] && if [ "$2" = - ]; then [ -z "$w" ]; else grep -q -- "$2" <<< "$w"; fi \
+     && [ "$(cut -d, -f1-5 "$tmp/lg-$1/log.csv")" = "$3" ]; then ok "resume with log.csv $1: ${w:-no warning}, the rows as expected"
+  else bad "log.csv $1" "rc $rc, warning '$w'; $(diff <(echo "$3") <(cut -d, -f1-5 "$tmp/lg-$1/log.csv") | head -3 | tr '\n' '|')"; fi
+}
+for c in nul noheader empty killed; do rm -rf "$tmp/lg-$c"; cp -r "$tmp/lg" "$tmp/lg-$c"; done
+f=$tmp/lg-nul/log.csv; { sed -n '1,3p' "$f"; printf '6\0\0,'; sed -n '4p' "$f" | cut -c5-; sed -n '5,$p' "$f"; } > "$f.x" && mv "$f.x" "$f"
+logcase nul "was damaged: 1 line(s) that are not rows of this log dropped.*; 5 row(s) kept$" "$(grep -v '^6,' <<< "$full")"
+sed -i 1d "$tmp/lg-noheader/log.csv"
+logcase noheader "was damaged: its header was missing or damaged: written again; 6 row(s) kept$" "$full"
+: > "$tmp/lg-empty/log.csv"
+logcase empty "was empty: its rows up to step 12 are lost; it starts again with its header$" "$(awk -F, 'NR == 1 || $1 > 12' <<< "$full")"
+printf '14,2.1' >> "$tmp/lg-killed/log.csv"
+logcase killed - "$full"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

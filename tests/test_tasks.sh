@@ -527,6 +527,14 @@ if [ -n "$S" ] && [ "$S" -le 360 ]; then
     && grep -q "model-learned.bin is lost: above" "$tmp/lost.err" && cmp -s "$tmp/after/model.bin" "$tmp/lost/model.bin" \
     && ok "train --after-learn: resumed with another step's model-learned.bin, a warning names it; the run ends as it would" \
     || bad "model-learned.bin replaced" "rc $rc: $(cat "$tmp/lost.err")"
+  # a stop signal before the first step (during set-up) saves the model of step 0: with
+  # --after-learn it was also kept as model-learned.bin (learned step 0, which means not learned
+  # yet, equalled the step). POSGPT_TEST_STOP_AT_START=1 stops it so every time (a signal that
+  # lands in set-up, at random, did so about one time in three on a quiet machine)
+  POSGPT_TEST_STOP_AT_START=1 $BIN train "${U[@]}" --after-learn 30 --out "$tmp/zero" > /dev/null 2> "$tmp/zero.err"; rc=$?
+  [ $rc = 143 ] && grep -q "received SIGTERM: stopped at step 0 of" "$tmp/zero.err" && [ -s "$tmp/zero/model.bin" ] \
+    && [ ! -e "$tmp/zero/model-learned.bin" ] && ok "a stop at step 0 with --after-learn saves model.bin and no model-learned.bin" \
+    || bad "stop at step 0" "rc $rc; $(ls "$tmp/zero" | tr '\n' ' '); $(tail -1 "$tmp/zero.err")"
   # a FIFO (or a folder) in its place is named, not opened (a FIFO would block the resume);
   # --steps on a learned run is refused (it ends --after-learn's steps after learning, whatever
   # --steps); --steps 2^30 + --after-learn 2^30 (past an int) runs, --stop-at 1 within it

@@ -240,7 +240,7 @@ static int save_checkpoints(Run *r, char *err, size_t n) {
         kept_path(r, r->ts.step, path, sizeof path);
         if (ckpt_try_save(path, &r->m, &r->ts, &r->opt, err, n)) return -1;
     }
-    if (r->ts.run.after_learn && r->ts.learned_step == r->ts.step) { // --after-learn: the model that reached --until-acc
+    if (r->ts.run.after_learn && r->ts.learned_step > 0 && r->ts.learned_step == r->ts.step) { // --after-learn: the model that reached --until-acc (0: not yet)
         snprintf(path, sizeof path, "%s/model-learned.bin", r->dir);
         if (ckpt_try_save(path, &r->m, &r->ts, &r->opt, err, n)) return -1;
     }
@@ -741,6 +741,12 @@ static int read_log_row(const char *path, long step, LogRow *row) {
 }
 
 // config.txt, log.csv (a resumed one's cut back to its checkpoint), the banner
+// log.csv's first line (a --until-acc run adds the held-out exact match at its eval points)
+static const char *log_header(const Run *r) {
+    return r->a.until_acc > 0 ? "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s,heldout_exact"
+                              : "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s";
+}
+
 static void open_outputs(Run *r) {
     char path[4200], label[64];
     snprintf(path, sizeof path, "%s/config.txt", r->dir);
@@ -752,7 +758,7 @@ static void open_outputs(Run *r) {
     snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);
     if (!r->lead) return; // the other processes of an MPI run write nothing
     if (r->a.resume) {
-        rundir_truncate_log(r->log_path, r->ts.step); // (refuses a log that is not a regular file)
+        rundir_truncate_log(r->log_path, r->ts.step, log_header(r)); // (refuses a log that is not a regular file)
         // a validation a signal cut short: its step's row (without the validation) stays until
         // pending_validation has done it, then is written again with it (cut again, or killed,
         // the row is still there for the next resume)
@@ -761,8 +767,7 @@ static void open_outputs(Run *r) {
     }
     r->logf = fopen(r->log_path, r->a.resume ? "a" : "w");
     if (!r->logf) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
-    if (!r->a.resume)
-        fprintf(r->logf, "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s%s\n", r->a.until_acc > 0 ? ",heldout_exact" : "");
+    if (!r->a.resume) fprintf(r->logf, "%s\n", log_header(r));
     if (out_flush_check(r->logf)) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
     const GPTConfig *c = &r->m.cfg;
     fprintf(stderr, "train %s: %d layers, d_model %d, %d heads, T %d, batch %d, %zu params (%zu in matmuls) -> %s\n",
@@ -896,7 +901,7 @@ static void pending_validation(Run *r, Progress *pr) {
         LogRow *l = &r->pending_row;
         l->val = val;
         fclose(r->logf); // the row without the validation comes out (the log is rewritten whole), then in again with it
-        rundir_truncate_log(r->log_path, ts->step - 1);
+        rundir_truncate_log(r->log_path, ts->step - 1, log_header(r));
         if (!(r->logf = fopen(r->log_path, "a"))) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
         if (write_log_row(r, l, acc)) die("cannot write the log '%s': %s", r->log_path, strerror(errno));
     }
@@ -912,6 +917,7 @@ static void train_loop(Run *r, Progress *pr) {
     int *tok = xmalloc((size_t)B * T * sizeof(int)), *tgt = xmalloc((size_t)B * T * sizeof(int));
     int *pos = xmalloc((size_t)B * T * sizeof(int)), *len = xmalloc((size_t)B * sizeof(int));
     double ema_loss = NAN;
+    if (getenv("POSGPT_TEST_STOP_AT_START")) g_stop = SIGTERM; // (tests only: a stop signal during set-up, every time)
     if (r->lead && ts->val_pending) pending_validation(r, pr);
     for (;;) { // a signal ends the loop between steps, never inside one
         int sig = dist_max(g_stop);   // on any process: every process stops after the same step

@@ -4,6 +4,8 @@
 #include "fileio.h"
 #include "layers.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -31,7 +33,20 @@ static void usage(FILE *f) {
             POSGPT_VERSION, pos_names());
 }
 
+// descriptors 0, 1 and 2 that the caller closed (`2>&-`, some daemons): the next files opened
+// would take their numbers, and messages meant for stderr would land in them (log.csv, a CSV).
+// Each is opened on /dev/null first (lowest number first, so each takes its own); if even that
+// fails, nothing can be said safely: exit 2 without a word.
+static void reopen_closed_std(void) {
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        int d = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (d != fd) _exit(2);
+    }
+}
+
 int main(int argc, char **argv) {
+    reopen_closed_std();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -133,20 +133,63 @@ void rundir_remove_stale_tmp(const char *dir) {
 // on resume: keep the header and the complete rows up to the checkpoint's step (a killed run
 // may have logged steps whose checkpoint never landed, or half a row), so the resumed log
 // has each step once
-void rundir_truncate_log(const char *path, long step) {
-    size_t n;
+// a row of the log: the step (digits) then exactly as many commas as the header has, printable
+// ASCII only; its step, or -1
+static long log_row_step(const char *line, size_t len, int commas) {
+    if (len == 0 || line[0] < '0' || line[0] > '9') return -1;
+    int c = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] < 0x20 || line[i] > 0x7e) return -1;
+        c += line[i] == ',';
+    }
+    if (c != commas) return -1;
+    char *end;
+    long step = strtol(line, &end, 10);
+    return *end == ',' ? step : -1;
+}
+
+void rundir_truncate_log(const char *path, long step, const char *header) {
+    size_t n = 0;
     struct stat st;
-    if (stat(path, &st) != 0) return;
-    char *text = (char *)read_regular_file(path, "log", (size_t)1 << 32, &n);
+    char *text = stat(path, &st) == 0 ? (char *)read_regular_file(path, "log", (size_t)1 << 32, &n) : NULL;
+    int commas = 0;
+    for (const char *h = header; *h; h++) commas += *h == ',';
     OutFile o;
     FILE *f = out_open(&o, path, "log");
-    int first = 1;
-    for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) { // a last line with no newline is dropped
-        *nl = 0;
-        if (first || (line[0] >= '0' && line[0] <= '9' && atol(line) <= step)) fprintf(f, "%s\n", line);
-        first = 0;
+    fprintf(f, "%s\n", header);
+    long rows = 0, last = -1, damaged = 0, had_header = 0;
+    for (size_t at = 0, no = 0; at < n; no++) {
+        const char *line = text + at, *nl = memchr(line, '\n', n - at);
+        size_t len = nl ? (size_t)(nl - line) : n - at;
+        at += len + 1;
+        if (no == 0 && len == strlen(header) && memcmp(line, header, len) == 0) {
+            had_header = 1;
+            continue;
+        }
+        long s = nl ? log_row_step(line, len, commas) : -1; // (a last line with no newline: cut short)
+        if (s > step) continue; // a row past the checkpoint: the resume does it again
+        if (s < 0 || s <= last) {
+            // (a row past the checkpoint cut short by a kill is not damage: its step says so)
+            char *e;
+            long cut = strtol(line, &e, 10);
+            if (!(!nl && e > line && cut > step)) damaged++;
+            continue;
+        }
+        fwrite(line, 1, len + 1, f);
+        rows++, last = s;
     }
     free(text);
     out_commit(&o);
+    if (n == 0 && step > 0)
+        fprintf(stderr, "warning: %s was %s: its rows up to step %ld are lost; it starts again with its header\n", path,
+                text ? "empty" : "missing", step);
+    else if (n > 0 && (damaged || !had_header)) {
+        char what[160] = "";
+        if (damaged)
+            snprintf(what, sizeof what, "%ld line(s) that are not rows of this log dropped (odd bytes, a wrong number of fields, "
+                     "steps out of order, or cut short)%s", damaged, had_header ? "" : "; ");
+        fprintf(stderr, "warning: %s was damaged: %s%s; %ld row(s) kept%s\n", path, what,
+                had_header ? "" : "its header was missing or damaged: written again", rows, rows ? "" : " (the log starts again)");
+    }
 }
 

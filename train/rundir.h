@@ -14,6 +14,10 @@ void rundir_lock(const char *dir);
 void rundir_refuse_existing(const char *dir, int overwrite);
 // remove temporary files a killed run left behind
 void rundir_remove_stale_tmp(const char *dir);
-// on resume: keep the log's header and its complete rows up to `step`
-void rundir_truncate_log(const char *path, long step);
+// on resume: the log rewritten as `header`, then its complete rows up to `step` (each a step
+// then as many fields as the header, printable ASCII, steps increasing). A damaged line (NUL
+// or other odd bytes, a wrong field count, a step out of order, a row up to `step` cut short)
+// is dropped, a missing or damaged header written again, and a warning says so; a missing log
+// starts again with its header (a warning when step > 0)
+void rundir_truncate_log(const char *path, long step, const char *header);
 #endif

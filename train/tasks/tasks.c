@@ -423,9 +423,9 @@ void task_spec_read(TaskSpec *s, const char *dir) {
     if (memchr(text, '\r', n))
         die("task description '%s' has CRLF line ends (a carriage return); convert it to LF (sed -i 's/\\r$//' FILE)", path);
     memset(s, 0, sizeof *s);
-    if (!task_meta(text, "task", v, sizeof v) || !(s->task = task_find(v)))
-        die("task description '%s': %s; posgpt task gen writes a 'task = NAME' line (%s)", path,
-            task_meta(text, "task", v, sizeof v) ? "the task is unknown" : "no 'task = ' line", task_names());
+    if (!task_meta(text, "task", v, sizeof v))
+        die("task description '%s': no 'task = ' line; posgpt task gen writes a 'task = NAME' line (%s)", path, task_names());
+    if (!(s->task = task_find(v))) die("task description '%s': the task '%s' is unknown (one of %s)", path, v, task_names());
     long len = task_meta(text, "max_len", v, sizeof v) ? field_num(v, v + strlen(v), 1, s->task->max_n) : -1;
     if (len < 0)
         die("task description '%s': no 'max_len = L' line with L a whole number from 1 to %d (%s's longest); posgpt task gen "
