@@ -596,7 +596,9 @@ $BIN train "${U[@]/$tmp\/copy/$tmp/badtest}" --task-examples fresh --steps 20 --
   || bad "--until-acc val.txt" "rc $rc: $(cat "$tmp/err"); rc2 $rc2: $(tail -1 "$tmp/err2")"
 $BIN train "${U[@]}" --steps 20 --until-acc 1 --out "$tmp/capped" > /dev/null 2>&1
 grep -q '^  "steps_to_learn": null,$' "$tmp/capped/summary.json" && grep -q '^  "step": 20,$' "$tmp/capped/summary.json" \
-  && ok "train --until-acc: the cap reached first, steps_to_learn is null" || bad "--until-acc cap" "$(grep steps "$tmp/capped/summary.json")"
+  && $BIN info "$tmp/capped/model.bin" | grep -q "^until learned .*never reached: the run ended at its cap, step 20" \
+  && ok "train --until-acc: the cap reached first, steps_to_learn is null; info says it was never reached" \
+  || bad "--until-acc cap" "$(grep steps "$tmp/capped/summary.json"); $($BIN info "$tmp/capped/model.bin" | grep until)"
 # the held-out sample is scored as task eval scores the directory (its task.txt): sum in the
 # scratch format, the final answer alone. All 32 test examples a length are the sample, so the
 # last heldout_exact is task eval's exact match pooled over lengths 1..4 (scoring the whole

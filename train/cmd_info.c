@@ -198,6 +198,9 @@ int cmd_info(int argc, char **argv) {
     if (r->keep_every) printf("kept snapshots  every %d steps (model-STEP.bin)\n", r->keep_every);
     if (r->until_acc > 0 && ts.learned_step)
         printf("until learned   held-out exact match %g reached at step %ld (train --until-acc)\n", r->until_acc, ts.learned_step);
+    else if (r->until_acc > 0 && ts.step >= ts.steps)
+        printf("until learned   held-out exact match %g, never reached: the run ended at its cap, step %d (train --until-acc)\n",
+               r->until_acc, ts.steps);
     else if (r->until_acc > 0) printf("until learned   held-out exact match %g, not reached yet (train --until-acc)\n", r->until_acc);
     if (r->until_acc > 0 && r->after_learn)
         printf("after learned   %d steps more (train --after-learn%s)\n", r->after_learn,
