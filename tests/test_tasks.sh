@@ -618,6 +618,14 @@ $BIN train --data "$tmp/ptext.txt" --pos alibi --until-acc 0.9 --steps 2 --out "
 $BIN train --resume "$tmp/txt" --until-acc 0.9 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "trained on text, not on a task" "$tmp/err" \
   && ok "train --resume of a text run --until-acc: refused" || bad "--until-acc text resume" "rc $rc: $(cat "$tmp/err")"
+# a task run resumed after its train.txt changed: refused, naming the task's examples (not --data)
+cp -r "$tmp/copy" "$tmp/copych"
+$BIN train --task "$tmp/copych" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 4 --steps 20 --stop-at 5 --threads 1 \
+  --out "$tmp/ch" > /dev/null 2>&1
+sed -i '$d' "$tmp/copych/train.txt"
+$BIN train --resume "$tmp/ch" --threads 1 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "^posgpt: error: the task's examples '.*copych/train.txt' (.*) is not the text the run in" "$tmp/err" \
+  && ok "train --resume of a task run whose train.txt changed: refused, naming the task's examples" || bad "changed train.txt" "rc $rc: $(cat "$tmp/err")"
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -113,6 +113,7 @@ static void same_text(const Origin *o, const char *what, const char *path, uint6
 }
 
 void settings_check_text(const Origin *o, const TrainArgs *a, const Corpus *corpus, const RunRecord *r) {
-    same_text(o, "--data", a->data, corpus->data_bytes, corpus->data_crc, r->data_bytes, r->data_crc, r->data);
+    same_text(o, r->task ? "the task's examples" : "--data", a->data, corpus->data_bytes, corpus->data_crc, r->data_bytes,
+              r->data_crc, r->data);
     if (a->val) same_text(o, "--val", a->val, corpus->val_bytes, corpus->val_crc, r->val_bytes, r->val_crc, r->val);
 }
