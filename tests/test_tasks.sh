@@ -618,6 +618,12 @@ $BIN train --data "$tmp/ptext.txt" --pos alibi --until-acc 0.9 --steps 2 --out "
 $BIN train --resume "$tmp/txt" --until-acc 0.9 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "trained on text, not on a task" "$tmp/err" \
   && ok "train --resume of a text run --until-acc: refused" || bad "--until-acc text resume" "rc $rc: $(cat "$tmp/err")"
+# --until-acc out of (0, 1]: one message naming the range, whichever side (-1 once got "[0, 1]", then 0 another)
+for v in -1 0 1.5; do
+  $BIN train --task "$tmp/copy" --pos alibi --until-acc $v --steps 2 --out "$tmp/uav" > /dev/null 2> "$tmp/err"; rc=$?
+  [ $rc = 1 ] && [ "$(cat "$tmp/err")" = "posgpt: error: --until-acc must be in (0, 1] (an exact-match accuracy, e.g. 0.9), got $v" ] \
+    && ok "train --until-acc $v: one error naming the range (0, 1]" || bad "--until-acc $v" "rc $rc: $(cat "$tmp/err")"
+done
 # a task run resumed after its train.txt changed: refused, naming the task's examples (not --data)
 cp -r "$tmp/copy" "$tmp/copych"
 $BIN train --task "$tmp/copych" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 4 --steps 20 --stop-at 5 --threads 1 \

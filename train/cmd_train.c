@@ -263,7 +263,7 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         {"until-acc", ARG_FLOAT, &a->until_acc, "with --task: train until learned, --steps the cap: at each validation, greedy "
                                                  "exact match on DIR/val.txt (32 examples of each training length 1..L, apart from the "
                                                  "test set; a task made before the split: test.txt's first 32 a length); the run ends "
-                                                 "at the first that reaches this (0 < A <= 1)", 0, 1},
+                                                 "at the first that reaches this (0 < A <= 1)", 1, 0},
         {"after-learn", ARG_INT, &a->after_learn, "with --until-acc: train N steps more after the check that reached it, "
                                                    "at the schedule's floor lr (--lr x --min-lr-frac), past --steps if need be, keeping "
                                                    "the model of that check as model-learned.bin (default 0: stop there); the run keeps it",
@@ -340,8 +340,8 @@ static void parse_args(int argc, char **argv, TrainArgs *a, HyperArgs *hyp) {
         die("--task-examples must be fresh or file, got '%s'", a->task_examples);
     if (a->task_examples && !a->task && !a->resume) die("--task-examples says where a task's training examples come from: it applies only with --task");
     check_study_flags(a);
-    if (args_given("until-acc") && !(a->until_acc > 0))
-        die("--until-acc must be above 0 (an exact-match accuracy in (0, 1], e.g. 0.9), got %g", a->until_acc);
+    if (args_given("until-acc") && !(a->until_acc > 0 && a->until_acc <= 1)) // (the range checked here: 0 is out)
+        die("--until-acc must be in (0, 1] (an exact-match accuracy, e.g. 0.9), got %g", a->until_acc);
     if (args_given("until-acc") && !a->task && !a->resume)
         die("--until-acc stops when a task is learned (held-out exact match): it applies only with --task");
     if (args_given("after-learn") && !args_given("until-acc") && !a->resume)
