@@ -205,8 +205,8 @@ if [ "$mode" = one ]; then
       o=base+$2${3:+-$3}
       [ ! -s "$OUT/base/model.bin" ] && kept "$o" && exit 0
       finished "$OUT/base/model.bin" "$BASE_STEPS" || { echo "ctxext: evalonly $2: the base ($OUT/base) has not finished its $BASE_STEPS steps" >&2; exit 1; }
-      if [ "${3:-}" = dyn ] || [ "$2" = dynamic-ntk ]; then ev "$OUT/eval/base+$2${3:+-$3}.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor 0
-      else ev "$OUT/eval/base+$2.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor "$FACTOR"; fi ;;
+      if [ "${3:-}" = dyn ] || [ "$2" = dynamic-ntk ]; then ev "$OUT/eval/$o.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor 0
+      else ev "$OUT/eval/$o.csv" "$OUT/base/model.bin" --rope-scaling "$2" --rope-factor "$FACTOR"; fi ;;
     ft) # METHOD SEED: fine-tune in stages to FT_CAP steps, then evaluate
       m=$2 s=$3 d=$OUT/ft/$2-seed$3
       ft_kept "$m" "$s" && exit 0 # (done in a clone without checkpoints)

@@ -240,7 +240,8 @@ static int save_checkpoints(Run *r, char *err, size_t n) {
         kept_path(r, r->ts.step, path, sizeof path);
         if (ckpt_try_save(path, &r->m, &r->ts, &r->opt, err, n)) return -1;
     }
-    if (r->ts.run.after_learn && r->ts.learned_step > 0 && r->ts.learned_step == r->ts.step) { // --after-learn: the model that reached --until-acc (0: not yet)
+    // --after-learn: the model that reached --until-acc (learned step 0: not learned yet)
+    if (r->ts.run.after_learn && r->ts.learned_step > 0 && r->ts.learned_step == r->ts.step) {
         snprintf(path, sizeof path, "%s/model-learned.bin", r->dir);
         if (ckpt_try_save(path, &r->m, &r->ts, &r->opt, err, n)) return -1;
     }
@@ -740,13 +741,13 @@ static int read_log_row(const char *path, long step, LogRow *row) {
     return found;
 }
 
-// config.txt, log.csv (a resumed one's cut back to its checkpoint), the banner
 // log.csv's first line (a --until-acc run adds the held-out exact match at its eval points)
 static const char *log_header(const Run *r) {
     return r->a.until_acc > 0 ? "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s,heldout_exact"
                               : "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s";
 }
 
+// config.txt, log.csv (a resumed one's cut back to its checkpoint), the banner
 static void open_outputs(Run *r) {
     char path[4200], label[64];
     snprintf(path, sizeof path, "%s/config.txt", r->dir);
@@ -847,10 +848,8 @@ static double validate(Run *r, Progress *pr) {
     return r->ts.val_loss = res.loss;
 }
 
-// one row of log.csv (tokens/s: the progress line's, tokens since the start over the time since
-// the start as of the last progress_count), kept in r->last for summary.json; 0, or -1 when the
-// write failed (r->log_err)
-// one row of log.csv (val and acc NaN: empty), flushed; it becomes r->last; nonzero if the write failed
+// one row of log.csv (val and acc NaN: empty), flushed; it becomes r->last (for summary.json);
+// nonzero if the write failed
 static int write_log_row(Run *r, const LogRow *l, double acc) {
     r->last = *l;
     fprintf(r->logf, "%ld,%.6f,", l->step, l->loss);
@@ -861,6 +860,8 @@ static int write_log_row(Run *r, const LogRow *l, double acc) {
     return out_flush_check(r->logf);
 }
 
+// the row of the step just completed (tokens/s: the progress line's, tokens since the start over
+// the time since the start as of the last progress_count); 0, or -1 when the write failed (r->log_err)
 static int log_row(Run *r, const Progress *pr, double loss, double val, double lr, double norm, double acc) {
     if (!write_log_row(r, &(LogRow){r->ts.step, loss, val, lr, norm, progress_rate(pr), pr->t_tok - pr->t0}, acc)) return 0;
     r->log_err = errno;

@@ -130,9 +130,6 @@ void rundir_remove_stale_tmp(const char *dir) {
     closedir(d);
 }
 
-// on resume: keep the header and the complete rows up to the checkpoint's step (a killed run
-// may have logged steps whose checkpoint never landed, or half a row), so the resumed log
-// has each step once
 // a row of the log: the step (digits) then exactly as many commas as the header has, printable
 // ASCII only; its step, or -1
 static long log_row_step(const char *line, size_t len, int commas) {
@@ -148,6 +145,9 @@ static long log_row_step(const char *line, size_t len, int commas) {
     return *end == ',' ? step : -1;
 }
 
+// on resume: keep the header and the complete rows up to the checkpoint's step (a killed run
+// may have logged steps whose checkpoint never landed, or half a row), so the resumed log
+// has each step once; anything else is damage, dropped and said (rundir.h)
 void rundir_truncate_log(const char *path, long step, const char *header) {
     size_t n = 0;
     struct stat st;
@@ -157,22 +157,26 @@ void rundir_truncate_log(const char *path, long step, const char *header) {
     OutFile o;
     FILE *f = out_open(&o, path, "log");
     fprintf(f, "%s\n", header);
-    long rows = 0, last = -1, damaged = 0, had_header = 0;
+    long rows = 0, last = -1, damaged = 0;
+    int had_header = 0;
     for (size_t at = 0, no = 0; at < n; no++) {
         const char *line = text + at, *nl = memchr(line, '\n', n - at);
-        size_t len = nl ? (size_t)(nl - line) : n - at;
+        if (!nl) { // the last line, cut short: no damage if a kill cut a row past the checkpoint
+            char *e; // (text ends in a NUL: read_regular_file)
+            long cut = strtol(line, &e, 10);
+            damaged += !(e > line && cut > step);
+            break;
+        }
+        size_t len = (size_t)(nl - line);
         at += len + 1;
         if (no == 0 && len == strlen(header) && memcmp(line, header, len) == 0) {
             had_header = 1;
             continue;
         }
-        long s = nl ? log_row_step(line, len, commas) : -1; // (a last line with no newline: cut short)
+        long s = log_row_step(line, len, commas);
         if (s > step) continue; // a row past the checkpoint: the resume does it again
         if (s < 0 || s <= last) {
-            // (a row past the checkpoint cut short by a kill is not damage: its step says so)
-            char *e;
-            long cut = strtol(line, &e, 10);
-            if (!(!nl && e > line && cut > step)) damaged++;
+            damaged++;
             continue;
         }
         fwrite(line, 1, len + 1, f);
