@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run_tests.sh - run every test binary in build/tests and every tests/*.sh, add up their
-# PASS/FAIL lines, and end with "N passed, N failed". A test that exits non-zero without
-# printing a FAIL line (a crash) counts as one failure. Exit status: 0 only if nothing failed.
+# PASS/FAIL lines (each FAIL line printed with the lines its message continues on), and end with
+# "N passed, N failed". A test that exits non-zero without printing a FAIL line (a crash) counts
+# as one failure. Exit status: 0 only if nothing failed.
 # POSGPT=binary and TESTDIR=folder of test binaries test another build (make test-sanitize,
 # test-clang); SHELL_TESTS="test_cli.sh ..." runs only those shell tests (none: SHELL_TESTS=" "),
 # C_TESTS="test_core ..." only those test binaries; SKIP_TESTS="test_mpi.sh ..." leaves those out
@@ -31,7 +32,8 @@ run() {
   "$@" > "$log" 2>&1; local rc=$?
   local p f
   p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log")
-  grep '^FAIL ' "$log"
+  # each FAIL line with the lines its message runs on to (up to 12; CI shows only this output)
+  awk '/^FAIL / { print; k = 12; next } /^(PASS |# )/ { k = 0; next } k > 0 { print "    " $0; k-- }' "$log"
   if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
     echo "FAIL $name: exited with status $rc without reporting a failure; last lines:"; tail -5 "$log"; f=1
   fi

@@ -147,13 +147,18 @@ train_run() {
   echo "$*" > "$d/settings.txt"
   if [ -s "$d/model.bin" ]; then finished "$d/model.bin" "$steps" && { echo "$*" > "$d/trained.txt"; return 0; }
   else same "$d/trained.txt" "$*" && [ -s "$d/log.csv" ] && return 0; fi # (finished, its checkpoint not kept)
+  local rc=0
   if [ -s "$d/model.bin" ]; then
     echo "    $d was interrupted: resuming it" >&2
-    "$bin" train --resume "$d" --data "$DATA" --threads 1 >> "$d/train.txt" 2>> "$d/train.err"
+    "$bin" train --resume "$d" --data "$DATA" --threads 1 >> "$d/train.txt" 2>> "$d/train.err" || rc=$?
   else
-    "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$steps" --threads 1 "$@" > "$d/train.txt" 2> "$d/train.err"
+    "$bin" train --data "$DATA" --out "$d" --overwrite --steps "$steps" --threads 1 "$@" > "$d/train.txt" 2> "$d/train.err" || rc=$?
   fi
-  finished "$d/model.bin" "$steps" && echo "$*" > "$d/trained.txt"
+  finished "$d/model.bin" "$steps" && { echo "$*" > "$d/trained.txt"; return 0; }
+  # (a failure says why here: the sweep's own line names only the job)
+  echo "study3: $d: training ended with status $rc before its $steps steps; the end of $d/train.err:" >&2
+  tail -3 "$d/train.err" | sed 's/^/    /' >&2
+  return 1
 }
 # common SCHEME: the flags every run of SCHEME shares
 common() {

@@ -25,28 +25,32 @@ bin=${POSGPT:-./posgpt}
 export LC_ALL=C
 [ -d "$out" ] || { echo "study3_bias: error: no folder '$out'" >&2; exit 1; }
 mkdir -p "$out/bias"
-failed=0
-# table RUNDIR: the tables of one run (skipped when newer than its checkpoint, or for a scheme without a bias)
+failed=0 t=""
+trap 'rm -rf "$t"' EXIT # (the temporary folder of a table being made)
+# table RUNDIR: the tables of one run (skipped when newer than its checkpoint, or for a scheme without
+# a bias). Made in a temporary folder and moved into place (.part, then renamed) once complete: the
+# runs of one scheme run at once (tools/sweep.sh), so nothing here may remove a folder another one
+# is writing into, and a table cut short by a kill must not look finished.
 table() {
-  local d=$1 f=$out/bias/${1#"$out"/}
+  local d=$1 f=$out/bias/${1#"$out"/} a
   [ -s "$d/model.bin" ] || return 0
-  mkdir -p "${f%/*}"
   [ -s "$f.csv" ] && [ -s "$f-init.csv" ] && [ "$f.csv" -nt "$d/model.bin" ] && [ "$f-init.csv" -nt "$d/model.bin" ] && return 0
-  local a
+  t=$(mktemp -d)
   for a in "" -init; do
-    if ! "$bin" info "$d/model.bin" --bias "$f$a.csv" ${a:+--bias-init} > "$f$a.txt" 2> "$f.err"; then
-      rm -f "$f$a.txt"
-      grep -q "adds no bias to the attention scores" "$f.err" || { echo "study3_bias: $d: $(cat "$f.err")" >&2; failed=1; }
-      rm -f "$f.err"
-      rmdir "${f%/*}" 2> /dev/null || true # (a scheme without a bias leaves no folder)
+    if ! "$bin" info "$d/model.bin" --bias "$t/b.csv" ${a:+--bias-init} > "$t/info.txt" 2> "$t/err"; then
+      grep -q "adds no bias to the attention scores" "$t/err" || { echo "study3_bias: $d: $(cat "$t/err")" >&2; failed=1; }
+      rm -rf "$t"
       return 0
     fi
     # the run's settings for the summary, kept beside the tables (the checkpoint may be gone later)
     awk '$1 == "position" && $2 == "bias" { s = $3 } $1 == "training" { for (i = 1; i < NF; i++) if ($i == "lr") lr = $(i + 1)
         if ($3 + 0 == $3) st = $3; for (i = 1; i < NF; i++) if ($i == "seed") seed = $(i + 1) }
-      $1 == "pos" && $2 == "lr" && $3 == "mult" { m = $4 } END { print s "," seed "," lr "," (m == "" ? 1 : m) "," st }' "$f$a.txt" > "$f$a.run"
-    rm -f "$f$a.txt" "$f.err"
+      $1 == "pos" && $2 == "lr" && $3 == "mult" { m = $4 } END { print s "," seed "," lr "," (m == "" ? 1 : m) "," st }' "$t/info.txt" > "$t/b.run"
+    mkdir -p "${f%/*}"
+    cp "$t/b.run" "$f$a.run.part" && mv "$f$a.run.part" "$f$a.run"
+    cp "$t/b.csv" "$f$a.csv.part" && mv "$f$a.csv.part" "$f$a.csv"
   done
+  rm -rf "$t"
 }
 if [ $# -gt 0 ]; then # the given runs' tables only
   for d; do case $d in "$out"/[AB]/*/*) [ -d "$d" ] && table "$d" ;; *) echo "study3_bias: error: '$d' is not a run of $out (A/SCHEME/lrX-mY or B/RUN/seedK)" >&2; exit 2 ;; esac; done
