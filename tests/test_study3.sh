@@ -175,6 +175,10 @@ al=$(awk -F, '$2 == "alibi" { v[$1 $3, $9] = $10 } END { for (k in v) { split(k,
 want=$(for s in alibi t5; do printf '%s:%d ' $s $((2 * $(ls "$tmp"/o/A/$s/*/model.bin "$tmp"/o/B/$s/seed*/model.bin | wc -l))); done)
 [ "$b" = "$want" ] && [ -z "$t5" ] && [ -z "$al" ] && grep -q '^### Largest position bias before and after' "$tmp/o/README.md" \
   && ok "bias.csv: before and after for the t5 and alibi runs (t5 0 before, alibi unchanged), in README.md" || bad "bias" "$b (want $want) / $t5 / $al"
+# a scheme without a bias has no folder there, and no table was left half made (.part): its two
+# runs at once under the sweep once raced there (one removed the folder the other wrote into)
+left=$(cd "$tmp/o/bias" && find . -path '*rope*' -o -path '*xl*' -o -name '*.part' | head -3)
+[ -z "$left" ] && ok "bias/: no folder for rope or xl (no bias), no .part file left" || bad "bias folders" "$left"
 # resume: nothing trained or evaluated again
 touch "$tmp/marker"; sleep 1
 run second && ok "a second start exits 0" || bad "second start" "$(tail -3 "$tmp/second.err")"
