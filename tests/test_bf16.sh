@@ -63,11 +63,14 @@ refused "--resume of an fp32 run with --precision bf16" "conflicts with the run 
 # default) gives on the same tokens; eval --precision bf16 gives another loss, close to it
 ev() { $BIN eval --ckpt "$tmp/bf16-t1/model.bin" --data "$tmp/text.txt" --max-tokens 4096 --csv "$tmp/ev.csv" "$@" > /dev/null 2> "$tmp/ev.err" \
   && awk -F, 'END { printf "%.6f", $7 }' "$tmp/ev.csv"; }
-e32=$(ev) e16=$(ev --precision bf16)
+e32=$(ev) && cp "$tmp/ev.csv" "$tmp/ev32.csv"; e16=$(ev --precision bf16)
 [ -n "$e32" ] && [ "$e32" = "$v16" ] && ok "the bf16 run validated in fp32: eval (fp32) reproduces its last val loss ($e32)" \
   || bad "bf16 run's validation in fp32" "eval $e32, trainer $v16"
 awk -v a="$e32" -v b="$e16" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d > 0 && d < 0.05) }' \
   && ok "eval --precision bf16: another loss than fp32's, within 0.05 nats ($e16 vs $e32)" || bad "eval --precision bf16" "$e16 vs $e32"
+# its rows are labelled so (another series beside fp32's in a plot of both), fp32's as before
+l32=$(awk -F, 'END { print $1 }' "$tmp/ev32.csv") l16=$(awk -F, 'END { print $1 }' "$tmp/ev.csv")
+[ "$l32" = rope ] && [ "$l16" = rope+bf16 ] && ok "eval's scheme column: rope in fp32, rope+bf16 in bf16" || bad "bf16 label" "fp32 '$l32', bf16 '$l16'"
 refused "eval --precision bf16 on a CPU without bf16 products" "needs a CPU with AVX512-BF16 or AMX-BF16" \
   env POSGPT_CPU_NO_BF16=1 $BIN eval --ckpt "$tmp/bf16-t1/model.bin" --data "$tmp/text.txt" --max-tokens 4096 --precision bf16
 

@@ -242,6 +242,9 @@ int cmd_eval(int argc, char **argv) {
     char label[64];
     run_label(c->scheme, ts.rand_max, label, sizeof label);
     if (extend) run_label_extension(label, sizeof label, scaling);
+    // (a bf16 evaluation's rows name it: beside the fp32 rows of the same checkpoint they are
+    // another series, e.g. rope+bf16, not more points of rope's)
+    if (bf16) run_label_extension(label, sizeof label, "bf16");
     fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale%s\n",
             ci ? ",loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high" : "");
     if (pp) fprintf(pp, "scheme,train_len,eval_len,protocol,stride,position,loss,count\n");
