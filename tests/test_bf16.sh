@@ -78,5 +78,19 @@ refused "eval --precision bf16 on a CPU without bf16 products" "needs a CPU with
 $BIN train --init-from "$tmp/bf16-t1/model.bin" --data "$tmp/text.txt" --steps 2 --out "$tmp/init" > /dev/null 2>&1
 $BIN info "$tmp/init/model.bin" | grep -q "^precision  *fp32$" && ok "--init-from a bf16 checkpoint starts an fp32 run unless asked" \
   || bad "init-from precision" "$($BIN info "$tmp/init/model.bin" 2>&1 | grep precision)"
+# tools/bf16_curves.sh on a tiny model: final.csv (every run), compare.csv (per scheme: the means'
+# difference, the verdict, each seed's bf16 - fp32 as final.csv has them, the count of higher
+# ones), the curves, and a second start that trains nothing again
+cv() { env POSGPT_BF16_ANY_CPU=1 POSGPT=$BIN SCHEMES=alibi STEPS=20 TOKENS=1024 DATA="$tmp/text.txt" OUT="$tmp/curves" THREADS=1 \
+  MODEL="--layers 1 --d-model 32 --heads 2 --seq-len 32 --batch 4" tools/bf16_curves.sh 1 2 > "$tmp/cv.out" 2> "$tmp/cv.err"; }
+if cv; then
+  want=$(awk -F, '$2 == "fp32" { f[$3] = $4 } $2 == "bf16" { b[$3] = $4 } END { for (k = 1; k <= 2; k++) { d = b[k] - f[k]; o = o (k > 1 ? " " : "") sprintf("%+.4f", d); u += d > 0 }; print o "," u }' "$tmp/curves/final.csv")
+  have=$(awk -F, '$1 == "alibi" { print $7 "," $8 "," $9 }' "$tmp/curves/compare.csv")
+  [ "$(grep -c '^alibi,' "$tmp/curves/final.csv")" = 4 ] && [ "$have" = "$want,2" ] && [ -s "$tmp/curves/curves-alibi.png" ] \
+    && grep -q "^alibi  final val loss: .*paired by seed: ${want%,*}, bf16 higher in ${want#*,} of 2$" "$tmp/cv.out" \
+    && ok "bf16_curves.sh: final.csv has the 4 runs, compare.csv pairs them by seed ($have), the curves drawn" \
+    || bad "bf16_curves.sh outputs" "final $(grep -c '^alibi,' "$tmp/curves/final.csv"), compare '$have' (want '$want,2'), $(cat "$tmp/cv.out")"
+  cv && [ "$(grep -c 'done, kept' "$tmp/cv.err")" = 4 ] && ok "bf16_curves.sh again: the 4 finished runs kept" || bad "bf16_curves.sh again" "$(head -3 "$tmp/cv.err")"
+else bad "bf16_curves.sh" "$(tail -3 "$tmp/cv.err")"; fi
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

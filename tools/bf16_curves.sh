@@ -4,9 +4,10 @@
 # tools/study.sh) in fp32 and in bf16, for each seed given, and draws each scheme's training
 # curves (log.csv: train and validation loss) with posgpt plot into runs/bf16/. A run that
 # finished is not trained again (the script resumes after an interruption). It also writes
-# final.csv (scheme, precision, seed, last validation loss) and prints, per scheme, the bf16 -
-# fp32 difference of the mean final validation loss beside the spread of fp32 over the seeds
-# (max - min): bf16 "within seed noise" means the first is no larger than the second.
+# final.csv (scheme, precision, seed, last validation loss) and compare.csv, printed too: per
+# scheme, the bf16 - fp32 difference of the mean final validation loss beside the spread of fp32
+# over the seeds (max - min; bf16 "within seed noise" means the first is no larger than the
+# second), and each seed's bf16 - fp32 (the same seed: the same initial weights and batches).
 #
 #   tools/bf16_curves.sh 1 2 3        three seeds (needs a CPU with AVX512-BF16 or AMX-BF16)
 #
@@ -47,15 +48,26 @@ for scheme in ${SCHEMES:-rope alibi nope}; do
   "$bin" plot --kind training --out "$out/curves-$scheme.png" --label "$labels" \
     --title "$scheme, config S, $steps steps: fp32 and bf16 (seeds ${seeds[*]})" "${files[@]}" >&2
 done
-# the last validation loss of every run, and per scheme bf16 - fp32 against the fp32 seed spread
+# the last validation loss of every run
 {
   echo "scheme,precision,seed,val_loss"
   for scheme in ${SCHEMES:-rope alibi nope}; do for prec in fp32 bf16; do for seed in "${seeds[@]}"; do
     echo "$scheme,$prec,$seed,$(awk -F, 'NR > 1 && $3 != "" { v = $3 } END { print v }' "$out/$scheme-$prec-s$seed/log.csv")"
   done; done; done
 } > "$out/final.csv"
-awk -F, 'NR > 1 { k = $1 SUBSEP $2; s[k] += $4; n[k]++; if ($2 == "fp32") { if (!($1 in lo) || $4 < lo[$1]) lo[$1] = $4; if (!($1 in hi) || $4 > hi[$1]) hi[$1] = $4 }; sc[$1] = 1 }
-  END { for (x in sc) { f = s[x, "fp32"] / n[x, "fp32"]; b = s[x, "bf16"] / n[x, "bf16"]; d = b - f; sp = hi[x] - lo[x]
-          printf "%-6s final val loss: fp32 mean %.4f, bf16 mean %.4f, bf16 - fp32 %+.4f; fp32 seed spread %.4f (%s)\n", x, f, b, d, sp,
-            n[x, "fp32"] < 2 ? "one seed: no spread to compare" : (d < 0 ? -d : d) <= sp ? "within seed noise" : "OUTSIDE seed noise" } }' "$out/final.csv"
-echo "curves: $out/curves-*.png; final losses: $out/final.csv" >&2
+# per scheme: bf16 - fp32 of the mean final validation loss against the spread of fp32 over the
+# seeds (max - min), and the same seed's runs paired (a seed fixes the initial weights and the
+# batches in both precisions): each seed's bf16 - fp32, and in how many seeds bf16 is higher
+# (all of n has chance 2^-n under no systematic difference); into compare.csv, and printed
+awk -F, 'NR > 1 { k = $1 SUBSEP $2; s[k] += $4; n[k]++; v[$1, $2, $3] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++ns] = $1 }
+    if ($2 == "fp32") { if (!($1 in lo) || $4 < lo[$1]) lo[$1] = $4; if (!($1 in hi) || $4 > hi[$1]) hi[$1] = $4; seeds[$1] = seeds[$1] " " $3 } }
+  END { print "scheme,fp32_mean,bf16_mean,bf16_minus_fp32,fp32_seed_spread,verdict,paired_diffs,bf16_higher,pairs"
+    for (i = 1; i <= ns; i++) { x = order[i]; f = s[x, "fp32"] / n[x, "fp32"]; b = s[x, "bf16"] / n[x, "bf16"]; d = b - f; sp = hi[x] - lo[x]
+      verdict = n[x, "fp32"] < 2 ? "one seed: no spread to compare" : (d < 0 ? -d : d) <= sp ? "within seed noise" : "OUTSIDE seed noise"
+      m = split(substr(seeds[x], 2), sd, " "); diffs = ""; up = 0; np = 0
+      for (j = 1; j <= m; j++) if ((x, "bf16", sd[j]) in v) {
+        e = v[x, "bf16", sd[j]] - v[x, "fp32", sd[j]]; diffs = diffs (np ? " " : "") sprintf("%+.4f", e); np++; if (e > 0) up++ }
+      printf "%s,%.4f,%.4f,%+.4f,%.4f,%s,%s,%d,%d\n", x, f, b, d, sp, verdict, diffs, up, np } }' "$out/final.csv" > "$out/compare.csv"
+awk -F, 'NR > 1 { printf "%-6s final val loss: fp32 mean %s, bf16 mean %s, bf16 - fp32 %s; fp32 seed spread %s (%s); paired by seed: %s, bf16 higher in %d of %d\n",
+  $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$out/compare.csv"
+echo "curves: $out/curves-*.png; final losses: $out/final.csv; per scheme: $out/compare.csv" >&2
