@@ -91,6 +91,15 @@ if cv; then
     && ok "bf16_curves.sh: final.csv has the 4 runs, compare.csv pairs them by seed ($have), the curves drawn" \
     || bad "bf16_curves.sh outputs" "final $(grep -c '^alibi,' "$tmp/curves/final.csv"), compare '$have' (want '$want,2'), $(cat "$tmp/cv.out")"
   cv && [ "$(grep -c 'done, kept' "$tmp/cv.err")" = 4 ] && ok "bf16_curves.sh again: the 4 finished runs kept" || bad "bf16_curves.sh again" "$(head -3 "$tmp/cv.err")"
+  # a run stopped part way (here at step 10 of 20, by --stop-at, with the script's own settings)
+  # resumes, to the bytes of the uninterrupted run
+  d=$tmp/curves/alibi-bf16-s2
+  cp "$d/model.bin" "$tmp/whole.bin" && rm -r "$d"
+  # shellcheck disable=SC2046 # (the settings' words, as the script wrote them; no spaces in $tmp)
+  POSGPT_BF16_ANY_CPU=1 $BIN train $(cat "$d.args") --threads 1 --out "$d" --stop-at 10 > /dev/null 2>&1
+  cv && grep -qx "resuming $d" "$tmp/cv.err" && [ "$(grep -c 'done, kept' "$tmp/cv.err")" = 3 ] && cmp -s "$d/model.bin" "$tmp/whole.bin" \
+    && ok "bf16_curves.sh: a run stopped at step 10 resumes, to the uninterrupted run's checkpoint bytes" \
+    || bad "bf16_curves.sh resume" "$(grep -v 'done, kept' "$tmp/cv.err" | head -3); $(cmp "$d/model.bin" "$tmp/whole.bin" 2>&1)"
 else bad "bf16_curves.sh" "$(tail -3 "$tmp/cv.err")"; fi
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -3,11 +3,12 @@
 # trains rope, alibi and nope at config S for 1200 steps (the study's reference settings:
 # tools/study.sh) in fp32 and in bf16, for each seed given, and draws each scheme's training
 # curves (log.csv: train and validation loss) with posgpt plot into runs/bf16/. A run that
-# finished is not trained again (the script resumes after an interruption). It also writes
-# final.csv (scheme, precision, seed, last validation loss) and compare.csv, printed too: per
-# scheme, the bf16 - fp32 difference of the mean final validation loss beside the spread of fp32
-# over the seeds (max - min; bf16 "within seed noise" means the first is no larger than the
-# second), and each seed's bf16 - fp32 (the same seed: the same initial weights and batches).
+# finished is not trained again; one interrupted (its last checkpoint, made with the same
+# settings: the run's .args file) resumes. It also writes final.csv (scheme, precision, seed,
+# last validation loss) and compare.csv, printed too: per scheme, the bf16 - fp32 difference of
+# the mean final validation loss beside the spread of fp32 over the seeds (max - min; bf16
+# "within seed noise" means the first is no larger than the second), and each seed's bf16 -
+# fp32 (the same seed: the same initial weights and batches).
 #
 #   tools/bf16_curves.sh 1 2 3        three seeds (needs a CPU with AVX512-BF16 or AMX-BF16)
 #
@@ -34,11 +35,19 @@ for scheme in ${SCHEMES:-rope alibi nope}; do
     for seed in "${seeds[@]}"; do
       d="$out/$scheme-$prec-s$seed"
       if [ -s "$d/summary.json" ] && grep -q '"status": "done"' "$d/summary.json"; then echo "$d: done, kept" >&2; continue; fi
-      echo "training $d" >&2
       # (the study's reference settings: lr 1e-3, no weight decay, 5% warmup, cosine to 10%)
-      "$bin" train --data "$data" --pos "$scheme" --precision "$prec" --seed "$seed" --steps "$steps" "${model[@]}" --lr 1e-3 \
-        --wd 0 --eval-every $(( steps / 12 > 0 ? steps / 12 : 1 )) --val-tokens "$tokens" --log-every 10 \
-        --threads "${THREADS:-0}" --out "$d" --overwrite > "$d.log" 2>&1 || { tail -3 "$d.log" >&2; exit 1; }
+      args=(--data "$data" --pos "$scheme" --precision "$prec" --seed "$seed" --steps "$steps" "${model[@]}" --lr 1e-3
+        --wd 0 --eval-every $(( steps / 12 > 0 ? steps / 12 : 1 )) --val-tokens "$tokens" --log-every 10)
+      # a run stopped part way (Ctrl-C, a kill: its last checkpoint) with these settings resumes
+      # (bit-identical to an uninterrupted run); any other starts again
+      if [ -s "$d/model.bin" ] && [ "$(cat "$d.args" 2> /dev/null)" = "${args[*]}" ]; then
+        echo "resuming $d" >&2
+        "$bin" train --resume "$d" --threads "${THREADS:-0}" >> "$d.log" 2>&1 || { tail -3 "$d.log" >&2; exit 1; }
+      else
+        echo "training $d" >&2
+        echo "${args[*]}" > "$d.args" # (kept beside the run's folder, not in it)
+        "$bin" train "${args[@]}" --threads "${THREADS:-0}" --out "$d" --overwrite > "$d.log" 2>&1 || { tail -3 "$d.log" >&2; exit 1; }
+      fi
     done
   done
   files=() labels=""
