@@ -83,6 +83,7 @@ $BIN info "$tmp/init/model.bin" | grep -q "^precision  *fp32$" && ok "--init-fro
 # ones), the curves, and a second start that trains nothing again
 cv() { env POSGPT_BF16_ANY_CPU=1 POSGPT=$BIN SCHEMES=alibi STEPS=20 TOKENS=1024 DATA="$tmp/text.txt" OUT="$tmp/curves" THREADS=1 \
   MODEL="--layers 1 --d-model 32 --heads 2 --seq-len 32 --batch 4" tools/bf16_curves.sh 1 2 > "$tmp/cv.out" 2> "$tmp/cv.err"; }
+refused "bf16_curves.sh: a seed given twice (1 and 01)" "seed 1 is given twice" tools/bf16_curves.sh 1 2 01
 if cv; then
   want=$(awk -F, '$2 == "fp32" { f[$3] = $4 } $2 == "bf16" { b[$3] = $4 } END { for (k = 1; k <= 2; k++) { d = b[k] - f[k]; o = o (k > 1 ? " " : "") sprintf("%+.4f", d); u += d > 0 }; print o "," u }' "$tmp/curves/final.csv")
   have=$(awk -F, '$1 == "alibi" { print $7 "," $8 "," $9 }' "$tmp/curves/compare.csv")

@@ -23,6 +23,9 @@ case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}/
 cd "$(dirname "$(realpath "$0")")/.."
 seeds=("$@")
 for s in "${seeds[@]}"; do [[ $s =~ ^[0-9]+$ ]] || { echo "bf16_curves: a seed is a number, got '$s'" >&2; exit 2; }; done
+# (a seed given twice, also as 1 and 01, would count its pair twice in compare.csv)
+dup=$(for s in "${seeds[@]}"; do echo $((10#$s)); done | sort -n | uniq -d | head -1)
+[ -z "$dup" ] || { echo "bf16_curves: seed $dup is given twice (each seed once: its fp32 and bf16 runs are one pair)" >&2; exit 2; }
 bin=${POSGPT:-./posgpt}
 [ -x "$bin" ] || make --no-print-directory posgpt
 data=${DATA:-data/kjv.txt}
