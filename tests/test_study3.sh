@@ -179,6 +179,14 @@ want=$(for s in alibi t5; do printf '%s:%d ' $s $((2 * $(ls "$tmp"/o/A/$s/*/mode
 # runs at once under the sweep once raced there (one removed the folder the other wrote into)
 left=$(cd "$tmp/o/bias" && find . -path '*rope*' -o -path '*xl*' -o -name '*.part' | head -3)
 [ -z "$left" ] && ok "bias/: no folder for rope or xl (no bias), no .part file left" || bad "bias folders" "$left"
+# --status: from the folders alone; on a copy with one run's evaluations undone and one run gone
+st=$(OUT=$tmp/o tools/study3.sh --quick --status 2>&1)
+cp -r "$tmp/o" "$tmp/st" && rm "$tmp/st/B/rope/seed1/done.txt" && rm -r "$tmp/st/B/t5/seed2"
+st2=$(OUT=$tmp/st tools/study3.sh --quick --status 2>&1); rm -rf "$tmp/st"
+grep -q "^phases B and C: 8 of 8 runs trained and evaluated, 0 trained" <<< "$st" && grep -q "^phase A: [0-9]* runs trained; chosen.csv: 4 schemes" <<< "$st" \
+  && grep -qx "  B rope/seed1: trained, its evaluations left" <<< "$st2" \
+  && grep -q "^phases B and C: 6 of 8 runs trained and evaluated, 1 trained with evaluations left, 0 under way or interrupted, 1 not started" <<< "$st2" \
+  && ok "--status: 8 of 8 done; with a run's evaluations undone and a run gone, 6 done, 1 to evaluate, 1 not started" || bad "--status" "$st / $st2"
 # resume: nothing trained or evaluated again
 touch "$tmp/marker"; sleep 1
 run second && ok "a second start exits 0" || bad "second start" "$(tail -3 "$tmp/second.err")"

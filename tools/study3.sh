@@ -26,6 +26,7 @@
 #     (each reads its columns by the header's names, CRLF as LF; a missing or empty file, one
 #     without the columns or rows, or a chosen.csv with a scheme twice: one error line, exit 2)
 #   --repin (with any grid): pin the tree's binary again, though it differs from OUT/bin/posgpt
+#   --status (with any grid): which runs are done, under way (their step) and not started; starts nothing
 #
 # Resumable across days: a run whose checkpoint finished its steps is kept, an interrupted one
 # resumes (train --resume), an evaluation newer than its checkpoint is kept. Also in a clone
@@ -99,13 +100,14 @@ edges() {
     END { if (bad) exit 2; printf "%s", out }' "$1"
 }
 export LRS="3e-4 1e-3 3e-3" MULTS="10" EDGE_UP=1e-2 EDGE_DOWN=1e-4
-mode=default repin=0
+mode=default repin=0 status=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mode=quick ;;
     --full) mode=full ;;
     --report) mode=report ;;
     --repin) repin=1 ;;
+    --status) status=1 ;;
     --choose) f=${2:-}; [ -z "$f" ] || [[ $f == /* ]] || f=$here/$f; choose "$f"; exit 0 ;;
     --edges) f=${2:-}; [ -z "$f" ] || [[ $f == /* ]] || f=$here/$f; edges "$f"; exit 0 ;;
     --one) shift; mode=one; break ;; # one job of a list (called through tools/sweep.sh)
@@ -128,6 +130,28 @@ elif [ "$mode" != one ]; then
   [ "$mode" = full ] && relatives=${RELATIVES-$relatives_all} controls="rope kerple-power"
 fi
 [ "$mode" = report ] && exec tools/study3_report.sh "$out"
+# --status: where the grid stands, from its folders alone (starts nothing, needs no binary)
+if [ $status = 1 ]; then
+  [ -d "$out" ] || { echo "study3.sh: no folder '$out': the grid has not started" >&2; exit 1; }
+  at() { awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { s = $1 } END { print s + 0 }' "$1/log.csv" 2> /dev/null || echo 0; }
+  echo "study3 in $out, $(date -u '+%Y-%m-%d %H:%M') UTC"
+  na=0 pa=0
+  for d in "$out"/A/*/lr*-m*; do
+    [ -d "$d" ] || continue
+    if [ -s "$d/trained.txt" ]; then na=$((na + 1)); else pa=$((pa + 1)); echo "  A ${d#"$out"/A/}: step $(at "$d") of $A_STEPS"; fi
+  done
+  echo "phase A: $na runs trained$([ $pa = 0 ] || echo ", $pa under way or interrupted (above)")$([ -s "$out/chosen.csv" ] && echo "; chosen.csv: $(($(grep -c . "$out/chosen.csv") - 1)) schemes")"
+  nb=$(( $(wc -w <<< "$core") * $(wc -w <<< "$seeds") + $(wc -w <<< "$relatives") * $(wc -w <<< "$rel_seeds") + $(wc -w <<< "$controls") ))
+  db=0 eb=0 pb=0
+  for d in "$out"/B/*/seed*; do
+    [ -d "$d" ] || continue
+    if [ -s "$d/done.txt" ]; then db=$((db + 1))
+    elif [ -s "$d/trained.txt" ]; then eb=$((eb + 1)); echo "  B ${d#"$out"/B/}: trained, its evaluations left"
+    else pb=$((pb + 1)); echo "  B ${d#"$out"/B/}: step $(at "$d") of $B_STEPS"; fi
+  done
+  echo "phases B and C: $db of $nb runs trained and evaluated, $eb trained with evaluations left, $pb under way or interrupted, $((nb - db - eb - pb)) not started"
+  exit 0
+fi
 
 bin=${PIN:-}
 # finished CKPT STEPS: the checkpoint exists and trained all its steps
