@@ -80,6 +80,12 @@ grep -q "copy nope seed 3: skipped (learned in none of seeds 1 2: the pair canno
   && ok "tasks2: the last seed is skipped (and said) for a pair learned in none of the first two, run for one learned in one (by its steps_to_learn, whatever task eval's 1x)" \
   || bad "tasks2 seed rule" "$(grep -E 'seed 3|skipped' "$tmp/s.err"; ls "$tmp"/s/copy/*/)"
 
+# --status on that grid: 8 runs done (the learned ones are those whose summary.json has a
+# steps_to_learn), none under way, nope's seed 3 not started
+nl=$(grep -l '^  "steps_to_learn": [0-9]' "$tmp"/s/copy/*/seed*/summary.json | wc -l)
+st=$(OUT=$tmp/s SCHEMES="nope rope learned" SEEDS="1 2 3" tools/tasks2.sh --quick --status 2>&1)
+grep -qx "copy: 8 runs done ($nl learned, $((8 - nl)) not learned by the cap), 0 under way or interrupted, 1 not started" <<< "$st" \
+  && ok "tasks2 --status: 8 done ($nl learned), 1 not started (the seed rule's)" || bad "tasks2 --status" "$st (learned: $nl)"
 # the grids and the worst-case estimate (printed, nothing run): 8 schemes x 7 tasks x 3 seeds by
 # default, randomized positions over rope and alibi only under --full, about 25 hours at the caps
 plan=$(tools/tasks2.sh --plan 2>&1) full=$(tools/tasks2.sh --plan --full 2>&1)

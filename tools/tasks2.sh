@@ -25,6 +25,8 @@
 #                              schemes, 210 runs)
 #   tools/tasks2.sh --plan     the grid's run count and worst-case time estimate, nothing run
 #                              (--plan --full: the full grid's)
+#   tools/tasks2.sh --status   per task: runs done (learned or not by the cap), under way (their
+#                              step), not started; nothing run (--status --full: the full grid)
 #   tools/tasks2.sh --quick    a smoke test into runs/tasks2-quick (seconds: copy at L = 4, two
 #                              schemes, one seed, a 60-step cap)
 #   tools/tasks2.sh --figures  only the report, from the CSVs in the folder
@@ -131,14 +133,15 @@ if [ "${1:-}" = --one ]; then
   exit 0
 fi
 
-mode=default failed=0 full=0 plan=0
+mode=default failed=0 full=0 plan=0 status=0
 for arg in "$@"; do
   case "$arg" in
     --quick) mode=quick ;;
     --figures) mode=figures ;;
     --full) full=1 ;;
     --plan) plan=1 ;;
-    *) echo "usage: tools/tasks2.sh [--full] [--plan] | --quick | --figures   (see the comment at the top)" >&2; exit 2 ;;
+    --status) status=1 ;;
+    *) echo "usage: tools/tasks2.sh [--full] [--plan | --status] | --quick | --figures   (see the comment at the top)" >&2; exit 2 ;;
   esac
 done
 all_schemes=$([ $full = 1 ] && echo "$full_schemes" || echo "$default_schemes")
@@ -233,6 +236,25 @@ if [ $plan = 1 ]; then
     "$(( $(echo $tasks | wc -w) * $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) runs ($schemes); caps:" \
     "$(for t in $tasks; do printf '%s %s, ' "$t" "$(task_cap "$t")"; done | sed 's/, $//')"
   echo "worst case (every run learned at its cap and trained AFTER = $AFTER steps more): about $(plan_hours) hours on $jobs quiet cores (an estimate: see --help)"
+  exit 0
+fi
+# --status: where the grid stands, from its run folders alone (starts nothing)
+if [ $status = 1 ]; then
+  [ -d "$OUT" ] || { echo "tasks2.sh: no folder '$OUT': the grid has not started" >&2; exit 1; }
+  echo "tasks2 in $OUT, $(date -u '+%Y-%m-%d %H:%M') UTC"
+  for t in $tasks; do
+    done_=0 learned_=0 capped=0 part=0 none=0
+    for sc in $schemes; do for k in $seeds; do
+      d=$OUT/$t/$sc/seed$k
+      if [ -s "$d/acc.csv" ]; then done_=$((done_ + 1))
+        if grep -q '^  "steps_to_learn": [0-9]' "$d/summary.json" 2> /dev/null; then learned_=$((learned_ + 1)); else capped=$((capped + 1)); fi
+      elif [ -s "$d/log.csv" ]; then part=$((part + 1))
+        echo "  $t $sc seed $k: step $(awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { s = $1 } END { print s + 0 }' "$d/log.csv") (cap $(cat "$OUT/data/$t/cap" 2> /dev/null || task_cap "$t"))"
+      else none=$((none + 1)); fi
+    done; done
+    echo "$t: $done_ runs done ($learned_ learned, $capped not learned by the cap), $part under way or interrupted, $none not started"
+  done
+  echo "(the seed rule may leave a pair's last seed unrun: tools/tasks2.sh --help)"
   exit 0
 fi
 mkdir -p "$OUT"
