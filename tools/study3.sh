@@ -130,6 +130,18 @@ elif [ "$mode" != one ]; then
   [ "$mode" = full ] && relatives=${RELATIVES-$relatives_all} controls="rope kerple-power"
 fi
 [ "$mode" = report ] && exec tools/study3_report.sh "$out"
+# b_jobs: the phase-B runs, a line each (B RUN SCHEME SEED DMODEL): the core six with SEEDS, the
+# relatives with REL_SEEDS, each control at its width from match.csv (WIDTH until it is chosen)
+b_jobs() {
+  local seed s w
+  for seed in $seeds; do for s in $core; do echo "B $s $s $seed $D"; done; done
+  for seed in $rel_seeds; do for s in $relatives; do echo "B $s $s $seed $D"; done; done
+  for s in $controls; do
+    w=WIDTH
+    [ -s "$out/match.csv" ] && w=$(awk -F, -v s="$s" '$1 == s { print $2 }' "$out/match.csv")
+    echo "B $s-d$w $s 1 $w"
+  done
+}
 # --status: where the grid stands, from its folders alone (starts nothing, needs no binary)
 if [ $status = 1 ]; then
   [ -d "$out" ] || { echo "study3.sh: no folder '$out': the grid has not started" >&2; exit 1; }
@@ -141,7 +153,7 @@ if [ $status = 1 ]; then
     if [ -s "$d/trained.txt" ]; then na=$((na + 1)); else pa=$((pa + 1)); echo "  A ${d#"$out"/A/}: step $(at "$d") of $A_STEPS"; fi
   done
   echo "phase A: $na runs trained$([ $pa = 0 ] || echo ", $pa under way or interrupted (above)")$([ -s "$out/chosen.csv" ] && echo "; chosen.csv: $(($(grep -c . "$out/chosen.csv") - 1)) schemes")"
-  nb=$(( $(wc -w <<< "$core") * $(wc -w <<< "$seeds") + $(wc -w <<< "$relatives") * $(wc -w <<< "$rel_seeds") + $(wc -w <<< "$controls") ))
+  nb=$(b_jobs | wc -l)
   db=0 eb=0 pb=0
   for d in "$out"/B/*/seed*; do
     [ -d "$d" ] || continue
@@ -329,11 +341,7 @@ if [ -n "$controls" ]; then
     done; } > "$out/match.csv"
 fi
 # phases B and C
-{
-  for seed in $seeds; do for s in $core; do echo "B $s $s $seed $D"; done; done
-  for seed in $rel_seeds; do for s in $relatives; do echo "B $s $s $seed $D"; done; done
-  for s in $controls; do w=$(awk -F, -v s="$s" '$1 == s { print $2 }' "$out/match.csv"); echo "B $s-d$w $s 1 $w"; done
-} > "$list"
+b_jobs > "$list"
 phase "phases B and C, training and evaluation"
 echo "study3 wall time: $(( (SECONDS - t_start) / 60 )) min (tools/study3.sh $mode; work kept from earlier starts takes no time)" | tee -a "$out/command.txt" >&2
 POSGPT=$bin tools/study3_report.sh "$out" > /dev/null || failed=1

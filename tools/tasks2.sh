@@ -238,6 +238,8 @@ if [ $plan = 1 ]; then
   echo "worst case (every run learned at its cap and trained AFTER = $AFTER steps more): about $(plan_hours) hours on $jobs quiet cores (an estimate: see --help)"
   exit 0
 fi
+# learned T S K: run K of (T, S) reached 0.9 on its held-out check (steps_to_learn in its summary.json)
+learned() { grep -q '^  "steps_to_learn": [0-9]' "$OUT/$1/$2/seed$3/summary.json" 2> /dev/null; }
 # --status: where the grid stands, from its run folders alone (starts nothing)
 if [ $status = 1 ]; then
   [ -d "$OUT" ] || { echo "tasks2.sh: no folder '$OUT': the grid has not started" >&2; exit 1; }
@@ -247,7 +249,7 @@ if [ $status = 1 ]; then
     for sc in $schemes; do for k in $seeds; do
       d=$OUT/$t/$sc/seed$k
       if [ -s "$d/acc.csv" ]; then done_=$((done_ + 1))
-        if grep -q '^  "steps_to_learn": [0-9]' "$d/summary.json" 2> /dev/null; then learned_=$((learned_ + 1)); else capped=$((capped + 1)); fi
+        if learned "$t" "$sc" "$k"; then learned_=$((learned_ + 1)); else capped=$((capped + 1)); fi
       elif [ -s "$d/log.csv" ]; then part=$((part + 1))
         echo "  $t $sc seed $k: step $(awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { s = $1 } END { print s + 0 }' "$d/log.csv") (cap $(cat "$OUT/data/$t/cap" 2> /dev/null || task_cap "$t"))"
       else none=$((none + 1)); fi
@@ -286,8 +288,6 @@ if [ $mode != figures ]; then
   list=$(mktemp)
   trap 'rm -f "$list"' EXIT
   sweep() { JOBS=$jobs SWEEP_ENV="OUT EVAL UNTIL AFTER LR MODEL BIN PACK" tools/sweep.sh "$list" "$self" --one || failed=1; }
-  # learned T S K: run K of (T, S) reached 0.9 on its held-out check (steps_to_learn in its summary.json)
-  learned() { grep -q '^  "steps_to_learn": [0-9]' "$OUT/$1/$2/seed$3/summary.json" 2> /dev/null; }
   nseeds=$(echo $seeds | wc -w) last=${seeds##* } first=${seeds% *}
   [ "$nseeds" -ge 3 ] || first=$seeds last=
   echo "tasks2 study: $(( $(echo $tasks | wc -w) * $(echo $schemes | wc -w) * nseeds )) runs at most into $OUT (binary $BIN)" >&2
