@@ -227,5 +227,13 @@ diff3=$(for f in $files; do cmp -s "$tmp/o/$f" "$tmp/r1/$f" || echo "$f"; done)
 [ $rc = 0 ] && [ "$nbin" = 0 ] && [ -z "$diff3" ] && ok "a start in a clone without checkpoints (trained.txt, done.txt and the CSVs kept) trains nothing again; the same report" \
   || bad "clone without checkpoints" "rc $rc, $nbin checkpoints made, differ: $diff3; $(tail -2 "$tmp/fourth.err")"
 
+# a run without its final evaluation (under way, or failed) is listed as missing and left out
+# of the tables, training.csv's last-20% rows included (its steps so far are not its last 20%)
+cp -r "$tmp/o" "$tmp/u"; rm "$tmp/u/B/alibi/seed2/eval-final.csv"
+POSGPT=$BIN tools/study3_report.sh "$tmp/u" > /dev/null 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "without a final evaluation.*alibi/seed2" "$tmp/u/README.md" && ! grep -q "^alibi,2," "$tmp/u/training.csv" \
+  && grep -q "^alibi,2," "$tmp/o/training.csv" && ok "a run without its final evaluation is listed as missing, with no training.csv row" \
+  || bad "missing run" "rc $rc: $(grep -c "^alibi,2," "$tmp/u/training.csv") rows; $(grep "without a final" "$tmp/u/README.md")"
+
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

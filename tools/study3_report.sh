@@ -191,7 +191,9 @@ fi
 {
   echo "scheme,seed,steps,step_80,val_loss_80,val_loss_final,fall_last20,plateau"
   for d in "$out"/B/*/seed*; do
-    [ -s "$d/log.csv" ] || continue
+    # a run under way (no final evaluation yet) is listed as missing, not here: its last
+    # 20% would be of the steps it has run so far
+    [ -s "$d/log.csv" ] && [ -s "$d/info.csv" ] && [ -s "$d/eval-final.csv" ] && [ -s "$d/perwin-final.csv" ] || continue
     run=${d%/seed*}; run=${run##*/}
     # plateau (PROTOCOL.md v3): a change under 0.01 nats either way; else "no (falling)" or
     # "no (rose)"; "n/a" without a validation at or before 80% of the steps
