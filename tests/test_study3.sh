@@ -107,8 +107,8 @@ marked=$(grep "at the grid's edge" "$tmp/o/README.md" | awk -F' [|] ' '{ print s
 [ "$edge" = "$marked" ] && ok "README.md marks the choices at their grid's edge (${edge:-none})" || bad "edge marks" "want '$edge', marked '$marked'"
 grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-d$(awk -F, '$1 == "rope" { print $2 }' "$tmp/o/match.csv")/seed1/info.csv" ] \
   && ok "the matched control's width comes from match.csv and was trained" || bad "match" "$(cat "$tmp/o/match.csv")"
-[ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A5 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] \
-  && grep -q '^| C8 | rotary |' "$tmp/o/claims.md" && ok "paired tests, rankings with '<'/'~', the figure and claims.md are written" \
+[ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A5 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] && [ -s "$tmp/o/ppl_vs_length.png" ] && grep -q "](ppl_vs_length.png)" "$tmp/o/README.md" \
+  && grep -q '^| C8 | rotary |' "$tmp/o/claims.md" && ok "paired tests, rankings with '<'/'~', the figures and claims.md are written" \
   || bad "report" "$(ls "$tmp/o")"
 # the paired tests are across seeds (PROTOCOL.md v3): each row's seed_diffs are, per common seed,
 # the mean over the same windows of the worse run's loss minus the better's (recomputed here from
@@ -208,7 +208,7 @@ run pinned "$tmp/other"; rc=$?
 [ $rc = 2 ] && grep -q "differs from the pinned" "$tmp/pinned.err" && ok "a tree binary that differs from the pinned one is refused (--repin to change)" \
   || bad "pin" "rc $rc: $(tail -2 "$tmp/pinned.err")"
 # the report: byte-identical twice, and from the CSVs alone
-files="eval.csv paired.csv convergence.csv training.csv claims.md README.md ratio_vs_step.png bias.csv bias.md"
+files="eval.csv paired.csv convergence.csv training.csv claims.md README.md ratio_vs_step.png ppl_vs_length.png bias.csv bias.md"
 mkdir -p "$tmp/r1" "$tmp/r2"
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1 && for f in $files; do cp "$tmp/o/$f" "$tmp/r1/"; done
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1

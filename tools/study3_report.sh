@@ -12,7 +12,7 @@
 # perwin-final.csv, info.csv, log.csv}, and the papers' numbers in docs/papers.csv (PAPERS=FILE).
 # Writes into DIR: eval.csv (every evaluation, one row per run, seed, step and length),
 # paired.csv (the neighbour tests, across seeds), convergence.csv, training.csv (the last-20%
-# fall), ratio_vs_step.png, figures.txt, claims.md, bias.csv and bias.md (tools/study3_bias.sh:
+# fall), ratio_vs_step.png, ppl_vs_length.png, figures.txt, claims.md, bias.csv and bias.md (tools/study3_bias.sh:
 # the largest position bias before and after), and the section of README.md between its
 # "generated" markers (README.md is made if missing). The rules are runs/study3/PROTOCOL.md's
 # (v3: intervals over seeds, t with k - 1 degrees of freedom; tools/lib.awk).
@@ -187,6 +187,25 @@ if [ ${#figs[@]} -gt 0 ]; then
   "$bin" plot "${args[@]}" "${figs[@]}" > /dev/null
 fi
 
+# ---- perplexity against evaluation length at the final step (all the test bytes), from eval.csv:
+# one eval-format CSV per run and seed, the run's name as the scheme (a matched control is its
+# own series) ----
+lfigs=()
+while IFS=, read -r r k; do
+  f=$tmp/len-$r-seed$k.csv
+  { echo "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale"
+    awk -F, -v OFS=, -v r="$r" -v k="$k" '$14 == "final" && $1 == r && $2 == k { print r, $4, $5, "nonoverlapping", $5, $12, $6, $7, $6 / log(2), "contiguous", 0, $13, $3, "none", 1 }' "$tmp/rows"
+  } > "$f"
+  lfigs+=("$f")
+done < <(awk -F, '$14 == "final" { print $1 "," $2 }' "$tmp/rows" | sort -u -t, -k1,1 -k2,2n)
+if [ ${#lfigs[@]} -gt 0 ]; then
+  args=(--kind ppl --seeds --ylog --width 1800 --height 1000 --out "$out/ppl_vs_length.png"
+    --caption "the final checkpoints on all the test bytes, nonoverlapping windows; lines: the mean of the seeds' perplexities, bands: lowest to highest seed (the table's 95% intervals: README.md); log axes"
+    --title "Perplexity against evaluation length, trained at $T bytes (King James Bible, $(awk -F, '$14 == "final" && $3 > m { m = $3 } END { print m + 0 }' "$tmp/rows") steps, each scheme at its own lr)")
+  echo "./posgpt plot $(printf "%q " "${args[@]}" "${lfigs[@]}" | sed "s|$tmp/|\$TMP/|g")" >> "$out/figures.txt"
+  "$bin" plot "${args[@]}" "${lfigs[@]}" > /dev/null
+fi
+
 # ---- the last 20% of training: the fall of validation loss ----
 {
   echo "scheme,seed,steps,step_80,val_loss_80,val_loss_final,fall_last20,plateau"
@@ -310,6 +329,8 @@ end="<!-- end of the generated section -->"
   echo
   echo "flops/token: 6 N + 12 L T d_model at the training length (docs/usage.md); it leaves out each scheme's own work"
   echo "(biases, rotations, FIRE's MLP)."
+  echo
+  echo "![perplexity against evaluation length at the final step](ppl_vs_length.png)"
   echo
   echo "### Rankings with paired tests (paired.csv)"
   echo
