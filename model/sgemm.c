@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -219,8 +220,13 @@ int sgemm_set_kernel(SgKernel k) {
     return 1;
 }
 SgKernel sgemm_best_kernel(void) { return sgemm_kernel_ok(SG_AVX512) ? SG_AVX512 : SG_PORTABLE; }
+static double solo_flops_v = -1; // drive's "solo" bound (below), read once by choose
 static void choose(void) {
     if (!kernel_chosen) sgemm_set_kernel(sgemm_best_kernel());
+    if (solo_flops_v < 0) {
+        const char *e = getenv("POSGPT_SGEMM_SOLO_MFLOPS");
+        solo_flops_v = e && *e ? 1e6 * atof(e) : 8e6;
+    }
 }
 SgKernel sgemm_get_kernel(void) {
     choose();
@@ -391,6 +397,19 @@ typedef struct {
                  float beta, float *C, int ldc, void *abuf);
 } Kind;
 
+// below this many flops a thread per K block, a product of several K blocks runs "solo" (each
+// thread its own units through every block; drive). POSGPT_SGEMM_SOLO_MFLOPS=X changes it for a
+// benchmark (0: never); only the speed depends on it, never the floats.
+static double solo_flops(void) { return solo_flops_v; }
+void sgemm_set_solo_mflops(double mflops) {
+    choose();
+    solo_flops_v = mflops < 0 ? 0 : 1e6 * mflops;
+}
+double sgemm_get_solo_mflops(void) {
+    choose();
+    return solo_flops_v / 1e6;
+}
+
 // the product of a kind (M, N, K > 0): per K block op(B) packed once (by the team, in column
 // panels), then every work unit; one thread (or one unit) runs them in order
 static void drive(const Kind *kd, int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B,
@@ -408,8 +427,35 @@ static void drive(const Kind *kd, int ta, int tb, int M, int N, int K, float alp
         }
         return;
     }
-    char *bp = buf_grow(&team_b, bsize);
     int team = nt < c.units ? nt : c.units;
+    if (K > KC && 2.0 * M * N * KC / team < solo_flops()) {
+        // few flops a thread per K block (the weight gradients: C small, K the tokens): the
+        // team's packing of B and the two barriers of each block would cost more than the
+        // block's work, so each thread runs its own range of units through every K block,
+        // packing the B panels they need itself (once per block and column range). Each
+        // element still sums the K blocks in order with the same kernel: the same floats.
+#pragma omp parallel num_threads(team)
+        {
+            int t = omp_get_thread_num(), u0 = (int)((long)c.units * t / team), u1 = (int)((long)c.units * (t + 1) / team);
+            void *ap = buf_grow(thread_buf(TBUF_SGEMM_A), asize);
+            char *bq = buf_grow(thread_buf(TBUF_SGEMM_B), bsize);
+            for (int k0 = 0; k0 < K; k0 += KC) {
+                int kc = K - k0 < KC ? K - k0 : KC, packed = -1;
+                size_t panel = (size_t)kd->per_k(kc) * NR * kd->es;
+                for (int v = u0; v < u1; v++) { // the units column range by column range (v), so
+                    int bj = v / c.nbi, u = v % c.nbi * c.nj + bj; // a thread's units share their B panels
+                    if (bj != packed) { // this unit's column panels, unless the last unit's were the same
+                        for (int p = (int)((long)npn * bj / c.nj); p < (int)((long)npn * (bj + 1) / c.nj); p++)
+                            kd->pack_b(tb, k0, kc, p * NR, N - p * NR < NR ? N - p * NR : NR, B, ldb, bq + (size_t)p * panel);
+                        packed = bj;
+                    }
+                    kd->unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bq, beta, C, ldc, ap);
+                }
+            }
+        }
+        return;
+    }
+    char *bp = buf_grow(&team_b, bsize);
 #pragma omp parallel num_threads(team)
     {
         void *ap = buf_grow(thread_buf(TBUF_SGEMM_A), asize);
@@ -489,6 +535,7 @@ void sgemm_bf16(int ta, int tb, int M, int N, int K, float alpha, const float *A
         return;
     }
     if (!sgemm_bf16_ok()) die("sgemm_bf16: this CPU has no AVX512-BF16");
+    choose(); // (the solo bound)
 #ifdef SG_X86
     static const Kind bf16 = {per_k_bf16, sizeof(uint32_t), pack_b_words, run_unit_bf16};
     drive(&bf16, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

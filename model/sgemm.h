@@ -3,7 +3,9 @@
 // BLIS-style: K in blocks of SG_KC; per block, op(B) is packed once into panels of SG_NR
 // columns that every thread shares, and each work unit (a block of rows of C times a range of
 // column panels) packs its rows of op(A) into panels of SG_MR rows and runs the micro-kernel,
-// an SG_MR x SG_NR tile of C held in registers.
+// an SG_MR x SG_NR tile of C held in registers. A product with little work a thread per block
+// (the weight gradients: C small, K long) runs "solo" instead: each thread takes its units
+// through every block and packs the B panels they need itself (no barrier between blocks).
 // The floats: each element of C is, per K block, one chain of fused multiply-adds in k order
 // (acc = fma(a_ik, b_kj, acc), from 0), then c = alpha acc + (beta c for the first block, else
 // c); so they depend on SG_KC alone, never on the cut into units, the thread count or whether
@@ -27,6 +29,13 @@ SgKernel sgemm_best_kernel(void);
 int sgemm_set_kernel(SgKernel k);
 SgKernel sgemm_get_kernel(void);
 const char *sgemm_kernel_name(void); // "AVX-512 12x32" or "portable 12x32"
+
+// a product of several K blocks with fewer than this many million flops a thread per block runs
+// "solo" (each thread its units through every block, packing its own B panels) instead of as a
+// team (B packed once per block, two barriers a block); default 8, or POSGPT_SGEMM_SOLO_MFLOPS
+// (0: never solo). Set outside parallel regions (tests, benchmarks): the floats do not depend on it.
+void sgemm_set_solo_mflops(double mflops);
+double sgemm_get_solo_mflops(void);
 
 // the product; called outside a parallel region it runs on omp_get_max_threads() threads,
 // inside one on the calling thread alone

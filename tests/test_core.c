@@ -826,8 +826,8 @@ static void test_sgemm_direct(void) {
     int nshape = sizeof shapes / sizeof *shapes, saved = omp_get_max_threads(), pad = 5;
     float alphas[] = {1, -1.5f}, betas[] = {0, 1, 0.25f};
     SgKernel k0 = sgemm_get_kernel();
-    int same_threads = 1, same_kernels = 1, pad_kept = 1;
-    double worst = 0;
+    int same_threads = 1, same_kernels = 1, pad_kept = 1, same_solo = 1;
+    double worst = 0, solo0 = sgemm_get_solo_mflops();
     for (int si = 0; si < nshape; si++)
         for (int tr = 0; tr < 4; tr++)
             for (int ab = 0; ab < 6; ab++) {
@@ -838,29 +838,33 @@ static void test_sgemm_direct(void) {
                 Rng rng;
                 rng_seed(&rng, 100 + si * 8 + tr);
                 real *A = malloc(na * sizeof(real)), *Bm = malloc(nb * sizeof(real)), *C0 = malloc(nc * sizeof(real));
-                real *C[5];
+                real *C[6];
                 for (size_t i = 0; i < na; i++) A[i] = (real)rng_normal(&rng);
                 for (size_t i = 0; i < nb; i++) Bm[i] = (real)rng_normal(&rng);
                 for (size_t i = 0; i < nc; i++) C0[i] = (real)rng_normal(&rng);
                 if (beta == 0)
                     for (int i = 0; i < M; i++)
                         for (int j = 0; j < N; j++) C0[(size_t)i * ldc + j] = NAN;
-                for (int t = 0; t < 5; t++) {
+                // C[1]: 3 threads as a team; C[5]: 3 threads solo (sgemm_set_solo_mflops)
+                for (int t = 0; t < 6; t++) {
                     C[t] = malloc(nc * sizeof(real));
                     memcpy(C[t], C0, nc * sizeof(real));
                     if (t == 4 && !sgemm_kernel_ok(SG_AVX512)) continue;
                     sgemm_set_kernel(t == 4 ? SG_AVX512 : SG_PORTABLE);
+                    sgemm_set_solo_mflops(t == 5 ? 1e12 : 0);
                     if (t == 2) {
                         omp_set_num_threads(2);
 #pragma omp parallel
 #pragma omp single
                         sgemm(ta, tb, M, N, K, alpha, A, lda, Bm, ldb, beta, C[t], ldc);
                     } else {
-                        omp_set_num_threads(t == 1 ? 3 : 1);
+                        omp_set_num_threads(t == 1 || t == 5 ? 3 : 1);
                         sgemm(ta, tb, M, N, K, alpha, A, lda, Bm, ldb, beta, C[t], ldc);
                     }
                 }
+                sgemm_set_solo_mflops(solo0);
                 omp_set_num_threads(saved);
+                if (memcmp(C[5], C[0], nc * sizeof(real))) same_solo = 0;
                 for (int t = 1; t < 3; t++)
                     if (memcmp(C[t], C[0], nc * sizeof(real))) same_threads = 0;
                 if (sgemm_kernel_ok(SG_AVX512) && memcmp(C[4], C[0], nc * sizeof(real))) same_kernels = 0;
@@ -879,12 +883,14 @@ static void test_sgemm_direct(void) {
                         double e = fabs(C[0][(size_t)i * ldc + j] - ref[(size_t)i * N + j]) / bound[(size_t)i * N + j];
                         worst = e > worst || isnan(e) ? e : worst;
                     }
-                for (int t = 0; t < 5; t++) free(C[t]);
+                for (int t = 0; t < 6; t++) free(C[t]);
                 free(A), free(Bm), free(C0), free(Cc), free(ref), free(bound);
             }
     sgemm_set_kernel(k0);
     check(same_threads, "sgemm: the same floats on 1 and 3 threads and inside a parallel region (odd shapes, strides, alpha, beta)",
           "the floats depend on the thread count");
+    check(same_solo, "sgemm: the same floats on 3 threads solo (each thread its units through every K block) as on 1",
+          "the solo run differs");
     check(worst <= 1, "sgemm within the rounding bound of a double-precision loop (odd shapes, strides, alpha, beta; beta 0 reads no C)",
           "an element is %.3g times the bound away", worst);
     check(pad_kept, "sgemm writes no element past N in a row of C", "the padding of C changed");

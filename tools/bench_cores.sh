@@ -8,11 +8,29 @@
 # M at 1, 4, 16 threads likewise; the per-op profile of a step at 16 threads (bench profile);
 # and, with BENCH_DNN (a BLAS=onednn build), every product of an S and M step by library at 1 and
 # 16 threads (bench gemm) and a training step with each library (POSGPT_BLAS).
+#   tools/bench_cores.sh --sgemm   instead: posgpt's sgemm (its default, and with the solo mode
+# off: POSGPT_SGEMM_SOLO_MFLOPS=0) against OpenBLAS, S and M training at MAXT bound threads
+# (close, cores), ROUNDS alternating rounds (default 5), then the products of an M step
+# (bench profile) with the solo mode on and off. BENCH may hold a command with arguments (e.g.
+# the loader of carried libraries: "lib/ld-linux-x86-64.so.2 --library-path lib build/bench").
 set -uo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 B=${BENCH:-build/bench} N=${BENCH_DNN:-} MAX=${MAXT:-16}
 lscpu | grep -i "model name"; OMP_NUM_THREADS=$MAX $B sgemm | head -1
 bound() { OMP_PROC_BIND=close OMP_PLACES=cores "$@"; }
+if [ "${1:-}" = --sgemm ]; then
+  lib() { case $1 in posgpt) echo POSGPT_BLAS=posgpt ;; solo0) echo "POSGPT_BLAS=posgpt POSGPT_SGEMM_SOLO_MFLOPS=0" ;; openblas) echo POSGPT_BLAS=openblas ;; esac; }
+  for r in $(seq "${ROUNDS:-5}"); do
+    for x in posgpt solo0 openblas; do
+      echo "== S$MAX round $r $x"; bound env $(lib $x) OMP_NUM_THREADS=$MAX timeout 60 $B train S rope 3 15 | grep RESULT
+      echo "== M$MAX round $r $x"; bound env $(lib $x) OMP_NUM_THREADS=$MAX timeout 90 $B train M rope 2 8 | grep RESULT
+    done
+  done
+  for x in posgpt solo0; do
+    echo "== profile M$MAX $x"; bound env $(lib $x) OMP_NUM_THREADS=$MAX timeout 60 $B profile M 4 | grep -E "op=gemm|kind=profile"
+  done
+  exit 0
+fi
 echo "== S rope unbound / close-cores / spread-threads"
 for t in 1 2 4 8 $MAX; do
   OMP_NUM_THREADS=$t timeout 60 $B train S rope 3 15
