@@ -227,6 +227,13 @@ diff3=$(for f in $files; do cmp -s "$tmp/o/$f" "$tmp/r1/$f" || echo "$f"; done)
 [ $rc = 0 ] && [ "$nbin" = 0 ] && [ -z "$diff3" ] && ok "a start in a clone without checkpoints (trained.txt, done.txt and the CSVs kept) trains nothing again; the same report" \
   || bad "clone without checkpoints" "rc $rc, $nbin checkpoints made, differ: $diff3; $(tail -2 "$tmp/fourth.err")"
 
+# claims.md copies runs/ctxext's claims against Peng et al. (P1..), or says they were not run
+np=$(grep -c '^| P[0-9]* | ' "$tmp/o/claims.md"); nc=$(awk '/^## Against Peng et al\. 2023, Table 1/ { on = 1; next } on && /^## / { on = 0 }
+  on && /^\| / && !/^\| place \|/ && !/^\|---/' runs/ctxext/table.md | wc -l)
+CTXEXT=$tmp/none.md POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1 && grep -q "^Not run: no $tmp/none.md" "$tmp/o/claims.md" \
+  && ! grep -q '^| P1 | ' "$tmp/o/claims.md" && [ "$np" -ge 1 ] && [ "$np" = "$nc" ] \
+  && ok "claims.md copies runs/ctxext's $np claims against Peng et al. (P1..P$np); without the table it says not run" || bad "ctxext claims" "$np copied of $nc"
+POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1
 # a run without its final evaluation (under way, or failed) is listed as missing and left out
 # of the tables, training.csv's last-20% rows included (its steps so far are not its last 20%)
 cp -r "$tmp/o" "$tmp/u"; rm "$tmp/u/B/alibi/seed2/eval-final.csv"

@@ -225,7 +225,11 @@ fi
   done | sort -t, -k1,1 -k2,2n
 } > "$out/training.csv"
 
-# ---- claims.md: Press et al. 2022, Table 2, from docs/papers.csv (PROTOCOL.md v3) ----
+# ---- claims.md: Press et al. 2022, Table 2, from docs/papers.csv (PROTOCOL.md v3); then the
+# context-extension claims of runs/ctxext (CTXEXT=FILE: its table.md), copied and numbered P1.. ----
+ctx=${CTXEXT:-runs/ctxext/table.md}
+ctxrows=$([ -s "$ctx" ] && awk '/^## Against Peng et al\. 2023, Table 1/ { on = 1; next } on && /^## / { on = 0 }
+  on && /^\| / && !/^\| place \|/ { n++; sub(/^\| /, "| P" n " | "); print }' "$ctx" || true)
 [ -s "$papers" ] || { echo "study3_report: error: no $papers, or it is empty (PAPERS=FILE: the papers' numbers)" >&2; exit 1; }
 # per run and length (final checkpoints): the log ratio loss(L) - loss(T) per seed -> run,L,seeds,sum,sumsq
 awk -F, -v T="$T" '$14 == "final" { k = $1 SUBSEP $2; if ($5 == T) a[k] = $6; else { b[k, $5] = $6; Ls[$5] = 1 } }
@@ -280,13 +284,27 @@ awk -F, -v T="$T" -v papers="$papers" "$lib"'
   echo "|---|---|---|---|---|"
   cat "$tmp/claims-rows"
   echo
+  echo "## Context extension: Peng et al. 2023, Table 1 (from runs/ctxext)"
+  echo
+  if [ -n "$ctxrows" ]; then
+    echo "Copied from [runs/ctxext/table.md](../ctxext/table.md) (\`tools/ctxext.sh --report\`; its procedure and the rule of its"
+    echo "verdicts, on the direction only, are there): RoPE extended by 4 with PI, NTK and YaRN and fine-tuned, three"
+    echo "fine-tuning seeds, a paired test across seeds against Peng et al.'s ordering of the same methods."
+    echo
+    echo "| # | place | claim | theirs | ours: higher - lower, nats/byte [95% interval over seeds] | verdict |"
+    echo "|---|---|---|---|---|---|"
+    echo "$ctxrows"
+  else
+    echo "Not run: no $ctx (\`tools/ctxext.sh\`)."
+  fi
+  echo
   echo "## Papers with no comparable number here"
   echo
   echo "| paper | why not testable here |"
   echo "|---|---|"
   echo "| Su et al. 2021 (RoFormer), Raffel et al. 2020 (T5), Chi et al. 2022 (KERPLE), Chi et al. 2023 (Sandwich), Li et al. 2023 (FIRE) | their perplexity tables were not read here (docs/papers.md): no number of theirs is in docs/papers.csv |"
-  echo "| Kazemnejad et al. 2023 (NoPE) | their numbers are on algorithmic tasks: runs/tasks2/claims.md |"
-  echo "| Peng et al. 2023 (YaRN), Chen et al. 2023 (PI) | context extension: runs/ctxext |"
+  echo "| Kazemnejad et al. 2023 (NoPE), Ruoss et al. 2023 | their numbers are on algorithmic tasks: runs/tasks2/claims.md |"
+  echo "| Chen et al. 2023 (PI) | only their abstract was read here (docs/papers.csv: no perplexity of theirs); PI's numbers above are Peng et al.'s |"
 } > "$out/claims.md"
 
 # ---- the position bias before and after training (bias.csv, bias.md, the tables in bias/) ----
