@@ -72,5 +72,19 @@ for f in tools/*.sh; do
   nohelp="$nohelp $n"
 done
 [ -z "$nohelp" ] && ok "every tools/*.sh answers --help with its header, exit 0" || bad "--help" "no header or not exit 0:$nohelp"
+
+# a block of a document copied from a file the project's commands write ("<!-- copied from PATH
+# -->" ... "<!-- end of copy -->", PATH from the repository root) is that file's text, byte for
+# byte: a README number cannot drift from the run that made it
+ncopies=0 stale=""
+for doc in README.md docs/*.md runs/*/README.md; do
+  [ -f "$doc" ] || continue
+  for src in $(sed -n 's/^<!-- copied from \([^ ]*\) -->$/\1/p' "$doc"); do
+    ncopies=$((ncopies + 1))
+    block=$(awk -v m="<!-- copied from $src -->" '$0 == m { on = 1; next } on && $0 == "<!-- end of copy -->" { exit } on' "$doc")
+    [ -f "$src" ] && [ "$block" = "$(cat "$src")" ] || stale="$stale $doc:$src"
+  done
+done
+[ -z "$stale" ] && ok "every copied block in the documents equals its file ($ncopies)" || bad "copied blocks" "differ from their file:$stale"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -208,7 +208,7 @@ run pinned "$tmp/other"; rc=$?
 [ $rc = 2 ] && grep -q "differs from the pinned" "$tmp/pinned.err" && ok "a tree binary that differs from the pinned one is refused (--repin to change)" \
   || bad "pin" "rc $rc: $(tail -2 "$tmp/pinned.err")"
 # the report: byte-identical twice, and from the CSVs alone
-files="eval.csv paired.csv convergence.csv training.csv claims.md README.md ratio_vs_step.png ppl_vs_length.png bias.csv bias.md"
+files="eval.csv paired.csv convergence.csv training.csv table.md claims.md README.md ratio_vs_step.png ppl_vs_length.png bias.csv bias.md"
 mkdir -p "$tmp/r1" "$tmp/r2"
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1 && for f in $files; do cp "$tmp/o/$f" "$tmp/r1/"; done
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1
@@ -227,6 +227,13 @@ diff3=$(for f in $files; do cmp -s "$tmp/o/$f" "$tmp/r1/$f" || echo "$f"; done)
 [ $rc = 0 ] && [ "$nbin" = 0 ] && [ -z "$diff3" ] && ok "a start in a clone without checkpoints (trained.txt, done.txt and the CSVs kept) trains nothing again; the same report" \
   || bad "clone without checkpoints" "rc $rc, $nbin checkpoints made, differ: $diff3; $(tail -2 "$tmp/fourth.err")"
 
+# table.md: the final table, compact (for the top-level README), a row per run with a final
+# evaluation, best first at the longest length
+nr=$(awk -F, 'NR > 1 && $14 == "final" { print $1 }' "$tmp/o/eval.csv" | sort -u | wc -l)
+first=$(awk -F, 'NR > 1 && $14 == "final" && $5 == 16 * $4 { n[$1]++; s[$1] += $6 } END { for (r in n) print s[r] / n[r], r }' "$tmp/o/eval.csv" | sort -g | head -1 | cut -d' ' -f2)
+head -1 "$tmp/o/table.md" | grep -q '^| scheme | seeds | params | 1x | 2x | 4x | 8x | 16x |$' && [ "$(grep -c '^| [a-z]' "$tmp/o/table.md")" = $((nr + 1)) ] \
+  && [ "$(sed -n 3p "$tmp/o/table.md" | cut -d'|' -f2 | tr -d ' ')" = "$first" ] \
+  && ok "table.md: the compact final table, $nr runs, best at 16x first ($first)" || bad "table.md" "$(head -4 "$tmp/o/table.md")"
 # claims.md copies runs/ctxext's claims against Peng et al. (P1..), or says they were not run
 np=$(grep -c '^| P[0-9]* | ' "$tmp/o/claims.md"); nc=$(awk '/^## Against Peng et al\. 2023, Table 1/ { on = 1; next } on && /^## / { on = 0 }
   on && /^\| / && !/^\| place \|/ && !/^\|---/' runs/ctxext/table.md | wc -l)

@@ -12,7 +12,8 @@
 # perwin-final.csv, info.csv, log.csv}, and the papers' numbers in docs/papers.csv (PAPERS=FILE).
 # Writes into DIR: eval.csv (every evaluation, one row per run, seed, step and length),
 # paired.csv (the neighbour tests, across seeds), convergence.csv, training.csv (the last-20%
-# fall), ratio_vs_step.png, ppl_vs_length.png, figures.txt, claims.md, bias.csv and bias.md (tools/study3_bias.sh:
+# fall), table.md (the final table, compact: for the top-level README), ratio_vs_step.png, ppl_vs_length.png,
+# figures.txt, claims.md, bias.csv and bias.md (tools/study3_bias.sh:
 # the largest position bias before and after), and the section of README.md between its
 # "generated" markers (README.md is made if missing). The rules are runs/study3/PROTOCOL.md's
 # (v3: intervals over seeds, t with k - 1 degrees of freedom; tools/lib.awk).
@@ -96,6 +97,21 @@ table() {
     awk -F, -v r="$r" '$1 == r && $14 == "final" { printf "| %s | %s | %s | %s | %s | %s |", r, $17, $18, $16, $19, $20; exit }' "$tmp/rows" \
       | sed "s/^| $r |/| $r | $(awk -F, -v r="$r" '$1 == r { print $3; exit }' "$tmp/final") |/"
     for L in $lens; do awk -F, -v r="$r" -v L="$L" '$1 == r && $2 == L { printf " %.3f (%.3f-%.3f)%s |", $4, $5, $6, $8 == "w" ? " w" : "" }' "$tmp/final"; done
+    echo
+  done
+}
+
+# the same, compact, for a copy in the top-level README (table.md): scheme, seeds, params and
+# each length's ppl (interval), best first by the mean loss at the longest length
+ctable() {
+  local last r
+  last=$(echo $lens | awk '{ print $NF }')
+  printf "| scheme | seeds | params |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
+  printf "|---|---|---|"; for L in $lens; do printf -- "---|"; done; echo
+  for r in $(awk -F, -v L="$last" '$2 == L' "$tmp/final" | sort -t, -k7,7g -k1,1 | cut -d, -f1); do
+    awk -F, -v r="$r" '$1 == r { printf "| %s | %s |", r, $3; exit }' "$tmp/final"
+    awk -F, -v r="$r" '$1 == r && $14 == "final" { printf " %s |", $19; exit }' "$tmp/rows"
+    for L in $lens; do awk -F, -v r="$r" -v L="$L" '$1 == r && $2 == L { printf " %.2f (%.2f-%.2f)%s |", $4, $5, $6, $8 == "w" ? " w" : "" }' "$tmp/final"; done
     echo
   done
 }
@@ -224,6 +240,8 @@ fi
           ((f < 0.01 && f > -0.01) ? "yes" : f > 0 ? "no (falling)" : "no (rose)") }' "$d/log.csv"
   done | sort -t, -k1,1 -k2,2n
 } > "$out/training.csv"
+
+ctable > "$out/table.md"
 
 # ---- claims.md: Press et al. 2022, Table 2, from docs/papers.csv (PROTOCOL.md v3); then the
 # context-extension claims of runs/ctxext (CTXEXT=FILE: its table.md), copied and numbered P1.. ----
