@@ -176,6 +176,10 @@ $BIN plot --out "$tmp/lab.svg" --kind offset --xlabel "training step" --ylabel "
 if grep -q '>training step</text>' "$tmp/lab.svg" && grep -q '>ppl at 16x / ppl at 1x</text>' "$tmp/lab.svg" && grep -q '>my caption</text>' "$tmp/lab.svg" \
    && ! grep -q 'position offset K' "$tmp/lab.svg"; then ok "--xlabel, --ylabel and --caption replace the axis titles and the caption"
 else bad "axis labels" "$(grep -o '>[^<]*</text>' "$tmp/lab.svg" | head -5 | tr '\n' ' ')"; fi
+# with --zoom the caption goes under the close-up (it was dropped there)
+$BIN plot --out "$tmp/zlab.svg" --zoom 1.5 --caption "my caption" "$tmp/eval_tame.csv" 2>/dev/null
+grep -q '>my caption; curves above the top are in the left panel</text>' "$tmp/zlab.svg" && ok "--caption with --zoom: under the close-up" \
+  || bad "zoom caption" "$(grep -o '>[^<]*</text>' "$tmp/zlab.svg" | tail -3 | tr '\n' ' ')"
 
 # ---- bad input: one line on stderr with "error", non-zero exit, no PNG ----
 expect_error() { # name, text the message must contain, args...

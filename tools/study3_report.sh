@@ -215,8 +215,8 @@ while IFS=, read -r r k; do
   lfigs+=("$f")
 done < <(awk -F, '$14 == "final" { print $1 "," $2 }' "$tmp/rows" | sort -u -t, -k1,1 -k2,2n)
 if [ ${#lfigs[@]} -gt 0 ]; then
-  args=(--kind ppl --seeds --ylog --width 1800 --height 1000 --out "$out/ppl_vs_length.png"
-    --caption "the final checkpoints on all the test bytes, nonoverlapping windows; lines: the mean of the seeds' perplexities, bands: lowest to highest seed (the table's 95% intervals: README.md); log axes"
+  args=(--kind ppl --seeds --zoom 1.3 --width 2400 --height 1100 --out "$out/ppl_vs_length.png"
+    --caption "final checkpoints, all the test bytes; lines: mean of the seeds, bands: their range (intervals: README.md)"
     --title "Perplexity against evaluation length, trained at $T bytes (King James Bible, $(awk -F, '$14 == "final" && $3 > m { m = $3 } END { print m + 0 }' "$tmp/rows") steps, each scheme at its own lr)")
   echo "./posgpt plot $(printf "%q " "${args[@]}" "${lfigs[@]}" | sed "s|$tmp/|\$TMP/|g")" >> "$out/figures.txt"
   "$bin" plot "${args[@]}" "${lfigs[@]}" > /dev/null

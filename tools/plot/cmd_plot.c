@@ -296,10 +296,11 @@ static void render(Canvas *cv, const Figure *fg, const PlotArgs *a, const Font *
     if (!(dmin > 0)) die("plot: --zoom needs positive values (the left panel is logarithmic); the lowest is %g", dmin);
     ChartSeries *nolab = xmalloc((size_t)fg->ncs * sizeof *nolab);
     for (int i = 0; i < fg->ncs; i++) nolab[i] = fg->cs[i], nolab[i].label = NULL;
-    char zt[128], zcap[600], fcap[160], v[32];
+    char zt[128], zcap[1024], fcap[160], v[32];
     format_value(v, sizeof v, a->zoom * dmin);
     snprintf(zt, sizeof zt, "Close-up: up to %s (%g× the lowest value)", v, a->zoom);
-    snprintf(zcap, sizeof zcap, "%s; curves above the top are in the left panel", fg->base_cap);
+    // (a --caption replaces the description of the rows, in the close-up's caption as alone)
+    snprintf(zcap, sizeof zcap, "%s; curves above the top are in the left panel", a->caption ? a->caption : fg->base_cap);
     snprintf(fcap, sizeof fcap, "every point; log y axis");
     Chart full = fg->ch, close = fg->ch;
     full.s = nolab, full.ylog = 1, full.yclip = 0, full.ymin = NAN, full.ymax = NAN, full.caption = fcap;
