@@ -225,7 +225,11 @@ static void choose(void) {
     if (!kernel_chosen) sgemm_set_kernel(sgemm_best_kernel());
     if (solo_flops_v < 0) {
         const char *e = getenv("POSGPT_SGEMM_SOLO_MFLOPS");
-        solo_flops_v = e && *e ? 1e6 * atof(e) : 8e6;
+        char *end = NULL;
+        double v = e && *e ? strtod(e, &end) : 8;
+        if (e && *e && (*end || !(v >= 0) || !isfinite(v)))
+            die("POSGPT_SGEMM_SOLO_MFLOPS=%s: give a number of MFLOP, 0 or more (0: never solo; default 8)", e);
+        solo_flops_v = 1e6 * v;
     }
 }
 SgKernel sgemm_get_kernel(void) {

@@ -71,5 +71,14 @@ POSGPT_BLAS=openblas $BIN train "${A[@]}" --pos rope --threads 2 --steps 1 --out
 l1=$(sed -n 2p "$tmp/rope-t1/log.csv" | cut -d, -f2) l2=$(sed -n 2p "$tmp/ob/log.csv" | cut -d, -f2)
 awk -v a="$l1" -v b="$l2" 'BEGIN { d = a - b; exit !(a > 0 && (d < 0 ? -d : d) <= 1e-4) }' &&
   ok "posgpt's sgemm and OpenBLAS: the same first training loss within 1e-4 ($l1, $l2)" || bad "first loss" "posgpt $l1, OpenBLAS $l2"
+# POSGPT_SGEMM_SOLO_MFLOPS (a benchmark's knob): a value that is not a number of MFLOP, 0 or more,
+# is an error at start-up, whatever the products' sizes
+badv=""
+for v in abc -1 1e400 nan "8 "; do
+  POSGPT_SGEMM_SOLO_MFLOPS="$v" $BIN --version > /dev/null 2> "$tmp/solo.err" && badv="$badv [$v]: exit 0"
+  grep -q "^posgpt: error: POSGPT_SGEMM_SOLO_MFLOPS=" "$tmp/solo.err" || badv="$badv [$v]: $(head -1 "$tmp/solo.err")"
+done
+POSGPT_SGEMM_SOLO_MFLOPS=0 $BIN --version > /dev/null 2>&1 || badv="$badv [0]: refused"
+[ -z "$badv" ] && ok "POSGPT_SGEMM_SOLO_MFLOPS: abc, -1, 1e400, nan, '8 ' refused with one error line; 0 taken" || bad "solo env" "$badv"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

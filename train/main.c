@@ -29,7 +29,8 @@ static void usage(FILE *f) {
             "randomized positions (Ruoss et al. 2023) with any of them: train --positions random\n\n"
             "environment: POSGPT_BLAS=posgpt|posgpt-portable|openblas|onednn picks what runs the matrix products\n"
             "  (default: posgpt's own sgemm on a CPU with AVX-512F, else OpenBLAS; posgpt --version names it);\n"
-            "  OPENBLAS_CORETYPE picks OpenBLAS's kernel, and one older than AVX-512 keeps the products on OpenBLAS\n",
+            "  OPENBLAS_CORETYPE picks OpenBLAS's kernel, and one older than AVX-512 keeps the products on OpenBLAS;\n"
+            "  POSGPT_SGEMM_SOLO_MFLOPS=X (benchmarks) when posgpt's sgemm runs a product solo (docs/performance.md)\n",
             POSGPT_VERSION, pos_names());
 }
 

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "dist.h"
 #include "layers.h"
+#include "sgemm.h"
 
 #ifdef __linux__
 #include <sched.h>
@@ -89,6 +90,7 @@ static void reexec(char **argv) {
 
 void ensure_fast_blas(char **argv) {
     gemm_select_lib(getenv("POSGPT_BLAS"));
+    (void)sgemm_get_solo_mflops(); // a bad POSGPT_SGEMM_SOLO_MFLOPS is an error now, not at the first large product
     if (getenv("POSGPT_NO_REEXEC")) return;
     // POSGPT_TEST_REEXEC=1 (tests only): re-execute once even with the right kernel, so that the
     // path runs on any machine (tests/test_threads.sh: bound threads keep their cores)
