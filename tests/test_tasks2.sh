@@ -81,11 +81,14 @@ grep -q "copy nope seed 3: skipped (learned in none of seeds 1 2: the pair canno
   || bad "tasks2 seed rule" "$(grep -E 'seed 3|skipped' "$tmp/s.err"; ls "$tmp"/s/copy/*/)"
 
 # --status on that grid: 8 runs done (the learned ones are those whose summary.json has a
-# steps_to_learn), none under way, nope's seed 3 not started
+# steps_to_learn), none under way, nope's seed 3 not started; the minutes the done runs took, the
+# sum of their time.txt (a made-up run's 150 s among them)
 nl=$(grep -l '^  "steps_to_learn": [0-9]' "$tmp"/s/copy/*/seed*/summary.json | wc -l)
+echo "train_s=120 eval_s=30" > "$tmp/s/copy/nope/seed1/time.txt"
+mins=$(cat "$tmp"/s/copy/*/seed*/time.txt | sed 's/train_s=\([0-9]*\) eval_s=\([0-9]*\)/\1 \2/' | awk '{ s += $1 + $2 } END { print int(s / 60) }')
 st=$(OUT=$tmp/s SCHEMES="nope rope learned" SEEDS="1 2 3" tools/tasks2.sh --quick --status 2>&1)
-grep -qx "copy: 8 runs done ($nl learned, $((8 - nl)) not learned by the cap), 0 under way or interrupted, 1 not started" <<< "$st" \
-  && ok "tasks2 --status: 8 done ($nl learned), 1 not started (the seed rule's)" || bad "tasks2 --status" "$st (learned: $nl)"
+grep -qx "copy: 8 runs done ($nl learned, $((8 - nl)) not learned by the cap), 0 under way or interrupted, 1 not started; the done runs took $mins min (training and evaluation, their time.txt)" <<< "$st" \
+  && ok "tasks2 --status: 8 done ($nl learned), 1 not started (the seed rule's), $mins min" || bad "tasks2 --status" "$st (learned: $nl, $mins min)"
 # the grids and the worst-case estimate (printed, nothing run): 8 schemes x 7 tasks x 3 seeds by
 # default, randomized positions over rope and alibi only under --full, about 25 hours at the caps
 plan=$(tools/tasks2.sh --plan 2>&1) full=$(tools/tasks2.sh --plan --full 2>&1)

@@ -25,8 +25,9 @@
 #                              schemes, 210 runs)
 #   tools/tasks2.sh --plan     the grid's run count and worst-case time estimate, nothing run
 #                              (--plan --full: the full grid's)
-#   tools/tasks2.sh --status   per task: runs done (learned or not by the cap), under way (their
-#                              step), not started; nothing run (--status --full: the full grid)
+#   tools/tasks2.sh --status   per task: runs done (learned or not by the cap, and the minutes
+#                              they took), under way (their step), not started; nothing run
+#                              (--status --full: the full grid)
 #   tools/tasks2.sh --quick    a smoke test into runs/tasks2-quick (seconds: copy at L = 4, two
 #                              schemes, one seed, a 60-step cap)
 #   tools/tasks2.sh --figures  only the report, from the CSVs in the folder
@@ -245,16 +246,17 @@ if [ $status = 1 ]; then
   [ -d "$OUT" ] || { echo "tasks2.sh: no folder '$OUT': the grid has not started" >&2; exit 1; }
   echo "tasks2 in $OUT, $(date -u '+%Y-%m-%d %H:%M') UTC"
   for t in $tasks; do
-    done_=0 learned_=0 capped=0 part=0 none=0
+    done_=0 learned_=0 capped=0 part=0 none=0 secs=0
     for sc in $schemes; do for k in $seeds; do
       d=$OUT/$t/$sc/seed$k
       if [ -s "$d/acc.csv" ]; then done_=$((done_ + 1))
+        secs=$((secs + $(sed -n 's/^train_s=\([0-9]*\) eval_s=\([0-9]*\)$/\1 + \2/p' "$d/time.txt" 2> /dev/null | grep . || echo 0)))
         if learned "$t" "$sc" "$k"; then learned_=$((learned_ + 1)); else capped=$((capped + 1)); fi
       elif [ -s "$d/log.csv" ]; then part=$((part + 1))
         echo "  $t $sc seed $k: step $(awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { s = $1 } END { print s + 0 }' "$d/log.csv") (cap $(cat "$OUT/data/$t/cap" 2> /dev/null || task_cap "$t"))"
       else none=$((none + 1)); fi
     done; done
-    echo "$t: $done_ runs done ($learned_ learned, $capped not learned by the cap), $part under way or interrupted, $none not started"
+    echo "$t: $done_ runs done ($learned_ learned, $capped not learned by the cap), $part under way or interrupted, $none not started$([ $secs -gt 0 ] && echo "; the done runs took $((secs / 60)) min (training and evaluation, their time.txt)")"
   done
   echo "(the seed rule may leave a pair's last seed unrun: tools/tasks2.sh --help)"
   exit 0
