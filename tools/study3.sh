@@ -250,10 +250,14 @@ if [ "$mode" = one ]; then
     # trained earlier, but its checkpoints are gone before its evaluations were done: train again
     [ -s "$d/model.bin" ] || rm -f "$d/trained.txt"
     train_run "$d" "$B_STEPS" "$@"
+    t_eval=$SECONDS
     for ((k = KEEP; k <= B_STEPS; k += KEEP)); do
       ev "$d/eval-$k.csv" "$d/model-$k.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$SAMPLE" --csv @OUT@
     done
     ev "$d/eval-final.csv" "$d/model.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$FINAL_TOKENS" --csv @OUT@ --per-window @PW@
+    # the evaluations' seconds in this start (the training's are log.csv's elapsed_s): the study's
+    # time is summed from the runs' own records, as it is stopped and resumed across days
+    echo "eval_s=$((SECONDS - t_eval))" > "$d/eval-time.txt"
     "$bin" info "$d/model.bin" | awk -v r="$run" -v s="$s" -v k="$seed" -v d="$dm" -v lr="$lr" -v m="$m" '
       $1 == "parameters" { p = $2 } $1 == "flops/token" { f = $2 }
       END { print "run,pos,seed,d_model,lr,pos_lr_mult,params,flops_per_token"; print r "," s "," k "," d "," lr "," m "," p "," f }' > "$d/info.csv"
