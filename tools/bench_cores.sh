@@ -16,6 +16,10 @@
 set -uo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 B=${BENCH:-build/bench} N=${BENCH_DNN:-} MAX=${MAXT:-16}
+for v in "MAXT=$MAX" "ROUNDS=${ROUNDS:-5}"; do
+  [[ ${v#*=} =~ ^[1-9][0-9]{0,3}$ ]] || { echo "bench_cores.sh: ${v%%=*}='${v#*=}': give a whole number from 1 to 9999" >&2; exit 2; }
+done
+case "${1:-}" in "" | --sgemm) ;; *) echo "bench_cores.sh: unknown argument '$1' (--sgemm, or none; --help)" >&2; exit 2 ;; esac
 lscpu | grep -i "model name"; OMP_NUM_THREADS=$MAX $B sgemm | head -1
 bound() { OMP_PROC_BIND=close OMP_PLACES=cores "$@"; }
 if [ "${1:-}" = --sgemm ]; then
