@@ -368,14 +368,18 @@ static Cut cut(int M, int N, int threads) {
     return c;
 }
 int sgemm_units(int M, int N, int threads) { return M > 0 && N > 0 ? cut(M, N, threads).units : 0; }
+// the column panels [*p0, *p1) of column range bj of cut c, of npn panels in all
+static void col_range(const Cut *c, int npn, int bj, int *p0, int *p1) {
+    *p0 = (int)((long)npn * bj / c->nj), *p1 = (int)((long)npn * (bj + 1) / c->nj);
+}
 
 // unit u of cut c for the K block [k0, k0+kc): pack its rows of op(A) into abuf, then every
 // (column panel, row panel) tile of it from the packed B block bp
 static void run_unit(const Cut *c, int u, int ta, int M, int N, int k0, int kc, float alpha, const float *A, int lda,
                      const float *bp, float beta, float *C, int ldc, float *abuf) {
-    int npn = (N + NR - 1) / NR, bi = u / c->nj, bj = u % c->nj;
+    int npn = (N + NR - 1) / NR, bi = u / c->nj, p0, p1;
     int i0 = bi * c->mp * MR, mc = M - i0 < c->mp * MR ? M - i0 : c->mp * MR;
-    int p0 = (int)((long)npn * bj / c->nj), p1 = (int)((long)npn * (bj + 1) / c->nj);
+    col_range(c, npn, u % c->nj, &p0, &p1);
     if (mc <= 0 || p1 <= p0) return;
     pack_a(ta, i0, mc, k0, kc, A, lda, abuf);
     for (int jp = p0; jp < p1; jp++) {
@@ -401,10 +405,15 @@ typedef struct {
                  float beta, float *C, int ldc, void *abuf);
 } Kind;
 
-// below this many flops a thread per K block, a product of several K blocks runs "solo" (each
-// thread its own units through every block; drive). POSGPT_SGEMM_SOLO_MFLOPS=X changes it for a
-// benchmark (0: never); only the speed depends on it, never the floats.
-static double solo_flops(void) { return solo_flops_v; }
+// column panel p of op(B)'s K block [k0, k0 + kc) packed into its place in the block blk
+static void pack_panel(const Kind *kd, int tb, int k0, int kc, int p, int N, const float *B, int ldb, char *blk) {
+    int j = p * NR;
+    kd->pack_b(tb, k0, kc, j, N - j < NR ? N - j : NR, B, ldb, blk + (size_t)p * kd->per_k(kc) * NR * kd->es);
+}
+
+// solo_flops_v: below this many flops a thread per K block, a product of several K blocks runs
+// "solo" (each thread its own units through every block; drive). POSGPT_SGEMM_SOLO_MFLOPS=X
+// changes it for a benchmark (0: never); only the speed depends on it, never the floats.
 void sgemm_set_solo_mflops(double mflops) {
     choose();
     solo_flops_v = mflops < 0 ? 0 : 1e6 * mflops;
@@ -432,7 +441,7 @@ static void drive(const Kind *kd, int ta, int tb, int M, int N, int K, float alp
         return;
     }
     int team = nt < c.units ? nt : c.units;
-    if (K > KC && 2.0 * M * N * KC / team < solo_flops()) {
+    if (K > KC && 2.0 * M * N * KC / team < solo_flops_v) {
         // few flops a thread per K block (the weight gradients: C small, K the tokens): the
         // team's packing of B and the two barriers of each block would cost more than the
         // block's work, so each thread runs its own range of units through every K block,
@@ -444,13 +453,12 @@ static void drive(const Kind *kd, int ta, int tb, int M, int N, int K, float alp
             void *ap = buf_grow(thread_buf(TBUF_SGEMM_A), asize);
             char *bq = buf_grow(thread_buf(TBUF_SGEMM_B), bsize);
             for (int k0 = 0; k0 < K; k0 += KC) {
-                int kc = K - k0 < KC ? K - k0 : KC, packed = -1;
-                size_t panel = (size_t)kd->per_k(kc) * NR * kd->es;
+                int kc = K - k0 < KC ? K - k0 : KC, packed = -1, p0, p1;
                 for (int v = u0; v < u1; v++) { // the units column range by column range (v), so
                     int bj = v / c.nbi, u = v % c.nbi * c.nj + bj; // a thread's units share their B panels
                     if (bj != packed) { // this unit's column panels, unless the last unit's were the same
-                        for (int p = (int)((long)npn * bj / c.nj); p < (int)((long)npn * (bj + 1) / c.nj); p++)
-                            kd->pack_b(tb, k0, kc, p * NR, N - p * NR < NR ? N - p * NR : NR, B, ldb, bq + (size_t)p * panel);
+                        col_range(&c, npn, bj, &p0, &p1);
+                        for (int p = p0; p < p1; p++) pack_panel(kd, tb, k0, kc, p, N, B, ldb, bq);
                         packed = bj;
                     }
                     kd->unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bq, beta, C, ldc, ap);
@@ -465,12 +473,8 @@ static void drive(const Kind *kd, int ta, int tb, int M, int N, int K, float alp
         void *ap = buf_grow(thread_buf(TBUF_SGEMM_A), asize);
         for (int k0 = 0; k0 < K; k0 += KC) {
             int kc = K - k0 < KC ? K - k0 : KC;
-            size_t panel = (size_t)kd->per_k(kc) * NR * kd->es;
 #pragma omp for schedule(static)
-            for (int p = 0; p < npn; p++) {
-                int j = p * NR;
-                kd->pack_b(tb, k0, kc, j, N - j < NR ? N - j : NR, B, ldb, bp + (size_t)p * panel);
-            }
+            for (int p = 0; p < npn; p++) pack_panel(kd, tb, k0, kc, p, N, B, ldb, bp);
 #pragma omp for schedule(static)
             for (int u = 0; u < c.units; u++) kd->unit(&c, u, ta, M, N, k0, kc, alpha, A, lda, bp, beta, C, ldc, ap);
         }
@@ -513,9 +517,9 @@ static void run_unit_bf16(const Cut *c, int u, int ta, int M, int N, int k0, int
                           const void *bpv, float beta, float *C, int ldc, void *abufv) {
     const uint32_t *bp = bpv;
     uint32_t *abuf = abufv;
-    int npn = (N + NR - 1) / NR, bi = u / c->nj, bj = u % c->nj, kw = (kc + 1) / 2;
+    int npn = (N + NR - 1) / NR, bi = u / c->nj, kw = (kc + 1) / 2, p0, p1;
     int i0 = bi * c->mp * MR, mc = M - i0 < c->mp * MR ? M - i0 : c->mp * MR;
-    int p0 = (int)((long)npn * bj / c->nj), p1 = (int)((long)npn * (bj + 1) / c->nj);
+    col_range(c, npn, u % c->nj, &p0, &p1);
     if (mc <= 0 || p1 <= p0) return;
     pack_a_bf16(ta, i0, mc, k0, kc, A, lda, abuf);
     for (int jp = p0; jp < p1; jp++) {
