@@ -90,13 +90,19 @@ awk -F, "$lib"'$14 == "final" { k = $1 SUBSEP $5; n[k]++; s[k] += $6; ss[k] += $
       if (tint(n[k], s[k], ss[k])) printf "%s,%s,%d,%.4f,%.4f,%.4f,%.6f,\n", p[1], p[2], n[k], exp(TM), exp(TM - TH), exp(TM + TH), TM
       else printf "%s,%s,%d,%.4f,%.4f,%.4f,%.6f,w\n", p[1], p[2], n[k], exp(TM), lo[k], hi[k], TM } }' "$tmp/rows" \
   | sort -t, -k1,1 -k2,2n > "$tmp/final"
+# cells RUN DECIMALS: RUN's ppl (interval) at each length, " w" after a one-seed window interval
+cells() {
+  local L
+  for L in $lens; do awk -F, -v r="$1" -v L="$L" -v p="$2" '$1 == r && $2 == L {
+      printf " %." p "f (%." p "f-%." p "f)%s |", $4, $5, $6, $8 == "w" ? " w" : "" }' "$tmp/final"; done
+}
 table() {
   printf "| scheme | seeds | lr | pos-lr mult | d_model | params | flops/token |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
   printf "|---|---|---|---|---|---|---|"; for L in $lens; do printf -- "---|"; done; echo
   for r in $(cut -d, -f1 "$tmp/final" | uniq); do
     awk -F, -v r="$r" '$1 == r && $14 == "final" { printf "| %s | %s | %s | %s | %s | %s |", r, $17, $18, $16, $19, $20; exit }' "$tmp/rows" \
       | sed "s/^| $r |/| $r | $(awk -F, -v r="$r" '$1 == r { print $3; exit }' "$tmp/final") |/"
-    for L in $lens; do awk -F, -v r="$r" -v L="$L" '$1 == r && $2 == L { printf " %.3f (%.3f-%.3f)%s |", $4, $5, $6, $8 == "w" ? " w" : "" }' "$tmp/final"; done
+    cells "$r" 3
     echo
   done
 }
@@ -111,7 +117,7 @@ ctable() {
   for r in $(awk -F, -v L="$last" '$2 == L' "$tmp/final" | sort -t, -k7,7g -k1,1 | cut -d, -f1); do
     awk -F, -v r="$r" '$1 == r { printf "| %s | %s |", r, $3; exit }' "$tmp/final"
     awk -F, -v r="$r" '$1 == r && $14 == "final" { printf " %s |", $19; exit }' "$tmp/rows"
-    for L in $lens; do awk -F, -v r="$r" -v L="$L" '$1 == r && $2 == L { printf " %.2f (%.2f-%.2f)%s |", $4, $5, $6, $8 == "w" ? " w" : "" }' "$tmp/final"; done
+    cells "$r" 2
     echo
   done
 }
@@ -120,6 +126,9 @@ ctable() {
 # each pair of neighbours tested across seeds: per common seed k, d_k = the mean over the same
 # windows of the worse run's loss minus the better's; '<' where the 95% t interval of the d_k
 # (k - 1 degrees of freedom) lies above 0 ----
+# finished DIR: the run in DIR has its final evaluation (info.csv, written last, and the final
+# evaluation's two files); a run without it is listed as missing and left out of every table
+finished() { [ -s "$1/info.csv" ] && [ -s "$1/eval-final.csv" ] && [ -s "$1/perwin-final.csv" ]; }
 # seeds_of RUN: its seeds with a final evaluation and its per-window file
 seeds_of() { local d; for d in "$out/B/$1"/seed*; do [ -s "$d/perwin-final.csv" ] && [ -s "$d/eval-final.csv" ] && echo "${d##*/seed}"; done | sort; }
 echo "eval_len,better,worse,seeds,windows,mean_diff,ci_low,ci_high,significant,seed_diffs" > "$out/paired.csv"
@@ -228,7 +237,7 @@ fi
   for d in "$out"/B/*/seed*; do
     # a run under way (no final evaluation yet) is listed as missing, not here: its last
     # 20% would be of the steps it has run so far
-    [ -s "$d/log.csv" ] && [ -s "$d/info.csv" ] && [ -s "$d/eval-final.csv" ] && [ -s "$d/perwin-final.csv" ] || continue
+    [ -s "$d/log.csv" ] && finished "$d" || continue
     run=${d%/seed*}; run=${run##*/}
     # plateau (PROTOCOL.md v3): a change under 0.01 nats either way; else "no (falling)" or
     # "no (rose)"; "n/a" without a validation at or before 80% of the steps
@@ -353,8 +362,7 @@ end="<!-- end of the generated section -->"
     awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %+.1f%% |\n", $1, $2, $3, $4, $5, 100 * $6 }' "$out/match.csv"
     echo
   fi
-  missing=$(for d in "$out"/B/*/seed*; do [ -d "$d" ] || continue; [ -s "$d/info.csv" ] && [ -s "$d/eval-final.csv" ] && [ -s "$d/perwin-final.csv" ] \
-    || echo "${d#"$out"/B/}"; done | tr '\n' ' ')
+  missing=$(for d in "$out"/B/*/seed*; do if [ -d "$d" ] && ! finished "$d"; then echo "${d#"$out"/B/}"; fi; done | tr '\n' ' ')
   if [ -n "$missing" ]; then
     echo "**Runs without a final evaluation (left out of every table and ranking below):** $missing"
     echo
