@@ -145,6 +145,10 @@ printf '%s\nr,8,8,nonoverlapping,8,0,1,8,1.0\nr,8,8,nonoverlapping,8,0,0,8,1.0\n
 printf '%s\nr,8,8,nonoverlapping,8,0,0,8,0.75\nr,8,8,nonoverlapping,8,0,1,8,0.75\n' $h > "$tmp/pb2.csv"
 printf '%s\nr,8,8,nonoverlapping,8,0,5,8,0.75\nr,8,8,nonoverlapping,8,0,1,8,0.75\n' $h > "$tmp/pb3.csv"
 printf '%s\nr,8,8,nonoverlapping,8,0,0,8,0.75\n' $h > "$tmp/pb4.csv"
+# wall(): a log's elapsed_s restarts at 0 on resume: 9 s, then 4 s after the resume (13 in all);
+# a second file after wall_reset() counts alone
+got=$(printf '10,5\n20,9\n30,2\n40,4\n' | awk -F, "$(cat tools/lib.awk)"'{ wall($2) } END { a = WALL; wall_reset(); wall(3); wall(7); print a, WALL }')
+[ "$got" = "13 7" ] && ok "lib.awk: a run's training seconds over its resumed segments (9 + 4)" || bad "lib.awk wall" "$got"
 pw() { awk -F, "$(cat tools/lib.awk)"'{ pw_row(8) } END { m = pw_end(); if (m < 0) print PWERR; else for (i = 1; i <= m; i++) printf "%g:%d ", PWD[i], PWN[i] }' "$@"; }
 got=$(pw "$tmp/pa1.csv" "$tmp/pb1.csv" "$tmp/pa2.csv" "$tmp/pb2.csv")
 e1=$(pw "$tmp/pa2.csv" "$tmp/pb3.csv"); e2=$(pw "$tmp/pa2.csv" "$tmp/pb4.csv")
@@ -227,6 +231,15 @@ diff3=$(for f in $files; do cmp -s "$tmp/o/$f" "$tmp/r1/$f" || echo "$f"; done)
 [ $rc = 0 ] && [ "$nbin" = 0 ] && [ -z "$diff3" ] && ok "a start in a clone without checkpoints (trained.txt, done.txt and the CSVs kept) trains nothing again; the same report" \
   || bad "clone without checkpoints" "rc $rc, $nbin checkpoints made, differ: $diff3; $(tail -2 "$tmp/fourth.err")"
 
+# training.csv's seconds: alibi seed 2 was stopped at step 8 and resumed, so its training seconds
+# (log.csv's elapsed_s over both segments) exceed its log's last elapsed_s (the second segment's);
+# every run has its evaluation seconds (eval-time.txt); README.md sums them per phase
+tr=$(awk -F, '$1 == "alibi" && $2 == 2 { print $9 }' "$tmp/o/training.csv"); la=$(tail -1 "$tmp/o/B/alibi/seed2/log.csv" | cut -d, -f7)
+ne=$(awk -F, 'NR > 1 && $10 !~ /^[0-9]+$/' "$tmp/o/training.csv" | wc -l)
+[ "$(head -1 "$tmp/o/training.csv" | cut -d, -f9,10)" = train_s,eval_s ] && awk -v t="$tr" -v l="$la" 'BEGIN { exit !(t + 0 > l + 0) }' && [ "$ne" = 0 ] \
+  && grep -q '^| B and C (finished runs) | [0-9]* | [0-9.]* | [0-9.]* |$' "$tmp/o/README.md" \
+  && ok "training.csv: each run's training seconds over its resumed segments (alibi seed 2: $tr s, its last segment $la) and evaluation seconds; README.md sums them" \
+  || bad "study3 machine time" "$tr / $la / $ne without eval_s / $(grep -A4 '^### Machine' "$tmp/o/README.md")"
 # table.md: the final table, compact (for the top-level README), a row per run with a final
 # evaluation, best first at the longest length
 nr=$(awk -F, 'NR > 1 && $14 == "final" { print $1 }' "$tmp/o/eval.csv" | sort -u | wc -l)

@@ -81,26 +81,42 @@ grep -q "copy nope seed 3: skipped (learned in none of seeds 1 2: the pair canno
   || bad "tasks2 seed rule" "$(grep -E 'seed 3|skipped' "$tmp/s.err"; ls "$tmp"/s/copy/*/)"
 
 # --status on that grid: 8 runs done (the learned ones are those whose summary.json has a
-# steps_to_learn), none under way, nope's seed 3 not started; the minutes the done runs took, the
-# sum of their time.txt (a made-up run's 150 s among them)
+# steps_to_learn), none under way, nope's seed 3 not started; the minutes the done runs took: the
+# training seconds of their log.csv and the eval_s of their time.txt. The trained runs have one
+# segment each (their last elapsed_s); made-up nope seed 1 has a log of two (60 s, then 100 s
+# after a resume: the clock restarts at 0) and 30 s of evaluation; the other made-up runs none.
 nl=$(grep -l '^  "steps_to_learn": [0-9]' "$tmp"/s/copy/*/seed*/summary.json | wc -l)
-echo "train_s=120 eval_s=30" > "$tmp/s/copy/nope/seed1/time.txt"
-mins=$(cat "$tmp"/s/copy/*/seed*/time.txt | sed 's/train_s=\([0-9]*\) eval_s=\([0-9]*\)/\1 \2/' | awk '{ s += $1 + $2 } END { print int(s / 60) }')
+secs=$(for d in "$tmp"/s/copy/*/seed*; do [ -s "$d/log.csv" ] && echo "$(tail -1 "$d/log.csv" | cut -d, -f7) $(sed 's/.*eval_s=//' "$d/time.txt")"; done | awk '{ s += $1 + $2 } END { print s + 0 }')
+printf 'step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s,heldout_exact\n10,1.0,,0.001,1.0,1000,30.00,\n20,1.0,,0.001,1.0,1000,60.00,\n30,1.0,,0.0003,1.0,1000,0.50,\n40,1.0,,0.0003,1.0,1000,100.00,\n' > "$tmp/s/copy/nope/seed1/log.csv"
+echo "train_s=100 eval_s=30" > "$tmp/s/copy/nope/seed1/time.txt"
+mins=$(awk -v s="$secs" 'BEGIN { print int((s + 190) / 60) }')
 st=$(OUT=$tmp/s SCHEMES="nope rope learned" SEEDS="1 2 3" tools/tasks2.sh --quick --status 2>&1)
-grep -qx "copy: 8 runs done ($nl learned, $((8 - nl)) not learned by the cap), 0 under way or interrupted, 1 not started; the done runs took $mins min (training and evaluation, their time.txt)" <<< "$st" \
-  && ok "tasks2 --status: 8 done ($nl learned), 1 not started (the seed rule's), $mins min" || bad "tasks2 --status" "$st (learned: $nl, $mins min)"
+grep -qx "copy: 8 runs done ($nl learned, $((8 - nl)) not learned by the cap), 0 under way or interrupted, 1 not started; the done runs took $mins min (training and evaluation, their log.csv and time.txt)" <<< "$st" \
+  && ok "tasks2 --status: 8 done ($nl learned), 1 not started (the seed rule's), $mins min (a resumed run's two segments counted)" || bad "tasks2 --status" "$st (learned: $nl, $mins min)"
 # the grids and the worst-case estimate (printed, nothing run): 8 schemes x 7 tasks x 3 seeds by
-# default, randomized positions over rope and alibi only under --full, about 25 hours at the caps
-plan=$(tools/tasks2.sh --plan 2>&1) full=$(tools/tasks2.sh --plan --full 2>&1)
-hours=$(sed -n 's/.*about \([0-9.]*\) hours on 2 quiet cores.*/\1/p' <<< "$plan")
+# default, randomized positions over sinusoidal, rope and alibi only under --full, about 25
+# hours at the caps at the assumed rates (an OUT without runs: nothing measured)
+plan=$(OUT=$tmp/none tools/tasks2.sh --plan 2>&1) full=$(OUT=$tmp/none tools/tasks2.sh --plan --full 2>&1)
+hours=$(sed -n 's/.*about \([0-9.]*\) hours on 2 cores.*/\1/p' <<< "$plan")
 grep -q "= 168 runs (sinusoidal learned t5 alibi rope nope fire kerple-power);" <<< "$plan" && ! grep -q randomized <<< "$plan" \
-  && grep -q "= 210 runs (.* randomized-rope randomized-alibi);" <<< "$full" \
+  && grep -q "= 231 runs (.* randomized-sinusoidal randomized-rope randomized-alibi);" <<< "$full" \
+  && grep -q "^rates: copy 9.0 steps/s (assumed), .*passkey 3.6 steps/s (assumed)" <<< "$plan" \
   && awk -v h="$hours" 'BEGIN { exit !(h >= 23 && h <= 27) }' \
-  && ok "tasks2 --plan: 168 runs by default (8 schemes), 210 with --full (randomized rope, alibi); worst case $hours h (about 25: each run to its cap and 1000 steps more)" \
+  && ok "tasks2 --plan: 168 runs by default (8 schemes), 231 with --full (randomized sinusoidal, rope, alibi); worst case $hours h at the assumed rates (about 25: each run to its cap and 1000 steps more)" \
   || bad "tasks2 --plan" "$plan / $full"
-tools/tasks2.sh --help | grep -q "^25 hours on 2 quiet cores" && tools/tasks2.sh --help | grep -q "ESTIMATE" \
+tools/tasks2.sh --help | grep -q "^25 hours on 2 cores at the assumed rates" && tools/tasks2.sh --help | grep -q "ESTIMATE" \
   && ok "tasks2 --help: states the worst-case time, marked an estimate" || bad "tasks2 --help" "no estimate"
-[ "$(CAP_HARD=5000 tools/tasks2.sh --plan | sed -n 's/.*about \([0-9.]*\) hours.*/\1/p')" != "$hours" ] \
+# measured rates: the quick grid's two copy runs, their steps over their training seconds (log.csv,
+# one segment each: the last elapsed_s) and their mean evaluation seconds (time.txt)
+want=$(for d in "$tmp"/q/copy/*/seed1; do echo "$(tail -1 "$d/log.csv" | cut -d, -f1,7 | tr , ' ') $(sed 's/.*eval_s=//' "$d/time.txt")"; done \
+  | awk '{ s += $1; w += $2; e += $3; n++ } END { printf "copy %.1f steps/s and %.0f s of evaluation a run (measured: its %d runs done)", s / w, e / n, n }')
+mplan=$(OUT=$tmp/q tools/tasks2.sh --quick --plan 2>&1)
+grep -qxF "rates: $want" <<< "$mplan" && ok "tasks2 --plan: a task's rate measured on its runs done ($want)" || bad "tasks2 --plan measured" "$mplan / want $want"
+# and the report's machine time: training.csv's train_s and eval_s per run, summed in table.md
+mt=$(awk -F, 'NR > 1 { t += $13; e += $14; n++ } END { printf "| copy | %d | %.0f | %.0f |", n, t / 60, e / 60 }' "$tmp/q/training.csv" 2> /dev/null)
+[ "$(head -1 "$tmp/q/training.csv" | cut -d, -f13,14)" = train_s,eval_s ] && grep -qxF "$mt" "$tmp/q/table.md" && grep -q "^Machine time" "$tmp/q/table.md" \
+  && ok "tasks2: training.csv has each run's seconds, table.md their sum ($mt)" || bad "tasks2 machine time" "$mt / $(grep -A6 '^Machine' "$tmp/q/table.md")"
+[ "$(OUT=$tmp/none CAP_HARD=5000 tools/tasks2.sh --plan | sed -n 's/.*about \([0-9.]*\) hours.*/\1/p')" != "$hours" ] \
   && ok "tasks2 --plan: the estimate follows the caps in force (CAP_HARD)" || bad "tasks2 --plan caps" "same estimate"
 
 # the qualifying rule on a constructed acc.csv (L = 2, lengths 1..6; 10 examples a length):

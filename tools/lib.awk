@@ -1,5 +1,6 @@
 # lib.awk - functions the report scripts share (awk "$(cat tools/lib.awk) PROGRAM", which every awk reads):
-# a CSV line split with quotes, Student's t quantile and the 95% t interval of a mean.
+# a CSV line split with quotes, Student's t quantile and the 95% t interval of a mean, paired
+# per-window files, and a run's training seconds from its log.csv.
 
 # csv(line): the fields of one CSV line into F[1..n] ("..." fields may hold commas, "" a quote);
 # returns n, or -1 when a quote is not closed on the line
@@ -62,3 +63,17 @@ function pw_end(    m, i) {
     }
     return m
 }
+
+# A run's training seconds from its log.csv (train's elapsed_s, the wall time since the run
+# started): the clock restarts at 0 when a run is resumed (train --resume, whose log keeps the
+# rows up to its checkpoint), so a resumed run's seconds are the sum of each segment's last
+# value. wall(e) on the file's rows in order, with their elapsed_s; WALL is then the sum so far
+# (the work of a segment after its last row is not counted: at most one log interval a resume).
+# Call wall_reset() before the next file.
+function wall(e) {
+    e += 0
+    if (e < W_LAST) W_SUM += W_LAST
+    W_LAST = e
+    WALL = W_SUM + e
+}
+function wall_reset() { W_SUM = W_LAST = WALL = 0 }

@@ -12,7 +12,7 @@
 # perwin-final.csv, info.csv, log.csv}, and the papers' numbers in docs/papers.csv (PAPERS=FILE).
 # Writes into DIR: eval.csv (every evaluation, one row per run, seed, step and length),
 # paired.csv (the neighbour tests, across seeds), convergence.csv, training.csv (the last-20%
-# fall), table.md (the final table, compact: for the top-level README), ratio_vs_step.png, ppl_vs_length.png,
+# fall, and each run's training and evaluation seconds, which README.md sums), table.md (the final table, compact: for the top-level README), ratio_vs_step.png, ppl_vs_length.png,
 # figures.txt, claims.md, bias.csv and bias.md (tools/study3_bias.sh:
 # the largest position bias before and after), and the section of README.md between its
 # "generated" markers (README.md is made if missing). The rules are runs/study3/PROTOCOL.md's
@@ -233,7 +233,7 @@ fi
 
 # ---- the last 20% of training: the fall of validation loss ----
 {
-  echo "scheme,seed,steps,step_80,val_loss_80,val_loss_final,fall_last20,plateau"
+  echo "scheme,seed,steps,step_80,val_loss_80,val_loss_final,fall_last20,plateau,train_s,eval_s"
   for d in "$out"/B/*/seed*; do
     # a run under way (no final evaluation yet) is listed as missing, not here: its last
     # 20% would be of the steps it has run so far
@@ -241,12 +241,18 @@ fi
     run=${d%/seed*}; run=${run##*/}
     # plateau (PROTOCOL.md v3): a change under 0.01 nats either way; else "no (falling)" or
     # "no (rose)"; "n/a" without a validation at or before 80% of the steps
-    awk -F, -v OFS=, -v r="$run" -v k="${d##*/seed}" 'NR > 1 && $3 != "" { n++; s[n] = $1; v[n] = $3 }
-      END { if (!n) { printf "%s,%s,,,,,,n/a (no validation)\n", r, k; exit }
+    # and its seconds: training from log.csv's elapsed_s over its resumed segments (tools/lib.awk),
+    # evaluation from eval-time.txt (empty for the runs evaluated before study3.sh wrote it)
+    ev=$(sed -n 's/^eval_s=\([0-9]*\)$/\1/p' "$d/eval-time.txt" 2> /dev/null || true)
+    awk -F, -v OFS=, -v r="$run" -v k="${d##*/seed}" -v ev="$ev" "$lib"'NR == 1 { for (c = 1; c <= NF; c++) if ($c == "elapsed_s") ec = c; next }
+      ec { wall($ec) }
+      $3 != "" { n++; s[n] = $1; v[n] = $3 }
+      END { w = (ec ? sprintf("%.2f", WALL) : "") "," ev
+        if (!n) { printf "%s,%s,,,,,,n/a (no validation),%s\n", r, k, w; exit }
         last = s[n]; j = 0; for (i = 1; i <= n; i++) if (s[i] <= 0.8 * last) j = i
-        if (!j) { printf "%s,%s,%d,,,%.4f,,n/a (no validation before 80%%)\n", r, k, last, v[n]; exit }
-        f = v[j] - v[n]; printf "%s,%s,%d,%d,%.4f,%.4f,%.4f,%s\n", r, k, last, s[j], v[j], v[n], f,
-          ((f < 0.01 && f > -0.01) ? "yes" : f > 0 ? "no (falling)" : "no (rose)") }' "$d/log.csv"
+        if (!j) { printf "%s,%s,%d,,,%.4f,,n/a (no validation before 80%%),%s\n", r, k, last, v[n], w; exit }
+        f = v[j] - v[n]; printf "%s,%s,%d,%d,%.4f,%.4f,%.4f,%s,%s\n", r, k, last, s[j], v[j], v[n], f,
+          ((f < 0.01 && f > -0.01) ? "yes" : f > 0 ? "no (falling)" : "no (rose)"), w }' "$d/log.csv"
   done | sort -t, -k1,1 -k2,2n
 } > "$out/training.csv"
 
@@ -392,6 +398,20 @@ end="<!-- end of the generated section -->"
   echo "| scheme | seed | val_loss at step | val_loss final | fall | plateau |"
   echo "|---|---|---|---|---|---|"
   awk -F, 'NR > 1 { printf "| %s | %s | %s (%s) | %s | %s | %s |\n", $1, $2, $5, $4, $6, $7, $8 }' "$out/training.csv"
+  echo
+  # the machine time: each run's own wall time, summed (phase A's training from its logs; phases
+  # B and C from training.csv, whose evaluation seconds some early runs lack; eval-time.txt
+  # counts the evaluations of the start that finished them, not those of an earlier start)
+  echo "### Machine time (each run's own wall time, summed; runs that ran side by side each count in full)"
+  echo
+  { for f in "$out"/A/*/*/log.csv; do [ -s "$f" ] || continue
+      awk -F, "$lib"'NR == 1 { for (c = 1; c <= NF; c++) if ($c == "elapsed_s") ec = c; next } ec { wall($ec) } END { printf "A %.0f\n", WALL }' "$f"; done
+    awk -F, 'NR > 1 { print "B", $9, $10 }' "$out/training.csv"; } \
+    | awk '$1 == "A" { na++; ta += $2 } $1 == "B" { nb++; tb += $2; if ($3 == "") miss++; else eb += $3 }
+      END { print "| phase | runs | training (h) | evaluation (h) |"; print "|---|---|---|---|"
+        printf "| A (the lr sweep) | %d | %.1f | - |\n", na, ta / 3600
+        printf "| B and C (finished runs) | %d | %.1f | %.1f%s |\n", nb, tb / 3600, eb / 3600, miss ? sprintf(" (and %d runs without a record: evaluated by a study3.sh older than eval-time.txt)", miss) : ""
+        printf "\nIn all %.1f hours of one-run wall time%s.\n", (ta + tb + eb) / 3600, miss ? " and the unrecorded evaluations" : "" }'
   echo
   if grep -q '^| [AB] |' "$out/bias.md"; then cat "$out/bias.md"; echo; fi
   echo "$end"

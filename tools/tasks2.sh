@@ -21,8 +21,8 @@
 #   tools/tasks2.sh            the default grid into runs/tasks2: 7 tasks x 8 schemes x 3 seeds
 #                              (the core six sinusoidal learned t5 alibi rope nope, fire and
 #                              kerple-power): 168 runs
-#   tools/tasks2.sh --full     the same plus randomized positions over rope and alibi (10
-#                              schemes, 210 runs)
+#   tools/tasks2.sh --full     the same plus randomized positions over sinusoidal, rope and
+#                              alibi (11 schemes, 231 runs)
 #   tools/tasks2.sh --plan     the grid's run count and worst-case time estimate, nothing run
 #                              (--plan --full: the full grid's)
 #   tools/tasks2.sh --status   per task: runs done (learned or not by the cap, and the minutes
@@ -33,13 +33,18 @@
 #   tools/tasks2.sh --figures  only the report, from the CSVs in the folder
 #
 # Time: if every run learns at its cap and trains AFTER steps more, the default grid takes about
-# 25 hours on 2 quiet cores.
+# 25 hours on 2 cores at the assumed rates.
 # That is an ESTIMATE, not a measurement of this grid: the six L = 20 tasks at about 9 steps/s
-# a run (a quiet-machine rate measured at L = 20, one thread a run, two runs at once) plus 15%
+# a run (a rate measured at L = 20 unpacked, one thread a run, two runs at once) plus 15%
 # for task eval and the held-out checks, passkey at about 3.6 steps/s eval included (its 2000-
-# step runs in runs/tasks, the same settings). A run that learns stops AFTER steps later, so the grid is
-# usually shorter, and the seed rule below skips the third seed of a pair that learned in
-# neither of its first two; --plan prints the estimate for the caps and subset in force.
+# step runs in runs/tasks, the same settings). --plan replaces a task's assumed rate by the one
+# measured on that task's runs already done in OUT (their steps over their training seconds,
+# and their mean evaluation seconds) and says which it used: the packed copy, reverse and sort
+# runs of runs/tasks2 ran at about 30 steps/s a run. A run that learns stops AFTER steps later,
+# so the grid is usually shorter, and the seed rule below skips the third seed of a pair that
+# learned in neither of its first two; --plan prints the estimate for the caps and subset in
+# force. The grid's own time: table.md's machine time (the runs' records, summed) and
+# walltime.txt (a start that ran to its end).
 # The seed rule: a pair qualifies for the ranking only if it learns in 2 of 3 seeds, so the
 # seeds run in two rounds per task: all but the last seed first, then the last seed only for
 # the (task, scheme) pairs that learned (reached 0.9 on the held-out check: a steps_to_learn) in
@@ -56,9 +61,10 @@
 # them too short: runs/tasks2/README.md, "Protocol"); the model and learning rate
 # of tools/tasks.sh (3 blocks, width 64, 4 heads, lr 3e-3: runs/tasks/README.md). The cosine
 # schedule runs over the cap, whatever step a run stops at.
-# Randomized positions (Ruoss et al. 2023; --full only) over a base: train --pos rope|alibi --positions
-# random --rand-max R (R = 4 x the longest test example), evaluated at random positions too;
-# `train --pos randomized` is the sinusoidal base only (tools/tasks.sh ran it).
+# Randomized positions (Ruoss et al. 2023, who ran them over relative bases as well as
+# sinusoidal; --full only) over a base: randomized-BASE is train --pos BASE --positions random
+# --rand-max R (R = 4 x the longest test example), evaluated at random positions too
+# (randomized-sinusoidal is what `train --pos randomized` names, with this study's R).
 # The binary is pinned: ./posgpt (or POSGPT=FILE) is copied to OUT/bin/posgpt when the study
 # starts and every run uses that copy; a later call (a resume) reuses the copy already there,
 # so a rebuilt ./posgpt never mixes into a study (delete OUT/bin to change binaries).
@@ -87,7 +93,7 @@ cd "$(dirname "$self")/.."
 
 all_tasks="copy reverse sort passkey add sum parity" # (the order they run in: the header)
 default_schemes="sinusoidal learned t5 alibi rope nope fire kerple-power"
-full_schemes="$default_schemes randomized-rope randomized-alibi"
+full_schemes="$default_schemes randomized-sinusoidal randomized-rope randomized-alibi"
 
 # the training format of each task: the ONE place that sets it, all of its words passed to
 # task gen as they are (BOS on: task gen's default)
@@ -159,15 +165,27 @@ export LR=3e-3 PACK=--pack
 task_L() { [ $mode = quick ] && echo 4 && return; [ "$1" = passkey ] && echo 4 || echo 20; }
 task_cap() { [ $mode = quick ] && echo 60 && return; case "$1" in copy | reverse | sort) echo "${CAP_SHORT:-5000}" ;; passkey) echo "${CAP_PASSKEY:-3000}" ;; *) echo "${CAP_HARD:-10000}" ;; esac; }
 # the worst case (every run to its cap, or learned at its cap and AFTER steps more) in hours on
-# JOBS quiet cores: the estimate of the header
-# (9 steps/s at L = 20 plus 15% for evaluation, passkey 3.6 steps/s), from the caps in force
+# JOBS cores into PLAN_H: per task, at the rate measured on that task's runs done in OUT when
+# there are some (their steps over their training seconds, log.csv; their mean evaluation
+# seconds, time.txt), else the header's assumed rate (9 steps/s at L = 20 plus 15% for
+# evaluation, passkey 3.6 steps/s); PLAN_RATES says, per task, which rate it used
 plan_hours() {
-  local runs=$(( $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) t core=0
+  local runs=$(( $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) t core=0 m sc k d pk
+  PLAN_RATES=
   for t in $tasks; do
-    core=$(awk -v c="$core" -v n=$runs -v cap="$(( $(task_cap "$t") + AFTER ))" -v pk=$([ "$t" = passkey ] && echo 1 || echo 0) \
-      'BEGIN { print c + n * cap / (pk ? 3.6 : 9 / 1.15) }')
+    pk=0; [ "$t" = passkey ] && pk=1
+    # measured: "STEPS TRAIN_S EVAL_S RUNS" summed over the task's done runs
+    m=$(for sc in $schemes; do for k in $seeds; do d=$OUT/$t/$sc/seed$k
+        [ -s "$d/acc.csv" ] && [ -s "$d/log.csv" ] && [ -s "$d/time.txt" ] || continue
+        awk -F, -v ev="$(sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$d/time.txt")" "$(cat tools/lib.awk)"'
+          NR == 1 { for (c = 1; c <= NF; c++) if ($c == "elapsed_s") ec = c; next }
+          ec && $1 ~ /^[0-9]+$/ { wall($ec); s = $1 } END { if (ec && ev != "") print s, WALL, ev }' "$d/log.csv"
+      done; done 2> /dev/null | awk '{ s += $1; w += $2; e += $3; n++ } END { if (n && w > 0) print s, w, e, n }')
+    core=$(awk -v c="$core" -v n=$runs -v cap="$(( $(task_cap "$t") + AFTER ))" -v pk=$pk -v m="$m" \
+      'BEGIN { if (split(m, x, " ") == 4) print c + n * (cap / (x[1] / x[2]) + x[3] / x[4]); else print c + n * cap / (pk ? 3.6 : 9 / 1.15) }')
+    PLAN_RATES+="${PLAN_RATES:+, }$t $(awk -v m="$m" -v pk=$pk 'BEGIN { if (split(m, x, " ") == 4) printf "%.1f steps/s and %.0f s of evaluation a run (measured: its %d run%s done)", x[1] / x[2], x[3] / x[4], x[4], x[4] == 1 ? "" : "s"; else printf "%.1f steps/s (assumed)", pk ? 3.6 : 9 }')"
   done
-  awk -v c="$core" -v j="$jobs" 'BEGIN { printf "%.1f", c / j / 3600 }'
+  PLAN_H=$(awk -v c="$core" -v j="$jobs" 'BEGIN { printf "%.1f", c / j / 3600 }')
 }
 jobs=${JOBS:-$([ -n "${RANKS:-}" ] && echo 1 || echo 2)} # (per MPI process under RANKS)
 
@@ -236,7 +254,9 @@ if [ $plan = 1 ]; then
   echo "tasks2 grid: $(echo $tasks | wc -w) tasks x $(echo $schemes | wc -w) schemes x $(echo $seeds | wc -w) seeds =" \
     "$(( $(echo $tasks | wc -w) * $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) runs ($schemes); caps:" \
     "$(for t in $tasks; do printf '%s %s, ' "$t" "$(task_cap "$t")"; done | sed 's/, $//')"
-  echo "worst case (every run learned at its cap and trained AFTER = $AFTER steps more): about $(plan_hours) hours on $jobs quiet cores (an estimate: see --help)"
+  plan_hours
+  echo "worst case (every run learned at its cap and trained AFTER = $AFTER steps more): about $PLAN_H hours on $jobs cores (an estimate: see --help)"
+  echo "rates: $PLAN_RATES"
   exit 0
 fi
 # learned T S K: run K of (T, S) reached 0.9 on its held-out check (steps_to_learn in its summary.json)
@@ -250,13 +270,15 @@ if [ $status = 1 ]; then
     for sc in $schemes; do for k in $seeds; do
       d=$OUT/$t/$sc/seed$k
       if [ -s "$d/acc.csv" ]; then done_=$((done_ + 1))
-        secs=$((secs + $(sed -n 's/^train_s=\([0-9]*\) eval_s=\([0-9]*\)$/\1 + \2/p' "$d/time.txt" 2> /dev/null | grep . || echo 0)))
+        # (training: log.csv's elapsed_s over the run's resumed segments, tools/lib.awk; evaluation: time.txt)
+        secs=$((secs + $(awk -F, "$(cat tools/lib.awk)"'NR == 1 { for (c = 1; c <= NF; c++) if ($c == "elapsed_s") ec = c; next }
+          ec { wall($ec) } END { printf "%.0f", WALL }' "$d/log.csv" 2> /dev/null || echo 0) + $(sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$d/time.txt" 2> /dev/null | grep . || echo 0)))
         if learned "$t" "$sc" "$k"; then learned_=$((learned_ + 1)); else capped=$((capped + 1)); fi
       elif [ -s "$d/log.csv" ]; then part=$((part + 1))
         echo "  $t $sc seed $k: step $(awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { s = $1 } END { print s + 0 }' "$d/log.csv") (cap $(cat "$OUT/data/$t/cap" 2> /dev/null || task_cap "$t"))"
       else none=$((none + 1)); fi
     done; done
-    echo "$t: $done_ runs done ($learned_ learned, $capped not learned by the cap), $part under way or interrupted, $none not started$([ $secs -gt 0 ] && echo "; the done runs took $((secs / 60)) min (training and evaluation, their time.txt)")"
+    echo "$t: $done_ runs done ($learned_ learned, $capped not learned by the cap), $part under way or interrupted, $none not started$([ $secs -gt 0 ] && echo "; the done runs took $((secs / 60)) min (training and evaluation, their log.csv and time.txt)")"
   done
   echo "(the seed rule may leave a pair's last seed unrun: tools/tasks2.sh --help)"
   exit 0

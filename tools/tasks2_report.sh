@@ -20,7 +20,9 @@
 #                 level of each task; and for each task how many of the six core schemes qualified.
 #   DIR/training.csv  per run: cap, last step, steps_to_learn, held-out exact match at 80% of
 #                 its steps and at the end, the last-20% gain; table.md lists the runs that
-#                 reached the cap unlearned and how many were still improving
+#                 reached the cap unlearned and how many were still improving; and its seconds
+#                 (train_s: training, from log.csv's elapsed_s over its resumed segments; eval_s:
+#                 its task evals, from time.txt), which table.md sums per task (machine time)
 #   DIR/claims.md (tools/tasks2_claims.sh) ours beside the papers' numbers, with a verdict
 #   DIR/<task>.png, DIR/<task>-token.png  exact and per-token accuracy versus length (plot --kind
 #                 accuracy --metric exact|token), and DIR/figures.txt, the commands; drawn from
@@ -73,7 +75,7 @@ fi
 # improving. Gathered from the run folders (kept as it is without them).
 if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the runs' acc.csv, not their logs)
   {
-    echo "task,scheme,seed,cap,last_step,steps_to_learn,heldout_exact_80,heldout_exact_last,last20_gain,exact_1x,exact_top,after_learn"
+    echo "task,scheme,seed,cap,last_step,steps_to_learn,heldout_exact_80,heldout_exact_last,last20_gain,exact_1x,exact_top,after_learn,train_s,eval_s"
     for f in $runs; do
       r=${f%/acc.csv}; k=${r##*/seed}; s=${r%/seed*}; t=${s%/*}; s=${s##*/}; t=${t##*/}
       [ -s "$r/log.csv" ] || continue # (a run made elsewhere, without its log)
@@ -83,9 +85,15 @@ if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the
       # (and the scored model's exact match on the test set at 1..L and at its top quarter, 3L/4 < n <= L)
       top=$(awk -F, 'NR > 1 && $4 <= $3 { a += $7; n += $6; if ($4 > 0.75 * $3) { b += $7; m += $6 } }
         END { if (n && m) printf "%.4f,%.4f", a / n, b / m; else print "," }' "$f")
-      awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" -v top="$top" -v al="$al" 'NR > 1 && $8 != "" { n++; st[n] = $1; h[n] = $8 }
+      # (and its seconds: training from log.csv's elapsed_s over its resumed segments, tools/lib.awk;
+      # evaluation from time.txt, which tasks2.sh writes when the run's task evals end)
+      ev=$(sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$r/time.txt" 2> /dev/null || true)
+      awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" -v top="$top" -v al="$al" -v ev="$ev" "$(cat tools/lib.awk)"'
+        NR == 1 { for (c = 1; c <= NF; c++) if ($c == "elapsed_s") ec = c; next }
+        ec { wall($ec) }
+        $8 != "" { n++; st[n] = $1; h[n] = $8 }
         END { if (!n) exit; i = n; while (i > 1 && st[i] > 0.8 * st[n]) i--
-          print t, s, k, cap, st[n], stl, h[i], h[n], sprintf("%.4f", h[n] - h[i]), top, al }' "$r/log.csv"
+          print t, s, k, cap, st[n], stl, h[i], h[n], sprintf("%.4f", h[n] - h[i]), top, al, (ec ? sprintf("%.0f", WALL) : ""), ev }' "$r/log.csv"
     done
   } > "$dir/training.csv.part"
   mv "$dir/training.csv.part" "$dir/training.csv"
@@ -199,6 +207,17 @@ if [ -s "$dir/acc-learned.csv" ]; then
       for (i = 1; i <= nt; i++) printf "| %s | %s |\n", T[i], ch[T[i]] == "" ? "the same" : "changed:" ch[T[i]] }' \
     "$dir/table.md.part" "$dir/table-learned.part")
   { cat "$dir/table-learned.part"; [ -z "$ranks" ] || printf '%s\n' "$ranks"; } >> "$dir/table.md.part"
+fi
+if [ -s "$dir/training.csv" ]; then
+  # the machine time: the sum of the runs' own wall times, per task (training.csv's train_s,
+  # eval_s; a run without them is counted as such)
+  awk -F, 'NR == 1 { ok = $13 == "train_s"; next } !ok { exit }
+    { if (!($1 in n)) tasks[++nt] = $1; n[$1]++; if ($13 == "" || $14 == "") miss[$1]++; tr[$1] += $13; ev[$1] += $14 }
+    END { if (!ok || !nt) exit
+      printf "\nMachine time (training.csv: each run'"'"'s own wall time, training from its log and evaluation from time.txt, summed; runs that ran side by side each count in full):\n\n| task | runs | training (min) | evaluation (min) |\n|---|---|---|---|\n"
+      for (j = 1; j <= nt; j++) { t = tasks[j]; T += tr[t]; E += ev[t]; M += miss[t]
+        printf "| %s | %d%s | %.0f | %.0f |\n", t, n[t], miss[t] ? sprintf(" (%d without a record)", miss[t]) : "", tr[t] / 60, ev[t] / 60 }
+      printf "| all | %d | %.0f | %.0f |\n\nIn all %.1f hours%s.\n", NR - 1, T / 60, E / 60, (T + E) / 3600, M ? sprintf(", %d runs not counted in full", M) : "" }' "$dir/training.csv" >> "$dir/table.md.part"
 fi
 mv "$dir/table.md.part" "$dir/table.md"
 cat "$dir/table.md"
