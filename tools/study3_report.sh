@@ -129,8 +129,8 @@ ctable() {
 # finished DIR: the run in DIR has its final evaluation (info.csv, written last, and the final
 # evaluation's two files); a run without it is listed as missing and left out of every table
 finished() { [ -s "$1/info.csv" ] && [ -s "$1/eval-final.csv" ] && [ -s "$1/perwin-final.csv" ]; }
-# seeds_of RUN: its seeds with a final evaluation and its per-window file
-seeds_of() { local d; for d in "$out/B/$1"/seed*; do [ -s "$d/perwin-final.csv" ] && [ -s "$d/eval-final.csv" ] && echo "${d##*/seed}"; done | sort; }
+# seeds_of RUN: its seeds with a final evaluation (finished: the same runs as every table's)
+seeds_of() { local d; for d in "$out/B/$1"/seed*; do finished "$d" && echo "${d##*/seed}"; done | sort; }
 echo "eval_len,better,worse,seeds,windows,mean_diff,ci_low,ci_high,significant,seed_diffs" > "$out/paired.csv"
 for L in $lens; do
   awk -F, -v L="$L" '$2 == L && $3 >= 2' "$tmp/final" | sort -t, -k7,7g -k1,1 > "$tmp/rank-$L"
