@@ -464,6 +464,17 @@ acc_rows=$(awk -F, 'NR > 1 && $8 != "" { n++; if ($8 >= 0.1) hit = hit " " $1 } 
   || bad "--until-acc" "steps_to_learn '$S', eval rows and hits '$acc_rows': $(tail -2 "$tmp/until.err")"
 if [ -n "$S" ] && [ "$S" -ge 20 ]; then
   $BIN train "${U[@]}" --out "$tmp/until2" --stop-at $((S - 10)) > /dev/null 2>&1
+  # (the file the check reads is recorded by its CRC-32, which info shows (gzip's CRC-32 of the
+  # file, computed apart): a resume with that file changed, one
+  # line fewer, is refused and names it; restored, the resume goes on)
+  lf=$tmp/copy/val.txt; [ -s "$lf" ] || lf=$tmp/copy/test.txt
+  cp "$lf" "$tmp/learn.bak"; sed -i '$d' "$lf"
+  $BIN train --resume "$tmp/until2" --threads 1 > /dev/null 2> "$tmp/err"; rc=$?
+  cp "$tmp/learn.bak" "$lf"
+  [ $rc = 1 ] && grep -q "until-acc: '$lf' (CRC-32 [0-9a-f]*) is not the file the run in '$tmp/until2' checked its learning on" "$tmp/err" \
+    && $BIN info "$tmp/until2/model.bin" | grep -q "^learn check     on the task's held-out file of CRC-32 $(gzip -c "$lf" | tail -c 8 | od -An -tx4 -N4 | tr -d ' ')" \
+    && ok "train --until-acc: a resume whose held-out file changed is refused (its CRC-32 recorded, shown by info)" \
+    || bad "--until-acc changed file" "rc $rc: $(cat "$tmp/err")"
   $BIN train --resume "$tmp/until2" --threads 1 > /dev/null 2>&1
   S2=$(sed -n 's/^  "steps_to_learn": \([0-9]*\),$/\1/p' "$tmp/until2/summary.json")
   # (the pause validates too, so the val_loss column is compared at the eval points only)

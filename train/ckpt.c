@@ -65,6 +65,9 @@ enum {
     // version 5: the gradient shards the steps were computed in (train --grad-shards; 1 before),
     // and the context extension the model was trained with (train --rope-scaling; none before)
     H_SHARDS = 312, H_EXT_TRAINLEN = 316, H_EXT_WINDOW = 320, H_EXT_FACTOR = 328, H_EXT_METHOD = 336,
+    // train --until-acc: the CRC-32 of the file its check reads (0 before it was recorded, as in
+    // files written before it: the reserved bytes 324..327 were zero)
+    H_LEARNCRC = 324,
     // the scheme's learning-rate multiplier (train --pos-lr-mult; 0 = 1, as in files written
     // before it, so a run without the flag writes the same bytes) and the snapshots kept
     // (train --keep-every; 0 = none); the precision of the products (train --precision: 0 =
@@ -159,6 +162,7 @@ int ckpt_try_save(const char *path, const GPT *m, const TrainState *ts, const Ad
     put_f64(h, H_POSLRMULT, ts->pos_lr_mult != 1 ? ts->pos_lr_mult : 0), put_u32(h, H_KEEPEVERY, (uint32_t)r->keep_every);
     put_u32(h, H_LEARNED, (uint32_t)ts->learned_step), put_f64(h, H_UNTILACC, r->until_acc);
     put_u32(h, H_AFTERLEARN, (uint32_t)r->after_learn), put_u32(h, H_PENDING, (uint32_t)ts->val_pending);
+    put_u32(h, H_LEARNCRC, r->until_acc > 0 ? r->learn_crc : 0);
     put_u32(h, H_PRECISION, (uint32_t)(ts->bf16 != 0));
     memcpy(h + H_DPATH, r->data, strnlen(r->data, CKPT_PATH_BYTES - 1));
     memcpy(h + H_VPATH, r->val, strnlen(r->val, CKPT_PATH_BYTES - 1));
@@ -318,14 +322,14 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         uint64_t vt = get_u64(h, H_VALTOKENS);
         uint32_t ke = ver >= 5 ? get_u32(h, H_KEEPEVERY) : 0, learned = ver >= 5 ? get_u32(h, H_LEARNED) : 0;
         double ua = ver >= 5 ? get_f64(h, H_UNTILACC) : 0;
-        uint32_t al = ver >= 5 ? get_u32(h, H_AFTERLEARN) : 0;
-        int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt && !ke && !ua && !learned && !al;
+        uint32_t al = ver >= 5 ? get_u32(h, H_AFTERLEARN) : 0, lc = ver >= 5 ? get_u32(h, H_LEARNCRC) : 0;
+        int none = !run.data_bytes && !run.val_bytes && !ev && !ce && !le && !fl && !vt && !ke && !ua && !learned && !al && !lc;
         const char *bad = none ? NULL : !run.data_bytes ? "data size" : ev < 1 || ev > (1u << 30) ? "eval_every"
                         : ce < 1 || ce > (1u << 30) ? "ckpt_every" : le < 1 || le > (1u << 30) ? "log_every"
                         : fl > 15 || (fl & 12 && !(fl & 2)) ? "flags" : vt > (uint64_t)1e15 ? "val_tokens"
                         : !(ua >= 0 && ua <= 1) || (ua > 0 && !(fl & 2)) ? "until_acc"
                         : learned > get_u64(h, H_STEP) || learned > get_u32(h, H_STEPS) || (learned && !(ua > 0)) ? "learned step"
-                        : al > (1u << 30) || (al && !(ua > 0)) ? "after_learn" : NULL;
+                        : al > (1u << 30) || (al && !(ua > 0)) ? "after_learn" : lc && !(ua > 0) ? "until_acc's file CRC" : NULL;
         for (int k = 0; k < 2 && !bad; k++) {
             const unsigned char *pth = h + (k ? H_VPATH : H_DPATH);
             if (pth[CKPT_PATH_BYTES - 1]) bad = k ? "val path" : "data path";
@@ -333,7 +337,7 @@ int ckpt_read(FILE *f, const char *name, GPT *m, TrainState *ts, AdamW *opt, cha
         if (bad) FAIL("checkpoint '%s' holds an impossible run record: %s", name, bad);
         run.eval_every = (int)ev, run.ckpt_every = (int)ce, run.log_every = (int)le, run.skip_nonfinite = (int)(fl & 1);
         run.task = (int)(fl >> 1 & 1), run.pack = (int)(fl >> 2 & 1), run.fresh = (int)(fl >> 3 & 1);
-        run.val_tokens = (long)vt, run.keep_every = (int)ke, run.until_acc = ua, run.after_learn = (int)al;
+        run.val_tokens = (long)vt, run.keep_every = (int)ke, run.until_acc = ua, run.after_learn = (int)al, run.learn_crc = lc;
         memcpy(run.data, h + H_DPATH, CKPT_PATH_BYTES);
         memcpy(run.val, h + H_VPATH, CKPT_PATH_BYTES);
     }

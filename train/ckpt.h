@@ -27,6 +27,8 @@ typedef struct {
     int fresh;                      // with task: the training examples are made fresh each step (task_batch.h)
     int keep_every;                 // 0, or model-STEP.bin kept every N steps (train --keep-every)
     double until_acc;               // with task: 0, or stop once the held-out exact match reaches it (train --until-acc)
+    uint32_t learn_crc;             // with until_acc: CRC-32 of the file its check reads (the task's val.txt, or test.txt
+                                    // before the split); 0 = not recorded (a file written before it; a CRC of 0 goes unchecked)
     int after_learn;                // with until_acc: go on this many steps after it is reached (train --after-learn; 0: stop there)
     long val_tokens;
 } RunRecord;

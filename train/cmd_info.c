@@ -202,6 +202,9 @@ int cmd_info(int argc, char **argv) {
         printf("until learned   held-out exact match %g, never reached: the run ended at its cap, step %d (train --until-acc)\n",
                r->until_acc, ts.steps);
     else if (r->until_acc > 0) printf("until learned   held-out exact match %g, not reached yet (train --until-acc)\n", r->until_acc);
+    if (r->until_acc > 0)
+        printf(r->learn_crc ? "learn check     on the task's held-out file of CRC-32 %08x (a resumed run's must match)\n"
+                            : "learn check     its file not recorded (a checkpoint from before the record)\n", r->learn_crc);
     if (r->until_acc > 0 && r->after_learn)
         printf("after learned   %d steps more (train --after-learn%s)\n", r->after_learn,
                ts.learned_step ? "; the model of the learned step: model-learned.bin" : "");

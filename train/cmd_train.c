@@ -46,6 +46,7 @@ typedef struct {
     int learn_len;    // --until-acc: the training lengths 1..learn_len (task.txt's max_len)
     int learn_final;  // --until-acc: the final answers alone are scored (a scratch format; task_eval.h)
     const char *learn_file; // --until-acc: the file the sample is drawn from (val.txt, or test.txt before the split)
+    uint32_t learn_crc;     // --until-acc: its CRC-32 (recorded in the checkpoint; a resumed run's must match)
     int learned_lost;       // --after-learn: a resumed run's model-learned.bin is missing or damaged
     int pending_last;       // a resumed run's pending validation is at its last step (before any --steps extension)
     int has_pending_row;    // a resumed run's pending validation: log.csv's row of that step, to write again with it
@@ -393,6 +394,10 @@ static void load_learn_sample(Run *r) {
     // task eval; a task from before the split: test.txt
     r->learn_file = spec.split ? "val.txt" : "test.txt";
     snprintf(path, sizeof path, "%s/%s", dir, r->learn_file);
+    size_t nb;
+    uint8_t *bytes = read_regular_file(path, "task file", TASK_MAX_FILE, &nb);
+    r->learn_crc = crc32_update(0, bytes, nb);
+    free(bytes);
     taskset_read(&r->learn_test, path);
     int *which, n = task_learn_sample(&r->learn_test, r->learn_len, &which);
     if (!n) die("--until-acc: '%s' holds no example of the training lengths 1..%d", path, r->learn_len);
@@ -707,6 +712,16 @@ static void load_text(Run *r) {
     corpus_load(cp, r->a.data, r->a.val);
     if (r->a.resume && r->ts.run.data_bytes) settings_check_text(&(Origin){r->dir, 0}, &r->a, cp, &r->ts.run);
     else settings_record_run(&r->ts.run, &r->a, cp); // a new run, or a v1 run: recorded from now on
+    // --until-acc: the file its check reads, the same as the run's (a file from before the
+    // record has none: recorded from now on)
+    RunRecord *rec = &r->ts.run;
+    if (r->a.until_acc > 0 && rec->learn_crc && rec->learn_crc != r->learn_crc) {
+        char dir[4200];
+        task_dir(r, dir, sizeof dir);
+        die("--until-acc: '%s/%s' (CRC-32 %08x) is not the file the run in '%s' checked its learning on (CRC-32 %08x); a "
+            "resumed run must check on the same examples", dir, r->learn_file, r->learn_crc, r->dir, rec->learn_crc);
+    }
+    if (r->a.until_acc > 0) rec->learn_crc = r->learn_crc;
     if (r->task) return; // examples, not windows: load_tasks checked their length
     if (cp->ntrain < (size_t)T + 1)
         die("training text is too short: %zu bytes, a window of --seq-len %d needs at least %d", cp->ntrain, T, T + 1);
