@@ -162,6 +162,13 @@ if tools/tasks2_report.sh "$r" > /dev/null 2> "$tmp/rep.err"; then
     && grep -q '^| sort | 1 | fire | 2 of 2 | 0.45 | 0.30 0.60 | 0.45 | +0.05 (seeds overlap) |$' "$r/table.md" \
     && ok "tasks2_report: only pairs learned in >= 2 of 3 seeds are ranked (nope and add's alibi not; 4 of 6); a new rank only where every learned seed lies above the next's, 0.06 apart" \
     || bad "tasks2_report ranking" "ranks '$rank': $(grep -A14 '^Ranking' "$r/table.md")"
+  # summary.md (the top-level README's table): per task the pairs ranked (of the core six), the
+  # first rank at 2x with the learned seeds' range, the best mean past 2x (3x: lengths 5, 6)
+  want=$(printf '%s\n' "| copy | about 0 | 2 of 3 (2 of 6) | rope 0.50 (0.50-0.50) | rope 0.50 |" \
+    "| add | about 0 | 0 of 1 (0 of 6) | (no scheme qualified) | - |" "| sort | about 0 | 2 of 2 (1 of 6) | fire 0.45 (0.30-0.60), t5 0.40 (0.30-0.50) (sharing it) | fire 0.45 |")
+  [ "$(tail -n +3 "$r/summary.md")" = "$want" ] && [ "$(wc -l < "$r/summary.md")" = 5 ] \
+    && ok "tasks2_report: summary.md, a row a task: pairs ranked, the first rank at 2x (shared where the seeds overlap), the best past 2x" \
+    || bad "tasks2_report summary.md" "$(cat "$r/summary.md" 2>&1)"
   grep -q "^| rope | 2 of 3 | 250 500 - | 0.90 | 0.50 | 0.50 | 0.90 | 0.50 |$" "$r/table.md" \
     && ok "tasks2_report: a pair's row: seeds learned, steps_to_learn per seed (- at the cap), exact at 1x, 2x and past 2x, per-token at 1x and 2x" \
     || bad "tasks2_report row" "$(grep '^| rope' "$r/table.md")"

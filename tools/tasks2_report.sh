@@ -23,6 +23,9 @@
 #                 reached the cap unlearned and how many were still improving; and its seconds
 #                 (train_s: training, from log.csv's elapsed_s over its resumed segments; eval_s:
 #                 its task evals, from time.txt), which table.md sums per task (machine time)
+#   DIR/summary.md  one row a task, for the top-level README: its chance level, the pairs
+#                 ranked (of the core six), the schemes of the first rank at 2x (the mean over
+#                 their learned seeds and the seeds' range) and the best mean past 2x
 #   DIR/claims.md (tools/tasks2_claims.sh) ours beside the papers' numbers, with a verdict
 #   DIR/<task>.png, DIR/<task>-token.png  exact and per-token accuracy versus length (plot --kind
 #                 accuracy --metric exact|token), and DIR/figures.txt, the commands; drawn from
@@ -38,7 +41,7 @@ cd "$(dirname "$0")/.."
 dir=${1:-runs/tasks2}
 bin=${BIN:-./posgpt}
 [ -d "$dir" ] || { echo "tasks2_report: no folder $dir (run tools/tasks2.sh first)" >&2; exit 1; }
-trap 'rm -f "$dir/acc.csv.part" "$dir/acc-learned.csv.part" "$dir/table.md.part" "$dir/table-learned.part" "$dir/figures.txt.part"' EXIT # (a failure leaves no partial file)
+trap 'rm -f "$dir/acc.csv.part" "$dir/acc-learned.csv.part" "$dir/table.md.part" "$dir/table-learned.part" "$dir/summary.md.part" "$dir/figures.txt.part"' EXIT # (a failure leaves no partial file)
 order="sinusoidal learned t5 alibi rope nope fire kerple-power randomized-rope randomized-alibi randomized-sinusoidal"
 core="sinusoidal learned t5 alibi rope nope"
 # then the variants (tools/tasks2.sh's SCHEME@FLAG=VALUE ablations) and any other scheme found
@@ -153,6 +156,22 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
         n = learned(t, s); npairs++
         if (n >= 2) { q[t, s] = 1; nq++ }
         if (part == "all") printf "| %s | %d of %d | %s | %s | %s | %s | %s | %s |\n", s, n, NSEEDS, STEPS, mean(t, s, "e", 1, 0), mean(t, s, "e", 2, 0), mean(t, s, "e", 3, 0), mean(t, s, "t", 1, 0), mean(t, s, "t", 2, 0) } }
+    if (part == "summary") { # (summary.md: the task table of the top-level README, one row a task)
+      print "| task | chance | pairs ranked (core six) | first rank at 2x: exact match, mean (learned seeds) | past 2x: the best mean |"
+      print "|---|---|---|---|---|"
+      for (j = 1; j <= nt; j++) { t = tasks[j]; m = nr = 0; nc = split(core, C, " ")
+        for (i = 1; i <= ns; i++) if (ran[t, S[i]]) { nr++; if (q[t, S[i]]) { R[++m] = S[i]; V[m] = meanv(t, S[i], "e", 2, 1) } }
+        for (a = 2; a <= m; a++) for (b = a; b > 1 && V[b] > V[b - 1]; b--) { x = V[b]; V[b] = V[b - 1]; V[b - 1] = x; y = R[b]; R[b] = R[b - 1]; R[b - 1] = y }
+        c = 0; for (i = 1; i <= nc; i++) c += q[t, C[i]]
+        g = m; for (a = 1; a < m; a++) { versus(t, R[a], R[a + 1], V[a], V[a + 1]); if (DT == ">") { g = a; break } }
+        first = ""; for (a = 1; a <= g && a <= 3; a++) { spread(t, R[a]); first = first (a > 1 ? ", " : "") sprintf("%s %.2f (%.2f-%.2f)", R[a], V[a], LOW, HIGH) }
+        if (g > 3) first = first sprintf(" and %d more sharing it", g - 3)
+        else if (g > 1) first = first " (sharing it)"
+        if (!m) first = "(no scheme qualified)"
+        best = ""; bv = -1; for (a = 1; a <= m; a++) { v = meanv(t, R[a], "e", 3, 1); if (MN && v > bv) { bv = v; best = R[a] } }
+        printf "| %s | %s | %d of %d (%d of %d) | %s | %s |\n", t, t == "parity" ? "0.5" : t == "sum" ? "0.1" : "about 0", m, nr, c, nc, first,
+          best == "" ? "-" : bv < 0.005 ? "0.00 (every scheme ranked)" : sprintf("%s %.2f", best, bv) }
+      exit }
     if (part == "rank") {
       printf "\nThe same ranking, of the models of the learned steps (model-learned.bin: train --after-learn keeps the model of the check that first reached 0.9; acc-learned.csv), to show whether it holds %d steps later: the same qualifying pairs and the same rule.\n\n", after
       print "| task | rank | scheme | learned | exact 2x | per seed | token 2x | against the next |"
@@ -220,6 +239,7 @@ if [ -s "$dir/training.csv" ]; then
       printf "| all | %d | %.0f | %.0f |\n\nIn all %.1f hours%s.\n", NR - 1, T / 60, E / 60, (T + E) / 3600, M ? sprintf(", %d runs not counted in full", M) : "" }' "$dir/training.csv" >> "$dir/table.md.part"
 fi
 mv "$dir/table.md.part" "$dir/table.md"
+tables summary "$dir/acc.csv" > "$dir/summary.md.part" && mv "$dir/summary.md.part" "$dir/summary.md"
 cat "$dir/table.md"
 tools/tasks2_claims.sh "$dir" # claims.md: ours beside Kazemnejad et al.'s numbers
 
@@ -227,7 +247,7 @@ tools/tasks2_claims.sh "$dir" # claims.md: ours beside Kazemnejad et al.'s numbe
 # draws the same bytes: each run's rows are split back into a task eval CSV (TASK/SCHEME/seedK.csv
 # in a temporary folder; the scheme column holds the run's folder name, the series' label)
 fig=$(mktemp -d)
-trap 'rm -f "$dir/acc.csv.part" "$dir/acc-learned.csv.part" "$dir/table.md.part" "$dir/table-learned.part" "$dir/figures.txt.part"; rm -rf "$fig"' EXIT
+trap 'rm -f "$dir/acc.csv.part" "$dir/acc-learned.csv.part" "$dir/table.md.part" "$dir/table-learned.part" "$dir/summary.md.part" "$dir/figures.txt.part"; rm -rf "$fig"' EXIT
 awk -F, 'NR > 1 { print $1 "/" $2 }' "$dir/acc.csv" | sort -u | while read -r p; do mkdir -p "$fig/$p"; done
 awk -F, -v OFS=, -v d="$fig" 'NR > 1 { f = d "/" $1 "/" $2 "/seed" $3 ".csv"
     if (!(f in seen)) { seen[f] = 1; print "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy" > f }
