@@ -191,6 +191,10 @@ grep -q "^phases B and C: 8 of 8 runs trained and evaluated, 0 trained" <<< "$st
   && grep -qx "  B rope/seed1: trained, its evaluations left" <<< "$st2" \
   && grep -q "^phases B and C: 6 of 8 runs trained and evaluated, 1 trained with evaluations left, 0 under way or interrupted, 1 not started" <<< "$st2" \
   && ok "--status: 8 of 8 done; with a run's evaluations undone and a run gone, 6 done, 1 to evaluate, 1 not started" || bad "--status" "$st / $st2"
+# and a scheme of the grid with no phase-A run is named (RELATIVES: one the quick grid never swept)
+st3=$(OUT=$tmp/o RELATIVES="xl sandwich" tools/study3.sh --quick --status 2>&1)
+grep -q "^  phase A not started for: sandwich (" <<< "$st3" && ! grep -q "not started for" <<< "$st" \
+  && ok "--status: the grid's schemes without a phase-A run are named (sandwich)" || bad "--status phase A" "$st3"
 # resume: nothing trained or evaluated again
 touch "$tmp/marker"; sleep 1
 run second && ok "a second start exits 0" || bad "second start" "$(tail -3 "$tmp/second.err")"

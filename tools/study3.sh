@@ -153,6 +153,9 @@ if [ $status = 1 ]; then
     if [ -s "$d/trained.txt" ]; then na=$((na + 1)); else pa=$((pa + 1)); echo "  A ${d#"$out"/A/}: step $(at "$d") of $A_STEPS"; fi
   done
   echo "phase A: $na runs trained$([ $pa = 0 ] || echo ", $pa under way or interrupted (above)")$([ -s "$out/chosen.csv" ] && echo "; chosen.csv: $(($(grep -c . "$out/chosen.csv") - 1)) schemes")"
+  # (the grid's schemes with no phase-A run yet, e.g. --full's relatives before their sweep)
+  nos=$(for s in $core $relatives; do ls -d "$out/A/$s"/lr*-m* > /dev/null 2>&1 || printf '%s ' "$s"; done)
+  [ -z "$nos" ] || echo "  phase A not started for: ${nos% } (3 lrs each, then the edge rule and the pos-lr-mult runs: tools/study3.sh --help)"
   nb=$(b_jobs | wc -l)
   db=0 eb=0 pb=0
   for d in "$out"/B/*/seed*; do
