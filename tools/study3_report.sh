@@ -39,14 +39,15 @@ stable() {
     END { if (!ns) { print "-"; exit }
       for (i = 2; i <= ns; i++) for (j = i; j > 1 && steps[j] + 0 < steps[j - 1] + 0; j--) { t = steps[j]; steps[j] = steps[j - 1]; steps[j - 1] = t }
       last = steps[ns]; np = 0
-      for (i = 1; i <= nr; i++) for (j = i + 1; j <= nr; j++) { diff(runs[i], runs[j], last)
+      P = 0 # (the pairs tested: 2 or more common seeds at the last kept step)
+      for (i = 1; i <= nr; i++) for (j = i + 1; j <= nr; j++) { diff(runs[i], runs[j], last); P += ND >= 2
         if (ND >= 2 && tint(ND, DS, DSS) && (TM - TH > 0 || TM + TH < 0)) { np++; pa[np] = runs[i]; pb[np] = runs[j]; sg[np] = TM > 0 ? 1 : -1 } }
-      if (!np) { print "not established (no pair of runs is significantly ordered at the last kept step)"; exit }
+      if (!np) { print "not established (no pair of runs is significantly ordered at the last kept step: 0 of the " P " pairs with 2 or more common seeds)"; exit }
       s = last
       for (x = ns - 1; x >= 1; x--) { held = 1; for (q = 1; q <= np; q++) if (diff(pa[q], pb[q], steps[x]) * sg[q] <= 0) held = 0
         if (!held) break; s = steps[x] }
-      if (s == last) print "not established (of the " np " pairs significantly ordered at the last kept step, one is not in that order at the step before)"
-      else print "step " s " (the " np " pairs significantly ordered at the last kept step are in that order at every kept step from there on)" }' "$1"
+      if (s == last) print "not established (of the " np " pairs significantly ordered at the last kept step, one is not in that order at the step before; the other " P - np " of the " P " pairs with 2 or more common seeds are not significant there and not covered)"
+      else print "step " s " (the " np " pairs significantly ordered at the last kept step, of the " P " with 2 or more common seeds, are in that order at every kept step from there on; the other " P - np " are not significant there and not covered: the rule says nothing of their order)" }' "$1"
 }
 lib=$(cat tools/lib.awk)
 # --stable FILE COLUMN: the rule alone, on a constructed file (the tests)
@@ -354,11 +355,11 @@ end="<!-- end of the generated section -->"
   echo "| scheme | chosen lr | pos-lr mult | its 1x val_loss | every run: lr x mult = val_loss |"
   echo "|---|---|---|---|---|"
   # (a choice at the largest or smallest lr its scheme ran, after the edge rule, is marked: the
-  # sweep did not bracket the optimum)
+  # sweep did not bracket the optimum; each scheme's runs in the order of lr, then multiplier)
   awk -F, 'NR == FNR { if (FNR > 1) { runs[$1] = runs[$1] sprintf("%s%s x %s = %s", nr[$1]++ ? "; " : "", $2, $3, $5 == "" ? "failed" : $5)
         if ($3 == 1) { if (!($1 in lo) || $2 + 0 < lo[$1]) lo[$1] = $2 + 0; if (!($1 in hi) || $2 + 0 > hi[$1]) hi[$1] = $2 + 0 } }; next }
     FNR > 1 { e = $2 + 0 == hi[$1] ? " (the largest lr run: at the grid'"'"'s edge)" : $2 + 0 == lo[$1] ? " (the smallest lr run: at the grid'"'"'s edge)" : ""
-      printf "| %s | %s%s | %s | %.4f | %s |\n", $1, $2, e, $3, $4, runs[$1] }' "$out/phaseA.csv" "$out/chosen.csv"
+      printf "| %s | %s%s | %s | %.4f | %s |\n", $1, $2, e, $3, $4, runs[$1] }' <(head -1 "$out/phaseA.csv"; tail -n +2 "$out/phaseA.csv" | sort -t, -k1,1 -k2,2g -k3,3g) "$out/chosen.csv"
   echo
   if [ -s "$out/match.csv" ]; then
     echo "### Matched controls (parameters closest to xl's; match.csv)"
@@ -375,10 +376,17 @@ end="<!-- end of the generated section -->"
   fi
   echo "### Perplexity at the final step, all the test bytes: exp of the mean loss over seeds (95% interval over seeds; w: one seed, the window interval only)"
   echo
+  echo "The interval over seeds holds the training noise only: every seed is scored on the same windows, so the evaluation"
+  echo "noise is not in it. The window interval (w) treats the windows as independent; neighbouring windows correlate, and"
+  echo "it is too narrow (PROTOCOL.md, v4)."
+  echo
   table
   echo
-  echo "flops/token: 6 N + 12 L T d_model at the training length (docs/usage.md); it leaves out each scheme's own work"
-  echo "(biases, rotations, FIRE's MLP)."
+  echo "flops/token: training FLOPs per token at the training length, 6 N + 12 L T d_model, N the parameters less the"
+  echo "scheme's (docs/usage.md); it leaves out each scheme's own work (biases, rotations, FIRE's MLP), so it is the same"
+  echo "for schemes of one width. learned: its table has a row for every position to 16x, but the rows past T get no"
+  echo "gradient from the loss (they keep their initial values, shrunk by weight decay): its numbers past 1x measure those"
+  echo "rows, and its extra parameters add no capacity at 1x."
   echo
   echo "![perplexity against evaluation length at the final step](ppl_vs_length.png)"
   echo
@@ -389,9 +397,10 @@ end="<!-- end of the generated section -->"
   echo
   echo "![ppl at 16x over ppl at 1x against training step](ratio_vs_step.png)"
   echo
-  echo "The ranking by the ratio ppl(16x)/ppl(1x) holds from: **$stable_ratio**. The ranking by ppl at 16x holds from:"
-  echo "**$stable_ppl**. (The kept checkpoints on the first sample of test bytes; each is a point of one cosine schedule,"
-  echo "not a model trained for that many steps.)"
+  echo "The order of the pairs of runs significant at the last kept step, by the ratio ppl(16x)/ppl(1x), holds from: **$stable_ratio**."
+  echo "By ppl at 16x: **$stable_ppl**. (The kept checkpoints on the first sample of test bytes; each is a point of one cosine"
+  echo "schedule, not a model trained for that many steps; an order that held over the kept steps is not shown to hold with"
+  echo "longer training.)"
   echo
   echo "### The last 20% of training (training.csv): fall of validation loss; plateau = a change under 0.01 nats either way"
   echo
@@ -399,6 +408,10 @@ end="<!-- end of the generated section -->"
   echo "|---|---|---|---|---|---|"
   awk -F, 'NR > 1 { printf "| %s | %s | %s (%s) | %s | %s | %s |\n", $1, $2, $5, $4, $6, $7, $8 }' "$out/training.csv"
   echo
+  # (PROTOCOL.md: a run not at a plateau is reported as such, and the README says it did not converge)
+  awk -F, 'NR > 1 { n++; p += $8 == "yes"; if ($3 > st) st = $3 } END { if (!n) exit
+      if (p == n) printf "Every run (%d) reached the plateau.\n\n", n
+      else printf "**%d of the %d runs did not converge** by this rule (not at a plateau over their last 20%% of steps): their comparisons are at a fixed budget of %d steps, the same schedule for every scheme, not at convergence.\n\n", n - p, n, st }' "$out/training.csv"
   # the machine time: each run's own wall time, summed (phase A's training from its logs; phases
   # B and C from training.csv, whose evaluation seconds some early runs lack; eval-time.txt
   # counts the evaluations of the start that finished them, not those of an earlier start)
