@@ -191,6 +191,21 @@ grep -q "^phases B and C: 8 of 8 runs trained and evaluated, 0 trained" <<< "$st
   && grep -qx "  B rope/seed1: trained, its evaluations left" <<< "$st2" \
   && grep -q "^phases B and C: 6 of 8 runs trained and evaluated, 1 trained with evaluations left, 0 under way or interrupted, 1 not started" <<< "$st2" \
   && ok "--status: 8 of 8 done; with a run's evaluations undone and a run gone, 6 done, 1 to evaluate, 1 not started" || bad "--status" "$st / $st2"
+# chance.csv: the test bytes' unigram perplexity under the training split's byte counts (add-one),
+# computed apart here (counts by sort | uniq, summed per byte value); table.md's reference row;
+# with a DATA whose tail is not the test bytes, a warning and no chance.csv
+n=$(wc -c < "$tmp/c.txt")
+want=$({ head -c $((n - n / 10)) "$tmp/c.txt" | od -An -v -tu1 | tr -s ' ' '\n' | grep . | sort -n | uniq -c | awk '{ print "c", $2, $1 }'
+  echo "N $((n - n / 10))"; od -An -v -tu1 "$tmp/o/test.txt" | tr -s ' ' '\n' | grep . | sort -n | uniq -c | awk '{ print "t", $2, $1 }'; } \
+  | awk '$1 == "c" { c[$2] = $3 } $1 == "N" { N = $2 } $1 == "t" { s += $3 * log((c[$2] + 1) / (N + 256)); m += $3 } END { printf "%.4f", exp(-s / m) }')
+got=$(awk -F, 'NR == 2 && $1 == "unigram" { print $5 }' "$tmp/o/chance.csv" 2> /dev/null)
+cp -r "$tmp/o" "$tmp/ch" && rm "$tmp/ch/chance.csv"
+DATA=tools/lib.awk POSGPT=$BIN tools/study3_report.sh "$tmp/ch" > /dev/null 2> "$tmp/ch.err"; rc=$?
+awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 1e-8) }' && grep -q "^| (unigram: no context) | - | - | $(printf '%.2f' "$got") |" "$tmp/o/table.md" \
+  && [ $rc = 0 ] && [ ! -e "$tmp/ch/chance.csv" ] && grep -q "test.txt is not the tail of tools/lib.awk" "$tmp/ch.err" \
+  && ok "chance.csv: the unigram reference $got (computed apart: $want), a row of table.md; not made from another corpus" \
+  || bad "chance.csv" "got '$got' want '$want', rc $rc: $(cat "$tmp/ch.err")"
+rm -rf "$tmp/ch"
 # and a scheme of the grid with no phase-A run is named (RELATIVES: one the quick grid never swept)
 st3=$(OUT=$tmp/o RELATIVES="xl sandwich" tools/study3.sh --quick --status 2>&1)
 grep -q "^  phase A not started for: sandwich (" <<< "$st3" && ! grep -q "not started for" <<< "$st" \

@@ -13,7 +13,7 @@
 # Writes into DIR: eval.csv (every evaluation, one row per run, seed, step and length),
 # paired.csv (the neighbour tests, across seeds), convergence.csv, training.csv (the last-20%
 # fall, and each run's training and evaluation seconds, which README.md sums), table.md (the final table, compact: for the top-level README), ratio_vs_step.png, ppl_vs_length.png,
-# figures.txt, claims.md, bias.csv and bias.md (tools/study3_bias.sh:
+# figures.txt, claims.md, chance.csv (made once: the unigram reference, below), bias.csv and bias.md (tools/study3_bias.sh:
 # the largest position bias before and after), and the section of README.md between its
 # "generated" markers (README.md is made if missing). The rules are runs/study3/PROTOCOL.md's
 # (v3: intervals over seeds, t with k - 1 degrees of freedom; tools/lib.awk).
@@ -63,7 +63,28 @@ papers=${PAPERS:-docs/papers.csv}
 export LC_ALL=C
 [ -s "$out/chosen.csv" ] || { echo "study3_report: error: no $out/chosen.csv (run tools/study3.sh first)" >&2; exit 1; }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$out/chance.csv.part"' EXIT
+
+# ---- chance.csv (PROTOCOL.md v4), the reference row of the tables: the perplexity of the test
+# bytes under the byte frequencies of the training split (the first n - n / 10 bytes of DATA, as
+# posgpt holds out the last tenth; add-one over the 256 byte values), what a model that ignores
+# every context scores. Like the bias tables, made once from the run folder (OUT/test.txt and
+# DATA, default data/kjv.txt) and kept: a clone redraws from the committed chance.csv ----
+data=${DATA:-data/kjv.txt}
+if [ ! -s "$out/chance.csv" ] && [ -s "$out/test.txt" ] && [ -s "$data" ]; then
+  n=$(wc -c < "$data")
+  # (only from the study's own corpus: its test bytes are the tail of DATA, as study3.sh cuts them)
+  cmp -s "$out/test.txt" <(tail -c "$(wc -c < "$out/test.txt")" "$data") \
+    || { echo "study3_report: warning: $out/test.txt is not the tail of $data (DATA=FILE: the study's corpus): no chance.csv made" >&2; n=0; }
+fi
+if [ "${n:-0}" -gt 0 ]; then
+  { head -c $((n - n / 10)) "$data" | od -An -v -tu1; echo "--"; od -An -v -tu1 "$out/test.txt"; } | awk '
+    $1 == "--" { test = 1; next }
+    !test { for (i = 1; i <= NF; i++) c[$i]++; N += NF; next }
+    { for (i = 1; i <= NF; i++) s += log((c[$i] + 1) / (N + 256)); m += NF }
+    END { print "reference,train_bytes,test_bytes,loss,ppl"
+      printf "unigram,%d,%d,%.6f,%.4f\n", N, m, -s / m, exp(-s / m) }' > "$out/chance.csv.part" && mv "$out/chance.csv.part" "$out/chance.csv"
+fi
 
 # ---- eval.csv: every evaluation with its run's settings ----
 {
@@ -121,6 +142,9 @@ ctable() {
     cells "$r" 2
     echo
   done
+  # (the chance reference, one value at every length: the unigram ignores the context)
+  [ -s "$out/chance.csv" ] && awk -F, -v n="$(echo $lens | wc -w)" 'NR == 2 { printf "| (unigram: no context) | - | - |"; for (i = 1; i <= n; i++) printf " %.2f |", $5; print "" }' "$out/chance.csv"
+  return 0
 }
 
 # ---- the rankings (PROTOCOL.md v3): the runs with 2 or more seeds, best first by the mean loss;
@@ -379,6 +403,7 @@ end="<!-- end of the generated section -->"
   echo "The interval over seeds holds the training noise only: every seed is scored on the same windows, so the evaluation"
   echo "noise is not in it. The window interval (w) treats the windows as independent; neighbouring windows correlate, and"
   echo "it is too narrow (PROTOCOL.md, v4)."
+  [ -s "$out/chance.csv" ] && awk -F, 'NR == 2 { printf "\nChance reference (chance.csv): a model that ignores every context, the test bytes'"'"' unigram perplexity under the\ntraining split'"'"'s byte frequencies (add-one), scores %.2f at every length.\n", $5 }' "$out/chance.csv"
   echo
   table
   echo
