@@ -110,6 +110,10 @@ grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-
 [ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A5 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] && [ -s "$tmp/o/ppl_vs_length.png" ] && grep -q "](ppl_vs_length.png)" "$tmp/o/README.md" \
   && grep -q '^| C8 | rotary |' "$tmp/o/claims.md" && ok "paired tests, rankings with '<'/'~', the figures and claims.md are written" \
   || bad "report" "$(ls "$tmp/o")"
+# a verdict where the paper's ratio is within 5% of 1 is marked weak: T5's 0.956 and 1.039 (C9,
+# C10; the quick grid runs t5 with 2 seeds), none of ALiBi's (0.949 and below) or the others'
+weak=$(grep "(weak: the paper's ratio is within 5% of 1) |$" "$tmp/o/claims.md" | awk -F' [|] ' '{ print substr($1, 3) }' | tr '\n' ' ')
+[ "$weak" = "C9 C10 " ] && ok "claims.md: the verdicts where the paper's ratio is within 5% of 1 are marked weak (C9 C10)" || bad "weak verdicts" "'$weak'"
 # the paired tests are across seeds (PROTOCOL.md v3): each row's seed_diffs are, per common seed,
 # the mean over the same windows of the worse run's loss minus the better's (recomputed here from
 # the per-window files), and mean_diff, ci_low, ci_high their mean and 95% t interval (recomputed

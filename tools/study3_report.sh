@@ -319,6 +319,9 @@ awk -F, -v T="$T" -v papers="$papers" "$lib"'
         else { lo = exp(TM - TH); hi = exp(TM + TH); o = sprintf("%dx: %.3f [%.3f-%.3f] (%d seeds)", m, exp(TM), lo, hi, n[r, L])
           if (pr == "") v = "not testable here (no paper number)"
           else { up = pr > 1; side = lo > 1 ? 1 : hi <= 1 ? 0 : -1; v = side < 0 ? "inconclusive" : side == up ? "holds" : "differs" } }
+        # (v4: a paper ratio within 5% of 1 is one run of theirs at about its training level, so a
+        # direction drawn from it is weak; said beside the verdict, which stands)
+        if (pr != "" && v !~ /^not testable/ && pr > 0.95 && pr < 1.05) { v = v " (weak: the paper'"'"'s ratio is within 5% of 1)"; weak++ }
         printf "| C%d | %s | %s | %s | %s |\n", c, name[id], paper, o, v } }
     print ""
     if (unv) print "[unverified]: the paper'"'"'s number was not read in the paper itself here (docs/papers.csv says where it was read)."
@@ -332,7 +335,8 @@ awk -F, -v T="$T" -v papers="$papers" "$lib"'
   echo "seeds. **Verdict, on the direction only**: *holds* if our interval lies wholly on the paper's side of 1 (the paper's"
   echo "ratio > 1: degrades; <= 1: holds or improves), *differs* if it lies wholly on the other side, *inconclusive* if it"
   echo "contains 1, *not testable here* where the paper has no number, we ran no such model, or we have one seed. The sizes"
-  echo "stand side by side; no verdict is drawn on them."
+  echo "stand side by side; no verdict is drawn on them. A verdict where the paper's ratio is within 5% of 1 is marked *weak*"
+  echo "(v4): the paper reports one run, without an interval, so its direction there may be its noise."
   echo
   echo "Paper: Press et al. 2022, Table 2 (WikiText-103 validation, word-level, trained at 512 tokens, nonoverlapping"
   echo "evaluation). Their lengths 1012, 2512, 4512, 8512 are 1.98x, 4.9x, 8.8x and 16.6x; ours (bytes, trained at $T) are the"
