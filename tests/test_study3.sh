@@ -110,6 +110,17 @@ grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-
 [ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A5 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] && [ -s "$tmp/o/ppl_vs_length.png" ] && grep -q "](ppl_vs_length.png)" "$tmp/o/README.md" \
   && grep -q '^| C8 | rotary |' "$tmp/o/claims.md" && ok "paired tests, rankings with '<'/'~', the figures and claims.md are written" \
   || bad "report" "$(ls "$tmp/o")"
+# phase D: each scheme's phase-A run at its chosen lr (and t5's at the other multiplier there)
+# evaluated at 1x..16x on all the test bytes, in the README beside phase B's seed 1
+nd=0; want=0
+while IFS=, read -r s lr m _; do
+  for d in "$tmp/o/A/$s/lr$lr"-m*; do [ -d "$d" ] || continue; want=$((want + 1))
+    [ "$(awk -F, 'NR > 1 { n++ } END { print n + 0 }' "$d/eval-final.csv" 2> /dev/null)" = 5 ] \
+      && grep -q "^| $s | A, lr $lr x ${d##*-m}$([ "${d##*-m}" = "$m" ] && echo '\*') | 8 |" "$tmp/o/README.md" && nd=$((nd + 1)); done
+  grep -q "^| $s | B, seed 1 | 16 |" "$tmp/o/README.md" || nd=-99
+done < <(tail -n +2 "$tmp/o/chosen.csv")
+[ "$nd" = "$want" ] && [ "$want" -ge 3 ] && ok "phase D: the $want phase-A runs at the chosen lr evaluated at 1x..16x, in the README beside phase B's seed 1" \
+  || bad "phase D" "$nd of $want: $(grep -A12 '^### Two horizons' "$tmp/o/README.md")"
 # a verdict where the paper's ratio is within 5% of 1 is marked weak: T5's 0.956 and 1.039 (C9,
 # C10; the quick grid runs t5 with 2 seeds), none of ALiBi's (0.949 and below) or the others'
 weak=$(grep "(weak: the paper's ratio is within 5% of 1) |$" "$tmp/o/claims.md" | awk -F' [|] ' '{ print substr($1, 3) }' | tr '\n' ' ')

@@ -15,6 +15,9 @@
 #            chose the lrs; PROTOCOL.md v3) every kept checkpoint at 1x..16x on the first
 #            SAMPLE bytes, the final one at 1x..16x on all of them, with --ci (and the final
 #            one --per-window)
+#   phase D  (PROTOCOL.md v4) a diagnostic: each scheme's phase-A run at its chosen lr (with each
+#            multiplier run there) evaluated as the final checkpoints are, into its
+#            OUT/A/SCHEME/lrLR-mM/eval-final.csv: the ranking at a second horizon (1200 steps)
 #   report   tools/study3_report.sh OUT: eval.csv, the tables, the figure, claims.md (CSVs only)
 #
 #   tools/study3.sh            the default grid into runs/study3 (the core six; about 9.3 h on 2 cores)
@@ -267,6 +270,13 @@ if [ "$mode" = one ]; then
     # its position-bias tables while the checkpoints are here (tools/study3_bias.sh keeps them after)
     POSGPT=$bin tools/study3_bias.sh "$OUT" "$d" > /dev/null
     echo "$*" > "$d/done.txt"
+  elif [ "$job" = D ]; then # D SCHEME LR MULT: a phase-A run evaluated as the final checkpoints are
+    d=$OUT/A/$2/lr$3-m$4
+    if [ ! -s "$d/model.bin" ]; then # (a clone keeps the evaluation it committed)
+      [ -s "$d/eval-final.csv" ] && exit 0
+      echo "study3: $d: no checkpoint to evaluate (phase D needs phase A's model.bin)" >&2; exit 1
+    fi
+    ev "$d/eval-final.csv" "$d/model.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$FINAL_TOKENS" --csv @OUT@
   else
     echo "study3: unknown job '$*'" >&2; exit 2
   fi
@@ -350,6 +360,15 @@ fi
 # phases B and C
 b_jobs > "$list"
 phase "phases B and C, training and evaluation"
+# phase D (PROTOCOL.md v4), a diagnostic beside the choices, which stand: each scheme's phase-A
+# run at its chosen lr (a complete 1200-step schedule, seed 1), with each multiplier it ran
+# there, evaluated at 1x..16x on all the test bytes as the final checkpoints are: the ranking at
+# a second horizon, and what the position-lr multiplier does beyond the training length
+for s in $all; do
+  lr=$(awk -F, -v s="$s" '$1 == s { print $2 }' "$out/chosen.csv")
+  [ -n "$lr" ] && for m in 1 $MULTS; do [ -d "$out/A/$s/lr$lr-m$m" ] && echo "D $s $lr $m"; done
+done > "$list"
+phase "phase D, the phase-A runs at the chosen lr evaluated at 1x..16x"
 echo "study3 wall time: $(( (SECONDS - t_start) / 60 )) min (tools/study3.sh $mode; work kept from earlier starts takes no time)" | tee -a "$out/command.txt" >&2
 POSGPT=$bin tools/study3_report.sh "$out" > /dev/null || failed=1
 exit $failed

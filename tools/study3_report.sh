@@ -456,6 +456,27 @@ end="<!-- end of the generated section -->"
         printf "\nIn all %.1f hours of one-run wall time%s.\n", (ta + tb + eb) / 3600, miss ? " and the unrecorded evaluations" : "" }'
   echo
   if grep -q '^| [AB] |' "$out/bias.md"; then cat "$out/bias.md"; echo; fi
+  # phase D (PROTOCOL.md v4): the phase-A runs at the chosen lr, evaluated as the final
+  # checkpoints are (their eval-final.csv), beside the phase-B seed 1 of the same scheme
+  if ls "$out"/A/*/lr*-m*/eval-final.csv > /dev/null 2>&1; then
+    echo "### Two horizons (phase D): the phase-A runs at the chosen lr, 1200 steps, beside phase B's seed 1, 4800 steps"
+    echo
+    echo "Seed 1 only, all the test bytes, ppl (the window interval); each is a complete schedule of its length. The"
+    echo "chosen multiplier is marked *; the other multiplier run at the chosen lr shows what it does beyond the training length."
+    echo
+    printf "| scheme | run | steps |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
+    printf "|---|---|---|"; for L in $lens; do printf -- "---|"; done; echo
+    while IFS=, read -r s lr m _; do
+      for f in "$out/A/$s/lr$lr"-m*/eval-final.csv; do [ -s "$f" ] || continue
+        mm=${f%/eval-final.csv}; mm=${mm##*-m}
+        awk -F, -v s="$s" -v r="A, lr $lr x $mm$([ "$mm" = "$m" ] && echo '*')" 'NR > 1 { c[$3] = sprintf("%.2f (%.2f-%.2f)", $8, $18, $19); st = $13; L[++n] = $3 }
+          END { printf "| %s | %s | %s |", s, r, st; for (i = 1; i <= n; i++) printf " %s |", c[L[i]]; print "" }' "$f"
+      done
+      awk -F, -v s="$s" '$1 == s && $2 == 1 && $14 == "final" { c[++n] = sprintf("%.2f (%.2f-%.2f)", $7, $8, $9); st = $3 }
+        END { if (n) { printf "| %s | B, seed 1 | %s |", s, st; for (i = 1; i <= n; i++) printf " %s |", c[i]; print "" } }' "$out/eval.csv"
+    done < <(tail -n +2 "$out/chosen.csv")
+    echo
+  fi
   echo "$end"
 } > "$tmp/gen"
 if [ ! -s "$out/README.md" ]; then
