@@ -121,6 +121,18 @@ while IFS=, read -r s lr m _; do
 done < <(tail -n +2 "$tmp/o/chosen.csv")
 [ "$nd" = "$want" ] && [ "$want" -ge 3 ] && ok "phase D: the $want phase-A runs at the chosen lr evaluated at 1x..16x, in the README beside phase B's seed 1" \
   || bad "phase D" "$nd of $want: $(grep -A12 '^### Two horizons' "$tmp/o/README.md")"
+# phase D's edge diagnostics: every choice the README marks at its grid's edge, and every chosen
+# multiplier 10 (the largest run), has a run in D/ and a row beside its choice; nothing else
+# does, and none enters phaseA.csv (the choice stands)
+we=0; nrow=$(awk '/^### Edge diagnostics/ { on = 1; next } on && /^### / { on = 0 } on && /^\| [a-z]/ && !/^\| scheme/' "$tmp/o/README.md" | wc -l)
+while IFS=, read -r s lr m _; do
+  e=0; grep -q "^| $s | $lr (the .* lr run: at the grid's edge)" "$tmp/o/README.md" && e=1
+  [ "$m" = 10 ] && e=$((e + 1))
+  [ $e -gt 0 ] && [ "$(grep -c "^| $s | $lr x $m | " "$tmp/o/README.md")" = $e ] && [ "$(ls -d "$tmp/o/D/$s"/lr*-m* | wc -l)" = $e ] && we=$((we + e))
+done < <(tail -n +2 "$tmp/o/chosen.csv")
+[ "$we" = "$nrow" ] && [ "$(ls -d "$tmp"/o/D/*/lr*-m* 2> /dev/null | wc -l)" = "$nrow" ] && ! grep -q ",30,\|,3e-2,\|,1e-1," "$tmp/o/phaseA.csv" \
+  && ok "phase D: an edge diagnostic for each choice at the edge ($nrow), beside its choice in the README, none in phaseA.csv" \
+  || bad "edge diagnostics" "$we of $nrow: $(ls -d "$tmp"/o/D/*/* 2>&1); $(grep -A8 '^### Edge diag' "$tmp/o/README.md")"
 # a verdict where the paper's ratio is within 5% of 1 is marked weak: T5's 0.956 and 1.039 (C9,
 # C10; the quick grid runs t5 with 2 seeds), none of ALiBi's (0.949 and below) or the others'
 weak=$(grep "(weak: the paper's ratio is within 5% of 1) |$" "$tmp/o/claims.md" | awk -F' [|] ' '{ print substr($1, 3) }' | tr '\n' ' ')

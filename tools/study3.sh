@@ -15,9 +15,11 @@
 #            chose the lrs; PROTOCOL.md v3) every kept checkpoint at 1x..16x on the first
 #            SAMPLE bytes, the final one at 1x..16x on all of them, with --ci (and the final
 #            one --per-window)
-#   phase D  (PROTOCOL.md v4) a diagnostic: each scheme's phase-A run at its chosen lr (with each
-#            multiplier run there) evaluated as the final checkpoints are, into its
-#            OUT/A/SCHEME/lrLR-mM/eval-final.csv: the ranking at a second horizon (1200 steps)
+#   phase D  (PROTOCOL.md v4) diagnostics beside the choices, which stand: each scheme's phase-A
+#            run at its chosen lr (with each multiplier run there) evaluated as the final
+#            checkpoints are, into its OUT/A/SCHEME/lrLR-mM/eval-final.csv (the ranking at a
+#            second horizon, 1200 steps); and a choice at the edge of what was run gets one
+#            A_STEPS run one lr step (or 3 times the multiplier) further, into OUT/D
 #   report   tools/study3_report.sh OUT: eval.csv, the tables, the figure, claims.md (CSVs only)
 #
 #   tools/study3.sh            the default grid into runs/study3 (the core six; about 9.3 h on 2 cores)
@@ -270,6 +272,8 @@ if [ "$mode" = one ]; then
     # its position-bias tables while the checkpoints are here (tools/study3_bias.sh keeps them after)
     POSGPT=$bin tools/study3_bias.sh "$OUT" "$d" > /dev/null
     echo "$*" > "$d/done.txt"
+  elif [ "$job" = E ]; then # E SCHEME LR MULT: an edge diagnostic, trained as phase A into OUT/D
+    train_run "$OUT/D/$2/lr$3-m$4" "$A_STEPS" $(common "$2") --d-model "$D" --lr "$3" --pos-lr-mult "$4" --seed 1
   elif [ "$job" = D ]; then # D SCHEME LR MULT: a phase-A run evaluated as the final checkpoints are
     d=$OUT/A/$2/lr$3-m$4
     if [ ! -s "$d/model.bin" ]; then # (a clone keeps the evaluation it committed)
@@ -369,6 +373,18 @@ for s in $all; do
   [ -n "$lr" ] && for m in 1 $MULTS; do [ -d "$out/A/$s/lr$lr-m$m" ] && echo "D $s $lr $m"; done
 done > "$list"
 phase "phase D, the phase-A runs at the chosen lr evaluated at 1x..16x"
+# and the edge diagnostics (PROTOCOL.md v4): a choice at the largest (smallest) lr its scheme ran
+# at multiplier 1 gets one 1200-step run one lr step further (1e-4 3e-4 1e-3 3e-3 1e-2 3e-2 1e-1),
+# at the chosen multiplier; a chosen multiplier above 1 and the largest run, one at 3 times it,
+# at the chosen lr. Into OUT/D/SCHEME/lrLR-mM, never into phaseA.csv: the choice stands, and
+# the report shows each beside it
+awk -F, -v mults="1 $MULTS" 'BEGIN { n = split("1e-4 3e-4 1e-3 3e-3 1e-2 3e-2 1e-1", G, " "); for (i = 1; i <= n; i++) at[G[i]] = i
+    nm = split(mults, M, " "); for (i = 1; i <= nm; i++) if (M[i] + 0 > mmax) mmax = M[i] + 0 }
+  NR == FNR { if (FNR > 1 && $3 == 1 && $5 != "") { if (!($1 in lo) || $2 + 0 < lo[$1]) lo[$1] = $2 + 0; if (!($1 in hi) || $2 + 0 > hi[$1]) hi[$1] = $2 + 0 }; next }
+  FNR > 1 { if ($2 + 0 == hi[$1] && at[$2] < n) print "E", $1, G[at[$2] + 1], $3
+    if ($2 + 0 == lo[$1] && at[$2] > 1) print "E", $1, G[at[$2] - 1], $3
+    if ($3 + 0 > 1 && $3 + 0 == mmax) print "E", $1, $2, 3 * $3 }' "$out/phaseA.csv" "$out/chosen.csv" > "$list"
+phase "phase D, the edge diagnostics"
 echo "study3 wall time: $(( (SECONDS - t_start) / 60 )) min (tools/study3.sh $mode; work kept from earlier starts takes no time)" | tee -a "$out/command.txt" >&2
 POSGPT=$bin tools/study3_report.sh "$out" > /dev/null || failed=1
 exit $failed

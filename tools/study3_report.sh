@@ -456,6 +456,26 @@ end="<!-- end of the generated section -->"
         printf "\nIn all %.1f hours of one-run wall time%s.\n", (ta + tb + eb) / 3600, miss ? " and the unrecorded evaluations" : "" }'
   echo
   if grep -q '^| [AB] |' "$out/bias.md"; then cat "$out/bias.md"; echo; fi
+  # phase D's edge diagnostics (PROTOCOL.md v4): each run's last validation loss beside its
+  # scheme's choice (the same 1x validation bytes and steps as phase A); the choice stands
+  if ls "$out"/D/*/lr*-m*/log.csv > /dev/null 2>&1; then
+    echo "### Edge diagnostics (phase D): one run past each choice at the edge of what phase A ran"
+    echo
+    echo "Each is a phase-A run (seed 1, 1x validation loss) one lr step, or 3 times the multiplier, past a choice at the"
+    echo "edge. The choices stand (PROTOCOL.md v4); a diagnostic more than 0.01 nats below its choice says the rule may"
+    echo "have left that scheme under-tuned."
+    echo
+    echo "| scheme | chosen: lr x mult | its val_loss | diagnostic: lr x mult | steps | its val_loss | diagnostic - chosen |"
+    echo "|---|---|---|---|---|---|---|"
+    for f in "$out"/D/*/lr*-m*/log.csv; do
+      d=${f%/log.csv}; n=${d##*/lr}; s=${d%/*}; s=${s##*/}
+      awk -F, -v s="$s" -v lr="${n%-m*}" -v m="${n##*-m}" 'NR == FNR { if ($1 == s) { cl = $2; cm = $3; cv = $4 }; next }
+        FNR > 1 && $3 != "" { st = $1; v = $3 }
+        END { if (st == "") exit; d = v - cv
+          printf "| %s | %s x %s | %.4f | %s x %s | %s | %.4f | %+.4f%s |\n", s, cl, cm, cv, lr, m, st, v, d, d < -0.01 ? " (under-tuned?)" : "" }' "$out/chosen.csv" "$f"
+    done
+    echo
+  fi
   # phase D (PROTOCOL.md v4): the phase-A runs at the chosen lr, evaluated as the final
   # checkpoints are (their eval-final.csv), beside the phase-B seed 1 of the same scheme
   if ls "$out"/A/*/lr*-m*/eval-final.csv > /dev/null 2>&1; then
