@@ -130,13 +130,13 @@ table() {
 }
 
 # the same, compact, for a copy in the top-level README (table.md): scheme, seeds, params and
-# each length's ppl (interval), best first by the mean loss at the longest length
+# each length's ppl (interval), in the full table's order (by name: an order by score would read
+# as a ranking, which only the paired tests make)
 ctable() {
-  local last r
-  last=$(echo $lens | awk '{ print $NF }')
+  local r
   printf "| scheme | seeds | params |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
   printf "|---|---|---|"; for L in $lens; do printf -- "---|"; done; echo
-  for r in $(awk -F, -v L="$last" '$2 == L' "$tmp/final" | sort -t, -k7,7g -k1,1 | cut -d, -f1); do
+  for r in $(cut -d, -f1 "$tmp/final" | uniq); do
     awk -F, -v r="$r" '$1 == r { printf "| %s | %s |", r, $3; exit }' "$tmp/final"
     awk -F, -v r="$r" '$1 == r && $14 == "final" { printf " %s |", $19; exit }' "$tmp/rows"
     cells "$r" 2
