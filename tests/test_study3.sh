@@ -155,7 +155,7 @@ np=$(awk -F, 'NR > 1 && $4 == "1+2"' "$tmp/o/paired.csv" | wc -l)
   || bad "paired across seeds" "$np rows; $chk"
 # the table: a run of one seed (xl) shows its window interval, marked w; one of 2 seeds exp(mean loss)
 x=$(grep '^| xl | 1 |' "$tmp/o/README.md"); r=$(grep '^| rope | 2 |' "$tmp/o/README.md")
-wantr=$(awk -F, '$1 == "rope" && $14 == "final" && $5 == 32 { s += $6; n++ } END { printf "%.3f", exp(s / n) }' "$tmp/o/eval.csv")
+wantr=$(awk -F, '$1 == "rope" && $14 == "final" && $5 == 32 { s += $6; n++ } END { printf "%#.4g", exp(s / n) }' "$tmp/o/eval.csv")
 [ "$(echo "$x" | grep -o ' w |' | wc -l)" = 5 ] && echo "$r" | grep -q "| $wantr (" && ! echo "$r" | grep -q ' w |' \
   && ok "the table: one seed marked w (window interval only); 2 seeds exp of the mean loss ($wantr at 1x) with an interval over seeds" \
   || bad "table" "$x / $r / $wantr"

@@ -112,11 +112,13 @@ awk -F, "$lib"'$14 == "final" { k = $1 SUBSEP $5; n[k]++; s[k] += $6; ss[k] += $
       if (tint(n[k], s[k], ss[k])) printf "%s,%s,%d,%.4f,%.4f,%.4f,%.6f,\n", p[1], p[2], n[k], exp(TM), exp(TM - TH), exp(TM + TH), TM
       else printf "%s,%s,%d,%.4f,%.4f,%.4f,%.6f,w\n", p[1], p[2], n[k], exp(TM), lo[k], hi[k], TM } }' "$tmp/rows" \
   | sort -t, -k1,1 -k2,2n > "$tmp/final"
-# cells RUN DECIMALS: RUN's ppl (interval) at each length, " w" after a one-seed window interval
+# cells RUN FORMAT: RUN's ppl (interval) at each length in the printf FORMAT (#.4g: 4 significant
+# figures, so that an interval over 2 seeds as wide as 1.5 to 217 is not given to 0.001), " w"
+# after a one-seed window interval
 cells() {
   local L
   for L in $lens; do awk -F, -v r="$1" -v L="$L" -v p="$2" '$1 == r && $2 == L {
-      printf " %." p "f (%." p "f-%." p "f)%s |", $4, $5, $6, $8 == "w" ? " w" : "" }' "$tmp/final"; done
+      printf " %" p " (%" p "-%" p ")%s |", $4, $5, $6, $8 == "w" ? " w" : "" }' "$tmp/final"; done
 }
 table() {
   printf "| scheme | seeds | lr | pos-lr mult | d_model | params | flops/token |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
@@ -124,7 +126,7 @@ table() {
   for r in $(cut -d, -f1 "$tmp/final" | uniq); do
     awk -F, -v r="$r" '$1 == r && $14 == "final" { printf "| %s | %s | %s | %s | %s | %s |", r, $17, $18, $16, $19, $20; exit }' "$tmp/rows" \
       | sed "s/^| $r |/| $r | $(awk -F, -v r="$r" '$1 == r { print $3; exit }' "$tmp/final") |/"
-    cells "$r" 3
+    cells "$r" "#.4g"
     echo
   done
 }
@@ -139,7 +141,7 @@ ctable() {
   for r in $(cut -d, -f1 "$tmp/final" | uniq); do
     awk -F, -v r="$r" '$1 == r { printf "| %s | %s |", r, $3; exit }' "$tmp/final"
     awk -F, -v r="$r" '$1 == r && $14 == "final" { printf " %s |", $19; exit }' "$tmp/rows"
-    cells "$r" 2
+    cells "$r" .2f
     echo
   done
   # (the chance reference, one value at every length: the unigram ignores the context)
@@ -187,11 +189,11 @@ rankings() {
     echo "number of tests)"
     echo
     awk -F, -v L="$L" 'NR == FNR { if ($1 == L) sig[$2] = ($9 == "yes") ? " < " : ($9 == "reversed") ? " > (reversed) " : " ~ "; next }
-      { line = line sprintf("%s%s %.3f (%.3f-%.3f)", sep, $1, $4, $5, $6); sep = ($1 in sig) ? sig[$1] : " ? " } END { print line }' \
+      { line = line sprintf("%s%s %#.4g (%#.4g-%#.4g)", sep, $1, $4, $5, $6); sep = ($1 in sig) ? sig[$1] : " ? " } END { print line }' \
       "$out/paired.csv" "$tmp/rank-$L"
     echo
     if [ -s "$tmp/single-$L" ]; then
-      echo "One seed, not ranked (the window interval only): $(awk -F, '{ printf "%s%s %.3f (%.3f-%.3f)", (NR > 1 ? ", " : ""), $1, $4, $5, $6 }' "$tmp/single-$L")"
+      echo "One seed, not ranked (the window interval only): $(awk -F, '{ printf "%s%s %#.4g (%#.4g-%#.4g)", (NR > 1 ? ", " : ""), $1, $4, $5, $6 }' "$tmp/single-$L")"
       echo
     fi
   done
