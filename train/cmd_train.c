@@ -394,11 +394,8 @@ static void load_learn_sample(Run *r) {
     // task eval; a task from before the split: test.txt
     r->learn_file = spec.split ? "val.txt" : "test.txt";
     snprintf(path, sizeof path, "%s/%s", dir, r->learn_file);
-    size_t nb;
-    uint8_t *bytes = read_regular_file(path, "task file", TASK_MAX_FILE, &nb);
-    r->learn_crc = crc32_update(0, bytes, nb);
-    free(bytes);
     taskset_read(&r->learn_test, path);
+    r->learn_crc = r->learn_test.crc;
     int *which, n = task_learn_sample(&r->learn_test, r->learn_len, &which);
     if (!n) die("--until-acc: '%s' holds no example of the training lengths 1..%d", path, r->learn_len);
     TaskSet *l = &r->learn;

@@ -378,6 +378,7 @@ void taskset_read(TaskSet *s, const char *path) {
     memset(s, 0, sizeof *s);
     size_t n;
     s->text = (char *)read_regular_file(path, "task file", TASK_MAX_FILE, &n);
+    s->crc = crc32_update(0, s->text, n); // (before the lines are cut in place)
     char *nul = memchr(s->text, 0, n);
     if (nul) {
         long line = 1;

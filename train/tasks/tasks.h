@@ -109,6 +109,7 @@ typedef struct {
     TaskExample *ex;
     int n;
     int max_total;    // the longest prompt + answer, in bytes
+    uint32_t crc;     // CRC-32 of the file's bytes as read (train --until-acc records its check file's)
 } TaskSet;
 
 // Read a task file (the lines above). Dies with a one-line error naming the file, the line and
