@@ -77,3 +77,15 @@ function wall(e) {
     WALL = W_SUM + e
 }
 function wall_reset() { W_SUM = W_LAST = WALL = 0 }
+# wall_row() on every row of a log.csv, its header included (FS ","): on the header it resets
+# the sum, finds the elapsed_s column (W_COL; 0 if the log has none) and returns 0; on a data
+# row it adds the row's seconds and returns 1. So "!wall_row() { next }" first, then WALL.
+function wall_row(   c) {
+    if (FNR == 1) {
+        wall_reset(); W_COL = 0
+        for (c = 1; c <= NF; c++) if ($c == "elapsed_s") W_COL = c
+        return 0
+    }
+    if (W_COL) wall($W_COL)
+    return 1
+}

@@ -271,10 +271,9 @@ fi
     # and its seconds: training from log.csv's elapsed_s over its resumed segments (tools/lib.awk),
     # evaluation from eval-time.txt (empty for the runs evaluated before study3.sh wrote it)
     ev=$(sed -n 's/^eval_s=\([0-9]*\)$/\1/p' "$d/eval-time.txt" 2> /dev/null || true)
-    awk -F, -v OFS=, -v r="$run" -v k="${d##*/seed}" -v ev="$ev" "$lib"'NR == 1 { for (c = 1; c <= NF; c++) if ($c == "elapsed_s") ec = c; next }
-      ec { wall($ec) }
+    awk -F, -v OFS=, -v r="$run" -v k="${d##*/seed}" -v ev="$ev" "$lib"'!wall_row() { next }
       $3 != "" { n++; s[n] = $1; v[n] = $3 }
-      END { w = (ec ? sprintf("%.2f", WALL) : "") "," ev
+      END { w = (W_COL ? sprintf("%.2f", WALL) : "") "," ev
         if (!n) { printf "%s,%s,,,,,,n/a (no validation),%s\n", r, k, w; exit }
         last = s[n]; j = 0; for (i = 1; i <= n; i++) if (s[i] <= 0.8 * last) j = i
         if (!j) { printf "%s,%s,%d,,,%.4f,,n/a (no validation before 80%%),%s\n", r, k, last, v[n], w; exit }
@@ -449,7 +448,7 @@ end="<!-- end of the generated section -->"
   echo "### Machine time (each run's own wall time, summed; runs that ran side by side each count in full)"
   echo
   { for f in "$out"/A/*/*/log.csv; do [ -s "$f" ] || continue
-      awk -F, "$lib"'NR == 1 { for (c = 1; c <= NF; c++) if ($c == "elapsed_s") ec = c; next } ec { wall($ec) } END { printf "A %.0f\n", WALL }' "$f"; done
+      awk -F, "$lib"'!wall_row() { next } END { printf "A %.0f\n", WALL }' "$f"; done
     awk -F, 'NR > 1 { print "B", $9, $10 }' "$out/training.csv"; } \
     | awk '$1 == "A" { na++; ta += $2 } $1 == "B" { nb++; tb += $2; if ($3 == "") miss++; else eb += $3 }
       END { print "| phase | runs | training (h) | evaluation (h) |"; print "|---|---|---|---|"

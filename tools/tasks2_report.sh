@@ -92,11 +92,10 @@ if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the
       # evaluation from time.txt, which tasks2.sh writes when the run's task evals end)
       ev=$(sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$r/time.txt" 2> /dev/null || true)
       awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" -v top="$top" -v al="$al" -v ev="$ev" "$(cat tools/lib.awk)"'
-        NR == 1 { for (c = 1; c <= NF; c++) if ($c == "elapsed_s") ec = c; next }
-        ec { wall($ec) }
+        !wall_row() { next }
         $8 != "" { n++; st[n] = $1; h[n] = $8 }
         END { if (!n) exit; i = n; while (i > 1 && st[i] > 0.8 * st[n]) i--
-          print t, s, k, cap, st[n], stl, h[i], h[n], sprintf("%.4f", h[n] - h[i]), top, al, (ec ? sprintf("%.0f", WALL) : ""), ev }' "$r/log.csv"
+          print t, s, k, cap, st[n], stl, h[i], h[n], sprintf("%.4f", h[n] - h[i]), top, al, (W_COL ? sprintf("%.0f", WALL) : ""), ev }' "$r/log.csv"
     done
   } > "$dir/training.csv.part"
   mv "$dir/training.csv.part" "$dir/training.csv"
