@@ -89,3 +89,18 @@ function wall_row(   c) {
     if (W_COL) wall($W_COL)
     return 1
 }
+
+# The learning rates a scheme ran in study3's phase A at position-lr multiplier 1, the grid the
+# edge rule looks at (PROTOCOL.md v2, v4): lr_range(f) reads the phaseA.csv f (scheme,lr,
+# pos_lr_mult,steps,val_loss) into LR_LO[scheme] and LR_HI[scheme], the smallest and largest.
+# A failed run (no val_loss) counts: a larger lr that failed brackets the choice as one that lost.
+function lr_range(f,    line, x, n) {
+    while ((getline line < f) > 0) {
+        if (++n == 1) continue
+        split(line, x, ",")
+        if (x[3] != 1) continue
+        if (!(x[1] in LR_LO) || x[2] + 0 < LR_LO[x[1]]) LR_LO[x[1]] = x[2] + 0
+        if (!(x[1] in LR_HI) || x[2] + 0 > LR_HI[x[1]]) LR_HI[x[1]] = x[2] + 0
+    }
+    close(f)
+}

@@ -378,12 +378,12 @@ phase "phase D, the phase-A runs at the chosen lr evaluated at 1x..16x"
 # at the chosen multiplier; a chosen multiplier above 1 and the largest run, one at 3 times it,
 # at the chosen lr. Into OUT/D/SCHEME/lrLR-mM, never into phaseA.csv: the choice stands, and
 # the report shows each beside it
-awk -F, -v mults="1 $MULTS" 'BEGIN { n = split("1e-4 3e-4 1e-3 3e-3 1e-2 3e-2 1e-1", G, " "); for (i = 1; i <= n; i++) at[G[i]] = i
-    nm = split(mults, M, " "); for (i = 1; i <= nm; i++) if (M[i] + 0 > mmax) mmax = M[i] + 0 }
-  NR == FNR { if (FNR > 1 && $3 == 1 && $5 != "") { if (!($1 in lo) || $2 + 0 < lo[$1]) lo[$1] = $2 + 0; if (!($1 in hi) || $2 + 0 > hi[$1]) hi[$1] = $2 + 0 }; next }
-  FNR > 1 { if ($2 + 0 == hi[$1] && at[$2] < n) print "E", $1, G[at[$2] + 1], $3
-    if ($2 + 0 == lo[$1] && at[$2] > 1) print "E", $1, G[at[$2] - 1], $3
-    if ($3 + 0 > 1 && $3 + 0 == mmax) print "E", $1, $2, 3 * $3 }' "$out/phaseA.csv" "$out/chosen.csv" > "$list"
+awk -F, -v mults="1 $MULTS" -v runs="$out/phaseA.csv" "$(cat tools/lib.awk)"'BEGIN { n = split("1e-4 3e-4 1e-3 3e-3 1e-2 3e-2 1e-1", G, " "); for (i = 1; i <= n; i++) at[G[i]] = i
+    nm = split(mults, M, " "); for (i = 1; i <= nm; i++) if (M[i] + 0 > mmax) mmax = M[i] + 0
+    lr_range(runs) } # (the lrs each scheme ran, a failed run included: tools/lib.awk)
+  FNR > 1 { if ($2 + 0 == LR_HI[$1] && at[$2] < n) print "E", $1, G[at[$2] + 1], $3
+    if ($2 + 0 == LR_LO[$1] && at[$2] > 1) print "E", $1, G[at[$2] - 1], $3
+    if ($3 + 0 > 1 && $3 + 0 == mmax) print "E", $1, $2, 3 * $3 }' "$out/chosen.csv" > "$list"
 phase "phase D, the edge diagnostics"
 echo "study3 wall time: $(( (SECONDS - t_start) / 60 )) min (tools/study3.sh $mode; work kept from earlier starts takes no time)" | tee -a "$out/command.txt" >&2
 POSGPT=$bin tools/study3_report.sh "$out" > /dev/null || failed=1

@@ -72,18 +72,18 @@ trap 'rm -rf "$tmp" "$out/chance.csv.part"' EXIT
 # DATA, default data/kjv.txt) and kept: a clone redraws from the committed chance.csv ----
 data=${DATA:-data/kjv.txt}
 if [ ! -s "$out/chance.csv" ] && [ -s "$out/test.txt" ] && [ -s "$data" ]; then
-  n=$(wc -c < "$data")
   # (only from the study's own corpus: its test bytes are the tail of DATA, as study3.sh cuts them)
-  cmp -s "$out/test.txt" <(tail -c "$(wc -c < "$out/test.txt")" "$data") \
-    || { echo "study3_report: warning: $out/test.txt is not the tail of $data (DATA=FILE: the study's corpus): no chance.csv made" >&2; n=0; }
-fi
-if [ "${n:-0}" -gt 0 ]; then
-  { head -c $((n - n / 10)) "$data" | od -An -v -tu1; echo "--"; od -An -v -tu1 "$out/test.txt"; } | awk '
-    $1 == "--" { test = 1; next }
-    !test { for (i = 1; i <= NF; i++) c[$i]++; N += NF; next }
-    { for (i = 1; i <= NF; i++) s += log((c[$i] + 1) / (N + 256)); m += NF }
-    END { print "reference,train_bytes,test_bytes,loss,ppl"
-      printf "unigram,%d,%d,%.6f,%.4f\n", N, m, -s / m, exp(-s / m) }' > "$out/chance.csv.part" && mv "$out/chance.csv.part" "$out/chance.csv"
+  if ! cmp -s "$out/test.txt" <(tail -c "$(wc -c < "$out/test.txt")" "$data"); then
+    echo "study3_report: warning: $out/test.txt is not the tail of $data (DATA=FILE: the study's corpus): no chance.csv made" >&2
+  else
+    n=$(wc -c < "$data")
+    { head -c $((n - n / 10)) "$data" | od -An -v -tu1; echo "--"; od -An -v -tu1 "$out/test.txt"; } | awk '
+      $1 == "--" { test = 1; next }
+      !test { for (i = 1; i <= NF; i++) c[$i]++; N += NF; next }
+      { for (i = 1; i <= NF; i++) s += log((c[$i] + 1) / (N + 256)); m += NF }
+      END { print "reference,train_bytes,test_bytes,loss,ppl"
+        printf "unigram,%d,%d,%.6f,%.4f\n", N, m, -s / m, exp(-s / m) }' > "$out/chance.csv.part" && mv "$out/chance.csv.part" "$out/chance.csv"
+  fi
 fi
 
 # ---- eval.csv: every evaluation with its run's settings ----
@@ -385,9 +385,9 @@ end="<!-- end of the generated section -->"
   echo "|---|---|---|---|---|"
   # (a choice at the largest or smallest lr its scheme ran, after the edge rule, is marked: the
   # sweep did not bracket the optimum; each scheme's runs in the order of lr, then multiplier)
-  awk -F, 'NR == FNR { if (FNR > 1) { runs[$1] = runs[$1] sprintf("%s%s x %s = %s", nr[$1]++ ? "; " : "", $2, $3, $5 == "" ? "failed" : $5)
-        if ($3 == 1) { if (!($1 in lo) || $2 + 0 < lo[$1]) lo[$1] = $2 + 0; if (!($1 in hi) || $2 + 0 > hi[$1]) hi[$1] = $2 + 0 } }; next }
-    FNR > 1 { e = $2 + 0 == hi[$1] ? " (the largest lr run: at the grid'"'"'s edge)" : $2 + 0 == lo[$1] ? " (the smallest lr run: at the grid'"'"'s edge)" : ""
+  awk -F, -v phasea="$out/phaseA.csv" "$lib"'BEGIN { lr_range(phasea) } # (the lrs each scheme ran: tools/lib.awk)
+    NR == FNR { if (FNR > 1) runs[$1] = runs[$1] sprintf("%s%s x %s = %s", nr[$1]++ ? "; " : "", $2, $3, $5 == "" ? "failed" : $5); next }
+    FNR > 1 { e = $2 + 0 == LR_HI[$1] ? " (the largest lr run: at the grid'"'"'s edge)" : $2 + 0 == LR_LO[$1] ? " (the smallest lr run: at the grid'"'"'s edge)" : ""
       printf "| %s | %s%s | %s | %.4f | %s |\n", $1, $2, e, $3, $4, runs[$1] }' <(head -1 "$out/phaseA.csv"; tail -n +2 "$out/phaseA.csv" | sort -t, -k1,1 -k2,2g -k3,3g) "$out/chosen.csv"
   echo
   if [ -s "$out/match.csv" ]; then
