@@ -91,7 +91,8 @@ set -f # TASKS, SCHEMES and SEEDS are split into words, never globbed
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 
-all_tasks="copy reverse sort passkey add sum parity" # (the order they run in: the header)
+. tools/tasks2_lib.sh
+all_tasks=$TASKS2_TASKS # (the order they run in: the header)
 default_schemes="sinusoidal learned t5 alibi rope nope fire kerple-power"
 full_schemes="$default_schemes randomized-sinusoidal randomized-rope randomized-alibi"
 
@@ -170,7 +171,7 @@ task_cap() { [ $mode = quick ] && echo 60 && return; case "$1" in copy | reverse
 # seconds, time.txt), else the header's assumed rate (9 steps/s at L = 20 plus 15% for
 # evaluation, passkey 3.6 steps/s); PLAN_RATES says, per task, which rate it used
 plan_hours() {
-  local runs=$(( $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) t core=0 m sc k d pk
+  local runs=$(( $(echo $schemes | wc -w) * $(echo $seeds | wc -w) )) t core=0 m sc k d pk rate
   PLAN_RATES=
   for t in $tasks; do
     pk=0; [ "$t" = passkey ] && pk=1
@@ -180,9 +181,12 @@ plan_hours() {
         awk -F, -v ev="$(sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$d/time.txt")" "$(cat tools/lib.awk)"'
           !wall_row() { next } $1 ~ /^[0-9]+$/ { s = $1 } END { if (W_COL && ev != "") print s, WALL, ev }' "$d/log.csv"
       done; done 2> /dev/null | awk '{ s += $1; w += $2; e += $3; n++ } END { if (n && w > 0) print s, w, e, n }')
-    core=$(awk -v c="$core" -v n=$runs -v cap="$(( $(task_cap "$t") + AFTER ))" -v pk=$pk -v m="$m" \
-      'BEGIN { if (split(m, x, " ") == 4) print c + n * (cap / (x[1] / x[2]) + x[3] / x[4]); else print c + n * cap / (pk ? 3.6 : 9 / 1.15) }')
-    PLAN_RATES+="${PLAN_RATES:+, }$t $(awk -v m="$m" -v pk=$pk 'BEGIN { if (split(m, x, " ") == 4) printf "%.1f steps/s and %.0f s of evaluation a run (measured: its %d run%s done)", x[1] / x[2], x[3] / x[4], x[4], x[4] == 1 ? "" : "s"; else printf "%.1f steps/s (assumed)", pk ? 3.6 : 9 }')"
+    # (the running sum of the hours' seconds, then the rate used, in words)
+    { read -r core; read -r rate; } < <(awk -v c="$core" -v n=$runs -v cap="$(( $(task_cap "$t") + AFTER ))" -v pk=$pk -v m="$m" 'BEGIN {
+      if (split(m, x, " ") == 4) { print c + n * (cap / (x[1] / x[2]) + x[3] / x[4])
+        printf "%.1f steps/s and %.0f s of evaluation a run (measured: its %d run%s done)\n", x[1] / x[2], x[3] / x[4], x[4], x[4] == 1 ? "" : "s" }
+      else { print c + n * cap / (pk ? 3.6 : 9 / 1.15); printf "%.1f steps/s (assumed)\n", pk ? 3.6 : 9 } }')
+    PLAN_RATES+="${PLAN_RATES:+, }$t $rate"
   done
   PLAN_H=$(awk -v c="$core" -v j="$jobs" 'BEGIN { printf "%.1f", c / j / 3600 }')
 }

@@ -51,8 +51,7 @@ trap 'rm -f "$dir/claims.md.part"' EXIT # (a failure leaves no partial claims.md
 awk -v papers="$papers" "$(cat tools/lib.awk)"'
   function ours(s) { return s == "NoPE" ? "nope" : s == "T5 relative bias" ? "t5" : s == "ALiBi" ? "alibi" : s == "Rotary" ? "rope" : s ~ /^APE/ ? "sinusoidal" : "" }
   function task(t) { return t == "addition" ? "add" : t }
-  # exact match by chance beyond the training lengths: parity 0.5, sum 0.1 (one digit), the others about 0
-  function chance(t) { return t == "parity" ? 0.5 : t == "sum" ? 0.1 : 0 }
+  '"$TASKS2_CHANCE_AWK"' # (tools/tasks2_lib.sh: exact match by chance beyond the training lengths)
   function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }
   BEGIN {
     while ((getline line < papers) > 0) {

@@ -1,5 +1,11 @@
 # tasks2_lib.sh - what tools/tasks2_report.sh and tools/tasks2_claims.sh share (sourced by both)
 # shellcheck shell=bash
+# the tasks, in the order tools/tasks2.sh runs them (its header), which the report's machine-time
+# table follows
+TASKS2_TASKS="copy reverse sort passkey add sum parity"
+# exact match by chance beyond the training lengths, an awk function for both awk programs:
+# parity 0.5, sum 0.1 (one digit, the scratchpad's final answer), the others about 0
+TASKS2_CHANCE_AWK='function chance(t) { return t == "parity" ? 0.5 : t == "sum" ? 0.1 : 0 }'
 TASKS2_H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
 # check_acc WHO FILE: FILE is a study acc.csv both can read, else one error line naming the file,
 # the line and what is wrong, and exit 1: the header TASKS2_H, no CR (CRLF line ends), at least

@@ -113,6 +113,7 @@ after=${after:-${AFTER:-1000}}
 tables() { # PART FILE
 awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
   function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }
+  '"$TASKS2_CHANCE_AWK"'
   NR == 1 { next }
   { t = $1; s = $2; k = $3; L = $4; b = bucket($5, L)
     ex[t, s, k, b] += $7; ok[t, s, k, b] += $8; to[t, s, k, b] += $10; tc[t, s, k, b] += $11; stl[t, s, k] = $13
@@ -140,6 +141,12 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
   function versus(t, a, b, ma, mb,    la, hb) { spread(t, a); la = LOW; spread(t, b); hb = HIGH
     DT = la > hb && ma - mb > 0.06 + 1e-9 ? ">" : "~"
     return sprintf("%+.2f (%s)", ma - mb, DT == ">" ? "every seed above" : la > hb ? "gap under 0.06" : "seeds overlap") }
+  # the qualifying schemes of task t, best first by the mean exact match at 2x over their
+  # learned seeds: R[1..m] and those means V[1..m]; returns m (S, ns: the schemes in order)
+  function ranked(t,    i, a, b, m, x, y) { m = 0
+    for (i = 1; i <= ns; i++) if (q[t, S[i]]) { R[++m] = S[i]; V[m] = meanv(t, S[i], "e", 2, 1) }
+    for (a = 2; a <= m; a++) for (b = a; b > 1 && V[b] > V[b - 1]; b--) { x = V[b]; V[b] = V[b - 1]; V[b - 1] = x; y = R[b]; R[b] = R[b - 1]; R[b - 1] = y }
+    return m }
   function learned(t, s,    K, m, i, n) {
     m = split(seeds[t, s], K, " "); n = 0; STEPS = ""
     for (i = 1; i <= m; i++) { n += stl[t, s, K[i]] != ""; STEPS = STEPS (i > 1 ? " " : "") (stl[t, s, K[i]] != "" ? stl[t, s, K[i]] : "-") }
@@ -158,9 +165,8 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
     if (part == "summary") { # (summary.md: the task table of the top-level README, one row a task)
       print "| task | chance | pairs ranked (core six) | first rank at 2x: exact match, mean (learned seeds) | past 2x: the best mean |"
       print "|---|---|---|---|---|"
-      for (j = 1; j <= nt; j++) { t = tasks[j]; m = nr = 0; nc = split(core, C, " ")
-        for (i = 1; i <= ns; i++) if (ran[t, S[i]]) { nr++; if (q[t, S[i]]) { R[++m] = S[i]; V[m] = meanv(t, S[i], "e", 2, 1) } }
-        for (a = 2; a <= m; a++) for (b = a; b > 1 && V[b] > V[b - 1]; b--) { x = V[b]; V[b] = V[b - 1]; V[b - 1] = x; y = R[b]; R[b] = R[b - 1]; R[b - 1] = y }
+      for (j = 1; j <= nt; j++) { t = tasks[j]; m = ranked(t); nr = 0; nc = split(core, C, " ")
+        for (i = 1; i <= ns; i++) nr += ran[t, S[i]]
         c = 0; for (i = 1; i <= nc; i++) c += q[t, C[i]]
         g = m; for (a = 1; a < m; a++) { versus(t, R[a], R[a + 1], V[a], V[a + 1]); if (DT == ">") { g = a; break } }
         first = ""; for (a = 1; a <= g && a <= 3; a++) { spread(t, R[a]); first = first (a > 1 ? ", " : "") sprintf("%s %.2f (%.2f-%.2f)", R[a], V[a], LOW, HIGH) }
@@ -168,7 +174,7 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
         else if (g > 1) first = first " (sharing it)"
         if (!m) first = "(no scheme qualified)"
         best = ""; bv = -1; for (a = 1; a <= m; a++) { v = meanv(t, R[a], "e", 3, 1); if (MN && v > bv) { bv = v; best = R[a] } }
-        printf "| %s | %s | %d of %d (%d of %d) | %s | %s |\n", t, t == "parity" ? "0.5" : t == "sum" ? "0.1" : "about 0", m, nr, c, nc, first,
+        printf "| %s | %s | %d of %d (%d of %d) | %s | %s |\n", t, chance(t) ? chance(t) "" : "about 0", m, nr, c, nc, first,
           best == "" ? "-" : bv < 0.005 ? "0.00 (every scheme ranked)" : sprintf("%s %.2f", best, bv) }
       exit }
     if (part == "rank") {
@@ -181,9 +187,7 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
     print ""
     print "| task | rank | scheme | learned | exact 2x | per seed | token 2x | against the next |"
     print "|---|---|---|---|---|---|---|---|" }
-    for (j = 1; j <= nt; j++) { t = tasks[j]; m = 0
-      for (i = 1; i <= ns; i++) if (q[t, S[i]]) { R[++m] = S[i]; V[m] = meanv(t, S[i], "e", 2, 1) }
-      for (a = 2; a <= m; a++) for (b = a; b > 1 && V[b] > V[b - 1]; b--) { x = V[b]; V[b] = V[b - 1]; V[b - 1] = x; y = R[b]; R[b] = R[b - 1]; R[b - 1] = y }
+    for (j = 1; j <= nt; j++) { t = tasks[j]; m = ranked(t)
       if (!m) printf "| %s | - | (no scheme qualified) | | | | | |\n", t
       rk = 1
       for (a = 1; a <= m; a++) { n = learned(t, R[a]); vs = a < m ? versus(t, R[a], R[a + 1], V[a], V[a + 1]) : ""; spread(t, R[a])
@@ -229,9 +233,9 @@ fi
 if [ -s "$dir/training.csv" ]; then
   # the machine time: the sum of the runs' own wall times, per task (training.csv's train_s,
   # eval_s; a run without them is counted as such)
-  awk -F, 'BEGIN { nt = split("copy reverse sort passkey add sum parity", tasks, " ") } # (the order they run in; then any other)
+  awk -F, -v order="$TASKS2_TASKS" 'BEGIN { nt = split(order, tasks, " "); for (j = 1; j <= nt; j++) known[tasks[j]] = 1 } # (the order they run in; then any other)
     NR == 1 { ok = $13 == "train_s"; next } !ok { exit }
-    { if (!($1 in n) && $1 !~ /^(copy|reverse|sort|passkey|add|sum|parity)$/) tasks[++nt] = $1; n[$1]++; if ($13 == "" || $14 == "") miss[$1]++; tr[$1] += $13; ev[$1] += $14 }
+    { if (!($1 in n) && !($1 in known)) tasks[++nt] = $1; n[$1]++; if ($13 == "" || $14 == "") miss[$1]++; tr[$1] += $13; ev[$1] += $14 }
     END { if (!ok || NR < 2) exit
       printf "\nMachine time (training.csv: each run'"'"'s own wall time, training from its log and evaluation from time.txt, summed; runs that ran side by side each count in full):\n\n| task | runs | training (min) | evaluation (min) |\n|---|---|---|---|\n"
       for (j = 1; j <= nt; j++) { t = tasks[j]; if (!(t in n)) continue; T += tr[t]; E += ev[t]; M += miss[t]
