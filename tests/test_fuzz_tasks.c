@@ -29,7 +29,7 @@ static const char *SEED =
     "2\t50\tThe grass is green. The pass key is 12345. Remember it. The sky is blue. What is the pass key? The pass key is>12345;\n"
     "4\t0\tdcba>abcd;\n";
 static const char *HOSTILE[] = {"2147483648", "4294967297", "-1", "0", "-0", "+3", " 3", "3 ", "1e3", "0x10", "", "65536", "65537",
-                                "99999999999999999999", "101", "100", "007", "9223372036854775808", "\xEF\xBB\xBF" "3", "3\r"};
+                                "99999999999999999999", "101", "100", "007", "9223372036854775808", ("\xEF\xBB\xBF" "3"), "3\r"}; // (a BOM then 3: split, or \xBF3 would be one escape)
 #define NHOST (sizeof HOSTILE / sizeof HOSTILE[0])
 
 // the start of line l (0-based; the end if there are fewer lines)
