@@ -13,6 +13,7 @@
 #include "sgemm.h"
 #include "task_batch.h"
 #include "task_eval.h"
+#include "evaluate.h"
 
 #include <float.h>
 #include <math.h>
@@ -1401,6 +1402,78 @@ static void test_xl_table_stride(void) {
     pos_release(&ps);
 }
 
+// eval --ci's block bootstrap (train/evaluate.c), on constructed windows, so every number is
+// exact arithmetic on fixed draws (no model, no BLAS):
+// - block 1 equals a plain reference: one uniform draw a window, as the interval was before blocks;
+// - block K: every resample is the whole series rotated, so both ends are the mean (up to the
+//   order of the sum, 1e-12);
+// - windows in regimes of 50 (loss 1 or 3 a token): the blocks of K^(1/3) = 10 keep the
+//   regimes, and the interval is more than twice the independent one (the effective count is
+//   about K / block = 100 blocks, not K = 1000 windows: about 3x, sqrt(1000 / 100));
+// - independent windows (drawn from the Rng): the block interval is within 25% of the
+//   independent one (both estimate the same spread; the block estimate's own relative error is
+//   about sqrt(block / K) = 0.1 here, so 25% is 2.5 of them)
+static void ref_iid_ci(const EvalResult *r, int resamples, uint64_t seed, double *lo, double *hi) {
+    long K = r->windows;
+    double *m = malloc((size_t)resamples * sizeof(double));
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int b = 0; b < resamples; b++) {
+        double s = 0, t = 0;
+        for (long k = 0; k < K; k++) {
+            long w = (long)rng_below(&rng, (uint64_t)K);
+            s += r->win_loss[w], t += r->win_tokens[w];
+        }
+        m[b] = s / t;
+    }
+    for (int i = 1; i < resamples; i++) // (insertion sort: the reference stays plain)
+        for (int j = i; j > 0 && m[j] < m[j - 1]; j--) { double x = m[j]; m[j] = m[j - 1]; m[j - 1] = x; }
+    *lo = m[(int)floor(0.025 * resamples)], *hi = m[(int)ceil(0.975 * resamples) - 1];
+    free(m);
+}
+static void test_block_bootstrap(void) {
+    enum { K = 1000 };
+    static double loss[K];
+    static long tok[K];
+    EvalResult r = {.windows = K, .win_loss = loss, .win_tokens = tok};
+    Rng g;
+    rng_seed(&g, 7);
+    double total = 0, tt = 0;
+    for (long k = 0; k < K; k++) {
+        tok[k] = 10 + (long)rng_below(&g, 5);
+        loss[k] = tok[k] * (((k / 50) % 2 ? 3.0 : 1.0) + 0.1 * rng_uniform(&g));
+        total += loss[k], tt += tok[k];
+    }
+    double lo1, hi1, rlo, rhi, lob, hib, loK, hiK;
+    eval_bootstrap_ci(&r, 1000, 1, 99, &lo1, &hi1);
+    ref_iid_ci(&r, 1000, 99, &rlo, &rhi);
+    check(lo1 == rlo && hi1 == rhi, "eval --ci block 1: the same draws and ends as the plain one-window-a-draw reference",
+          "%.9f %.9f against %.9f %.9f", lo1, hi1, rlo, rhi);
+    check(eval_ci_block(K) == 10 && eval_ci_block(2845) == 14 && eval_ci_block(1) == 1 && eval_ci_block(2) == 1 && eval_ci_block(64) == 4,
+          "eval --ci's default block: the cube root of the windows, rounded, at least 1", "%ld %ld %ld %ld %ld",
+          eval_ci_block(K), eval_ci_block(2845), eval_ci_block(1), eval_ci_block(2), eval_ci_block(64));
+    eval_bootstrap_ci(&r, 1000, K, 99, &loK, &hiK);
+    check(fabs(loK - total / tt) < 1e-12 && fabs(hiK - total / tt) < 1e-12,
+          "eval --ci block K: each resample is the series rotated (wrapping past the last window), both ends the mean",
+          "%.15f %.15f, mean %.15f", loK, hiK, total / tt);
+    eval_bootstrap_ci(&r, 1000, eval_ci_block(K), 99, &lob, &hib);
+    printf("# block bootstrap, regimes of 50 windows: width %.5f in blocks of %ld, %.5f independent (%.2fx)\n", hib - lob,
+           eval_ci_block(K), hi1 - lo1, (hib - lob) / (hi1 - lo1));
+    check(hib - lob > 2 * (hi1 - lo1) && lob < total / tt && total / tt < hib,
+          "eval --ci blocks keep neighbours' correlation: regimes of 50 windows give an interval over twice the independent one",
+          "block width %.5f, independent %.5f", hib - lob, hi1 - lo1);
+    for (long k = 0; k < K; k++) loss[k] = tok[k] * (1.0 + 2.0 * rng_uniform(&g));
+    eval_bootstrap_ci(&r, 1000, 1, 99, &lo1, &hi1);
+    eval_bootstrap_ci(&r, 1000, eval_ci_block(K), 99, &lob, &hib);
+    double q = (hib - lob) / (hi1 - lo1);
+    printf("# block bootstrap, independent windows: width %.5f in blocks, %.5f independent (%.3fx)\n", hib - lob, hi1 - lo1, q);
+    check(q > 0.75 && q < 1.25, "eval --ci on independent windows: blocks give about the independent interval (within 25%)",
+          "block width / independent width %.3f", q);
+    r.windows = 1;
+    eval_bootstrap_ci(&r, 1000, 10, 99, &lob, &hib);
+    check(isnan(lob) && isnan(hib), "eval --ci over one window: no interval (nan), whatever the block", "%g %g", lob, hib);
+}
+
 int main(void) {
     test_fast_math();
     test_fast_tanh();
@@ -1430,5 +1503,6 @@ int main(void) {
     test_task_spec();
     test_pack();
     test_checkpoint();
+    test_block_bootstrap();
     return check_done();
 }

@@ -7,7 +7,8 @@
 #    recorded in config.txt and the checkpoint, kept by --resume (another value refused);
 #    refused for schemes with no tensors of their own;
 #  - eval --ci: a bootstrap interval over the windows that holds the point estimate, is the
-#    same on every run and thread count, and narrows with more windows; --per-window writes
+#    same on every run and thread count, and narrows with more windows; --ci-block N resamples
+#    blocks of N neighbouring windows (column ci_block; default the cube root of the windows); --per-window writes
 #    each window's loss, and tools/paired.sh compares two such files;
 #  - info: the pairs a rotary context extension leaves, interpolates or blends; parameters and
 #    FLOPs per token by the formula of docs/usage.md.
@@ -75,7 +76,22 @@ if [ -n "$lo" ] && [ -n "$phi" ] && [ "$(grep -c . "$tmp/ci1.csv")" -eq 5 ] && a
 else bad "ci holds the estimate" "$(cat "$tmp/ci1.csv")"; fi
 [ -n "$lo" ] && cmp -s "$tmp/ci1.csv" "$tmp/ci3.csv" && cmp -s "$tmp/ci1.csv" "$tmp/ci1b.csv" && ok "eval --ci: the same CSV on every run and on 1 and 3 threads" \
   || bad "ci deterministic" "$(diff "$tmp/ci1.csv" "$tmp/ci3.csv" | head -3)"
-grep -q "ppl .*(95% CI [0-9.]* to [0-9.]*)" "$tmp/ci1.err" && ok "eval --ci prints the interval beside each ppl" || bad "ci printed" "$(grep ppl "$tmp/ci1.err" | head -1)"
+grep -q "ppl .*(95% CI [0-9.]* to [0-9.]*, blocks of [0-9]* windows\{0,1\})" "$tmp/ci1.err" && ok "eval --ci prints the interval beside each ppl" || bad "ci printed" "$(grep ppl "$tmp/ci1.err" | head -1)"
+# --ci-block: the block of neighbouring windows resampled, in the column ci_block: by default the
+# cube root of the windows' count, rounded, at least 1; as given (at most the windows) otherwise
+cb=$(col "$tmp/ci1.csv" ci_block)
+[ "$cb" = 20 ] && awk -F, -v cb="$cb" 'NR > 1 { b = int(exp(log($12) / 3) + 0.5); if (b < 1) b = 1; if ($cb != b) bad = 1; n++ }
+  END { exit bad || n != 4 }' "$tmp/ci1.csv" && grep -q "blocks of [0-9]* windows)" "$tmp/ci1.err" \
+  && ok "eval --ci: the last column ci_block is the cube root of each row's windows, rounded, and the line says it" \
+  || bad "ci_block default" "$(cut -d, -f12,20 "$tmp/ci1.csv" | tr '\n' ' ')"
+$BIN eval "${E[@]}" --ci --ci-block 1 > "$tmp/ciq1.csv" 2> /dev/null
+$BIN eval "${E[@]}" --ci --ci-block 100000 > "$tmp/ciqK.csv" 2> /dev/null
+awk -F, 'NR > 1 && $20 != 1 { bad = 1 } NR > 1 && !($16 <= $7 && $7 <= $17 && $16 < $17) { bad = 1 } END { exit bad || NR != 5 }' "$tmp/ciq1.csv" \
+  && awk -F, 'NR > 1 && $20 != $12 { bad = 1 } END { exit bad || NR != 5 }' "$tmp/ciqK.csv" \
+  && ok "eval --ci-block 1: windows as independent, an interval that holds the estimate; a block above the windows is cut to them" \
+  || bad "ci-block given" "$(cut -d, -f7,12,16,17,20 "$tmp/ciq1.csv" "$tmp/ciqK.csv" | tr '\n' ' ')"
+refused "--ci-block without --ci" "ci-block applies only with --ci" $BIN eval "${E[@]}" --ci-block 3
+refused "--ci-block -1" "ci-block must be in" $BIN eval "${E[@]}" --ci --ci-block -1
 $BIN eval "${E[@]}" > "$tmp/noci.csv" 2> /dev/null
 [ -z "$(col "$tmp/noci.csv" loss_ci_low)" ] && [ "$(col "$tmp/noci.csv" scale)" = 15 ] && ok "without --ci the CSV has its usual 15 columns" \
   || bad "no ci columns" "$(head -1 "$tmp/noci.csv")"

@@ -406,8 +406,13 @@ end="<!-- end of the generated section -->"
   echo "### Perplexity at the final step, all the test bytes: exp of the mean loss over seeds (95% interval over seeds; w: one seed, the window interval only)"
   echo
   echo "The interval over seeds holds the training noise only: every seed is scored on the same windows, so the evaluation"
-  echo "noise is not in it. The window interval (w) treats the windows as independent; neighbouring windows correlate, and"
-  echo "it is too narrow (PROTOCOL.md, v4)."
+  # (eval --ci resamples blocks of neighbouring windows since --ci-block, whose CSVs have a ci_block column)
+  if [[ $(head -qn1 "$out"/B/*/seed*/eval-final.csv 2> /dev/null || true) == *,ci_block* ]]; then
+    echo "noise is not in it. The window interval (w) resamples blocks of neighbouring windows (\`eval --ci\`'s ci_block column)."
+  else
+    echo "noise is not in it. The window interval (w) treats the windows as independent (the pinned binary's \`eval --ci\`, before"
+    echo "\`--ci-block\`); neighbouring windows correlate, and it is too narrow (PROTOCOL.md, v4, measures by how much)."
+  fi
   [ -s "$out/chance.csv" ] && awk -F, 'NR == 2 { printf "\nChance reference (chance.csv): a model that ignores every context, the test bytes'"'"' unigram perplexity under the\ntraining split'"'"'s byte frequencies (add-one), scores %.2f at every length.\n", $5 }' "$out/chance.csv"
   echo
   table
@@ -511,7 +516,7 @@ if [ ! -s "$out/README.md" ]; then
     echo "checkpoint at all five lengths."; echo
     echo "Limits, stated before the results: the lr is chosen at 1200 steps and used at 4800; the grid is extended once"
     echo "only; the 0.01-nat tolerance is below the seed spread of some schemes; windows are resampled as independent"
-    echo "(the window intervals are too narrow by an unmeasured amount); flops/token leaves out the schemes' own work;"
+    echo "(the window intervals are too narrow: PROTOCOL.md, v4); flops/token leaves out the schemes' own work;"
     echo "the default grid has no parameter-matched controls (\`--full\` adds them beside xl)."; echo
     echo "Everything below the marker is redrawn by \`tools/study3_report.sh\` from the CSVs in this folder."; echo; } > "$out/README.md"
 fi

@@ -59,10 +59,14 @@ static void check_inherited(const char *ckpt, const GPT *m, const TrainState *ts
 // --ci: the 95% bootstrap interval of the loss (and so of ppl = exp(loss)), as CSV columns
 #define CI_RESAMPLES_DEFAULT 1000
 #define CI_SEED 0xc1b007ULL // fixed: the same interval on every run
-static void ci_columns(FILE *out, const EvalResult *r, int resamples, double ci[2]) {
-    if (!resamples) return;
-    eval_bootstrap_ci(r, resamples, CI_SEED, &ci[0], &ci[1]);
-    fprintf(out, ",%.6f,%.6f,%.4f,%.4f", ci[0], ci[1], exp(ci[0]), exp(ci[1]));
+// and the block of windows it resampled by (ci_block: block 0 = eval_ci_block's default)
+static long ci_columns(FILE *out, const EvalResult *r, int resamples, long block, double ci[2]) {
+    if (!resamples) return 0;
+    if (!block) block = eval_ci_block(r->windows);
+    if (block > r->windows) block = r->windows;
+    eval_bootstrap_ci(r, resamples, block, CI_SEED, &ci[0], &ci[1]);
+    fprintf(out, ",%.6f,%.6f,%.4f,%.4f,%ld", ci[0], ci[1], exp(ci[0]), exp(ci[1]), block);
+    return block;
 }
 
 // --per-window: each window's mean loss over the targets it scores, keyed so that two
@@ -124,7 +128,7 @@ int cmd_eval(int argc, char **argv) {
     const char *per_pos = NULL, *per_win = NULL, *positions = "contiguous", *offsets = "0", *scaling = "none";
     const char *precision = "fp32";
     int stride = 0, batch_tokens = 8192, threads = 0, clamp = 0, rand_max = 0, all = 0, ci = 0, resamples = CI_RESAMPLES_DEFAULT;
-    long max_tokens = 65536, seed = 1;
+    long max_tokens = 65536, seed = 1, ci_block = 0;
     double factor = 0;
     int window = 0;
     ArgDef defs[] = {
@@ -150,8 +154,11 @@ int cmd_eval(int argc, char **argv) {
         {"seed", ARG_LONG, &seed, "seed for random positions", 0, 9e18},
         {"csv", ARG_STR, &csv, "write results here (default: print CSV to stdout)"},
         {"per-position", ARG_STR, &per_pos, "write mean loss by window index to this CSV"},
-        {"ci", ARG_FLAG, &ci, "add a 95% bootstrap interval over the windows (fixed seed) of loss and ppl: columns "
-                              "loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high"},
+        {"ci", ARG_FLAG, &ci, "add a 95% bootstrap interval over the windows (fixed seed) of loss and ppl, resampled by "
+                              "blocks of neighbouring windows: columns loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high,ci_block"},
+        {"ci-block", ARG_LONG, &ci_block, "--ci: resample blocks of N consecutive windows, which keeps the text's correlation "
+                                          "between neighbours (0 = the cube root of the windows' count, rounded; 1 = windows as "
+                                          "independent)", 0, 1e15},
         {"ci-resamples", ARG_INT, &resamples, "--ci: bootstrap resamples (at least 100: the interval's ends are the 2.5th and 97.5th percentiles of them)", 100, 1 << 24},
         {"per-window", ARG_STR, &per_win, "write each window's mean loss to this CSV (compare two checkpoints: tools/paired.sh)"},
         {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
@@ -184,6 +191,7 @@ int cmd_eval(int argc, char **argv) {
     }
     if (factor != 0 && factor < 1) die("--rope-factor must be 0 (from the length) or >= 1, got %g", factor);
     if (args_given("ci-resamples") && !ci) die("--ci-resamples applies only with --ci");
+    if (args_given("ci-block") && !ci) die("--ci-block applies only with --ci");
     if (!ci) resamples = 0;
     int bf16 = precision_parse(precision);
     if (bf16) require_bf16_cpu("eval --precision bf16", "drop the flag to evaluate in fp32");
@@ -246,7 +254,7 @@ int cmd_eval(int argc, char **argv) {
     // another series, e.g. rope+bf16, not more points of rope's)
     if (bf16) run_label_extension(label, sizeof label, "bf16");
     fprintf(out, "scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale%s\n",
-            ci ? ",loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high" : "");
+            ci ? ",loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high,ci_block" : "");
     if (pp) fprintf(pp, "scheme,train_len,eval_len,protocol,stride,position,loss,count\n");
     for (int oi = 0; oi < noff; oi++)
     for (int i = 0; i < nlen; i++)
@@ -269,7 +277,7 @@ int cmd_eval(int argc, char **argv) {
                     exp(r.loss), r.loss / log(2.0), positions, offset, r.windows, ts.step, scaling,
                     extend ? ps->scheme->extension_value(ps, L) : 1.0);
             double cib[2] = {NAN, NAN};
-            ci_columns(out, &r, resamples, cib);
+            long blk = ci_columns(out, &r, resamples, ci_block, cib);
             fprintf(out, "\n");
             per_window_rows(pw, label, c->T, L, pname, S, offset, &r);
             free(r.win_loss), free(r.win_tokens);
@@ -279,7 +287,7 @@ int cmd_eval(int argc, char **argv) {
             if (resamples && isnan(cib[0])) // (more targets help only where the text has them)
                 fprintf(stderr, " (no 95%% CI: one window; %s)", max_tokens && (size_t)max_tokens + 1 < n
                         ? "raise --max-tokens" : "the held-out text holds no second one: a longer --val or --data");
-            else if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f)", exp(cib[0]), exp(cib[1]));
+            else if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f, blocks of %ld window%s)", exp(cib[0]), exp(cib[1]), blk, blk == 1 ? "" : "s");
             fprintf(stderr, "\n");
             if (pp) {
                 for (int t = 0; t < L; t++)

@@ -90,20 +90,28 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-void eval_bootstrap_ci(const EvalResult *r, int resamples, uint64_t seed, double *lo, double *hi) {
+long eval_ci_block(long windows) {
+    long b = lround(cbrt((double)windows));
+    return b < 1 ? 1 : b > windows ? windows : b;
+}
+
+void eval_bootstrap_ci(const EvalResult *r, int resamples, long block, uint64_t seed, double *lo, double *hi) {
     long K = r->windows;
     if (!r->win_loss || K < 2 || resamples < 1) { // one window: no spread to resample (nan, not a zero-width interval)
         *lo = *hi = NAN;
         return;
     }
+    if (block < 1) block = 1;
+    if (block > K) block = K;
     double *means = xmalloc((size_t)resamples * sizeof(double));
     Rng rng;
     rng_seed(&rng, seed);
     for (int b = 0; b < resamples; b++) {
         double sum = 0, tokens = 0;
-        for (long k = 0; k < K; k++) {
+        for (long k = 0; k < K;) { // (block 1: one draw a window, as before blocks)
             long w = (long)rng_below(&rng, (uint64_t)K);
-            sum += r->win_loss[w], tokens += r->win_tokens[w];
+            for (long j = 0; j < block && k < K; j++, k++, w = w + 1 < K ? w + 1 : 0)
+                sum += r->win_loss[w], tokens += r->win_tokens[w];
         }
         means[b] = sum / tokens;
     }

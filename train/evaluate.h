@@ -34,12 +34,18 @@ typedef struct {
     long *win_tokens; // (windows) the targets each scored
 } EvalResult;
 
-// A 95% percentile-bootstrap interval of the mean loss: `resamples` draws of the windows with
-// replacement (seeded: the same interval on every run), each the tokens' mean over the windows
-// drawn (r from evaluate with spec->per_window). The windows' scored targets are disjoint; the
-// draws treat windows as independent, which ignores the text's correlation between neighbours.
-// Fewer than 2 windows: nan for both ends (one window has no spread to resample).
-void eval_bootstrap_ci(const EvalResult *r, int resamples, uint64_t seed, double *lo, double *hi);
+// A 95% percentile-bootstrap interval of the mean loss: `resamples` resamples of the windows
+// (seeded: the same interval on every run), each the tokens' mean over the windows it holds
+// (r from evaluate with spec->per_window). The windows' scored targets are disjoint, but
+// neighbouring windows of one text correlate, so a resample is drawn by blocks: ceil(K / block)
+// blocks of `block` consecutive windows, each from a window drawn uniformly, wrapping past the
+// last to the first (the circular block bootstrap, Politis & Romano 1992), cut to K windows.
+// block 1 draws windows one by one as independent (the interval before blocks). Fewer than 2
+// windows: nan for both ends (one window has no spread to resample).
+void eval_bootstrap_ci(const EvalResult *r, int resamples, long block, uint64_t seed, double *lo, double *hi);
+// The default block for K windows: K^(1/3) rounded, at least 1 and at most K (the order of the
+// block length that Hall, Horowitz & Jing 1995 find best for a variance; 14 of 2845 windows)
+long eval_ci_block(long windows);
 
 // m: a model whose parameters to use (activations are allocated on a view of it).
 // want_pos: fill pos_loss/pos_count (caller frees). Errors if the text is shorter than L+1.
