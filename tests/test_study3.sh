@@ -159,6 +159,17 @@ wantr=$(awk -F, '$1 == "rope" && $14 == "final" && $5 == 32 { s += $6; n++ } END
 [ "$(echo "$x" | grep -o ' w |' | wc -l)" = 5 ] && echo "$r" | grep -q "| $wantr (" && ! echo "$r" | grep -q ' w |' \
   && ok "the table: one seed marked w (window interval only); 2 seeds exp of the mean loss ($wantr at 1x) with an interval over seeds" \
   || bad "table" "$x / $r / $wantr"
+# a one-seed row's window interval (PROTOCOL.md v5), recomputed here from xl's per-window file:
+# blocks of b consecutive windows, b the cube root of their count rounded ((b - 0.5)^3 <= K <
+# (b + 0.5)^3), the leftover windows in the last block; t(blocks - 1) on the block means
+wantx=$(awk -F, "$(cat tools/lib.awk)"'NR > 1 && $3 == 32 && $4 == "nonoverlapping" { l[$7] = $9; K++; all += $9 }
+  END { b = 1; while ((b + 0.5) ^ 3 <= K) b++; nb = int(K / b)
+    for (w = 0; w < K; w++) { g = int(w / b); if (g >= nb) g = nb - 1; s[g] += l[w]; c[g]++ }
+    for (g = 0; g < nb; g++) { x = s[g] / c[g]; a += x; q += x * x }
+    m = all / K; h = tq(nb - 1) * sqrt((q - a * a / nb) / (nb - 1) / nb)
+    printf "%#.4g (%#.4g-%#.4g) w", exp(m), exp(m - h), exp(m + h) }' "$tmp/o/B/xl/seed1/perwin-final.csv")
+echo "$x" | grep -qF "| $wantx |" && ok "a one-seed row's window interval: batch means over blocks of neighbouring windows ($wantx at 1x, recomputed)" \
+  || bad "one-seed batch means" "want $wantx in $x"
 # the lib's t interval on known values: 0.1, 0.2, 0.3 -> 0.2 +- 4.303 * 0.1 / sqrt(3) = 0.248434
 got=$(awk "$(cat tools/lib.awk)"' BEGIN { tint(3, 0.6, 0.14); printf "%.6f %.6f %s %.4f", TM, TH, tint(1, 2, 4), tq(40) }')
 [ "$got" = "0.200000 0.248434 0 2.0210" ] && ok "lib.awk: the 95% t interval of 0.1, 0.2, 0.3 is 0.2 +- 0.248434; none for one value; t(40) 2.0210" || bad "lib.awk" "$got"

@@ -280,7 +280,8 @@ if [ "$mode" = one ]; then
       [ -s "$d/eval-final.csv" ] && exit 0
       echo "study3: $d: no checkpoint to evaluate (phase D needs phase A's model.bin)" >&2; exit 1
     fi
-    ev "$d/eval-final.csv" "$d/model.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$FINAL_TOKENS" --csv @OUT@
+    # (with its per-window losses: the report's window interval, batch means, PROTOCOL.md v5)
+    ev "$d/eval-final.csv" "$d/model.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$FINAL_TOKENS" --csv @OUT@ --per-window @PW@
   else
     echo "study3: unknown job '$*'" >&2; exit 2
   fi

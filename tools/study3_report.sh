@@ -105,12 +105,39 @@ awk -F, 'NR > 1' "$out/eval.csv" > "$tmp/rows"
 T=$(head -1 "$tmp/rows" | cut -d, -f4)
 lens=$(awk -F, '$14 == "final" { print $5 }' "$tmp/rows" | sort -n | uniq | tr '\n' ' ')
 
+# ---- the window interval of one seed (PROTOCOL.md v5): batch means over a run's per-window
+# losses (perwin-final.csv, nonoverlapping windows in text order): blocks of b consecutive
+# windows, b the cube root of the windows' count rounded (eval --ci-block's default), the
+# leftover windows in the last block; exp of the mean loss -+ t(blocks - 1) times the standard
+# error of the block means. Neighbouring windows correlate, and eval --ci of the pinned binary
+# (before --ci-block) resampled them as independent, too narrow (PROTOCOL.md v4).
+# batch_ci FILE: L,ppl_lo,ppl_hi,b for each length (the ends empty with fewer than 2 blocks) ----
+batch_ci() {
+  awk -F, "$lib"'FNR > 1 && $4 == "nonoverlapping" && $6 == 0 { L = $3; if (!(L in K)) Ls[++nl] = L
+      K[L]++; t[L, $7] = $8; s[L, $7] = $8 * $9; T[L] += $8; S[L] += $8 * $9 }
+    END { for (i = 1; i <= nl; i++) { L = Ls[i]; n = K[L]; b = int(exp(log(n) / 3) + 0.5); if (b < 1) b = 1; nb = int(n / b)
+        sm = ss = 0
+        for (j = 0; j < nb; j++) { st = sl = 0; e = j == nb - 1 ? n : (j + 1) * b
+          for (w = j * b; w < e; w++) { st += t[L, w]; sl += s[L, w] }
+          sm += sl / st; ss += (sl / st) ^ 2 }
+        m = S[L] / T[L]
+        if (nb < 2) { printf "%s,,,%d\n", L, b; continue }
+        v = (ss - sm * sm / nb) / (nb - 1); if (v < 0) v = 0; h = tq(nb - 1) * sqrt(v / nb)
+        printf "%s,%.4f,%.4f,%d\n", L, exp(m - h), exp(m + h), b } }' "$1"
+}
+for f in "$out"/B/*/seed*/perwin-final.csv; do
+  [ -s "$f" ] || continue
+  d=${f%/perwin-final.csv}; r=${d%/seed*}; r=${r##*/}
+  batch_ci "$f" | sed "s/^/$r,${d##*/seed},/"
+done > "$tmp/bm" # run,seed,L,ppl_lo,ppl_hi,b
+
 # ---- the final table: exp of the mean loss over seeds, its 95% t interval over seeds (one
-# seed: the window bootstrap interval, marked w) -> run,L,seeds,ppl,lo,hi,mean_loss,mark ----
-awk -F, "$lib"'$14 == "final" { k = $1 SUBSEP $5; n[k]++; s[k] += $6; ss[k] += $6 * $6; lo[k] = $8; hi[k] = $9 }
+# seed: the window interval above, marked w) -> run,L,seeds,ppl,lo,hi,mean_loss,mark ----
+awk -F, -v bm="$tmp/bm" "$lib"'FILENAME == bm { bl[$1, $2, $3] = $4; bh[$1, $2, $3] = $5; next }
+  $14 == "final" { k = $1 SUBSEP $5; n[k]++; s[k] += $6; ss[k] += $6 * $6; one[k] = $1 SUBSEP $2 SUBSEP $5 }
   END { for (k in n) { split(k, p, SUBSEP)
       if (tint(n[k], s[k], ss[k])) printf "%s,%s,%d,%.4f,%.4f,%.4f,%.6f,\n", p[1], p[2], n[k], exp(TM), exp(TM - TH), exp(TM + TH), TM
-      else printf "%s,%s,%d,%.4f,%.4f,%.4f,%.6f,w\n", p[1], p[2], n[k], exp(TM), lo[k], hi[k], TM } }' "$tmp/rows" \
+      else printf "%s,%s,%d,%.4f,%s,%s,%.6f,w\n", p[1], p[2], n[k], exp(TM), bl[one[k]], bh[one[k]], TM } }' "$tmp/bm" "$tmp/rows" \
   | sort -t, -k1,1 -k2,2n > "$tmp/final"
 # cells RUN FORMAT: RUN's ppl (interval) at each length in the printf FORMAT (#.4g: 4 significant
 # figures, so that an interval over 2 seeds as wide as 1.5 to 217 is not given to 0.001), " w"
@@ -407,12 +434,9 @@ end="<!-- end of the generated section -->"
   echo
   echo "The interval over seeds holds the training noise only: every seed is scored on the same windows, so the evaluation"
   # (eval --ci resamples blocks of neighbouring windows since --ci-block, whose CSVs have a ci_block column)
-  if [[ $(head -qn1 "$out"/B/*/seed*/eval-final.csv 2> /dev/null || true) == *,ci_block* ]]; then
-    echo "noise is not in it. The window interval (w) resamples blocks of neighbouring windows (\`eval --ci\`'s ci_block column)."
-  else
-    echo "noise is not in it. The window interval (w) treats the windows as independent (the pinned binary's \`eval --ci\`, before"
-    echo "\`--ci-block\`); neighbouring windows correlate, and it is too narrow (PROTOCOL.md, v4, measures by how much)."
-  fi
+  echo "noise is not in it. The window interval (w, one seed) is from batch means over blocks of neighbouring windows"
+  echo "(the cube root of the windows' count: 14 of 2,845 at 1x, 6 of 177 at 16x), since neighbouring windows correlate"
+  echo "(PROTOCOL.md v5; eval.csv's ci_low and ci_high are the pinned binary's bootstrap over windows as independent)."
   [ -s "$out/chance.csv" ] && awk -F, 'NR == 2 { printf "\nChance reference (chance.csv): a model that ignores every context, the test bytes'"'"' unigram perplexity under the\ntraining split'"'"'s byte frequencies (add-one), scores %.2f at every length.\n", $5 }' "$out/chance.csv"
   echo
   table
@@ -495,11 +519,15 @@ end="<!-- end of the generated section -->"
     while IFS=, read -r s lr m _; do
       for f in "$out/A/$s/lr$lr"-m*/eval-final.csv; do [ -s "$f" ] || continue
         mm=${f%/eval-final.csv}; mm=${mm##*-m}
-        awk -F, -v s="$s" -v r="A, lr $lr x $mm$([ "$mm" = "$m" ] && echo '*')" 'NR > 1 { c[$3] = sprintf("%.2f (%.2f-%.2f)", $8, $18, $19); st = $13; L[++n] = $3 }
-          END { printf "| %s | %s | %s |", s, r, st; for (i = 1; i <= n; i++) printf " %s |", c[L[i]]; print "" }' "$f"
+        # (the window interval: batch means over its per-window losses, as the table's w rows)
+        { batch_ci "${f%/eval-final.csv}/perwin-final.csv" 2> /dev/null || true; } > "$tmp/bmD"
+        awk -F, -v s="$s" -v r="A, lr $lr x $mm$([ "$mm" = "$m" ] && echo '*')" -v bm="$tmp/bmD" 'FILENAME == bm { lo[$1] = $2; hi[$1] = $3; next }
+          FNR > 1 { c[$3] = sprintf("%.2f (%s-%s)", $8, $3 in lo && lo[$3] != "" ? sprintf("%.2f", lo[$3]) : "?", $3 in hi && hi[$3] != "" ? sprintf("%.2f", hi[$3]) : "?"); st = $13; L[++n] = $3 }
+          END { printf "| %s | %s | %s |", s, r, st; for (i = 1; i <= n; i++) printf " %s |", c[L[i]]; print "" }' "$tmp/bmD" "$f"
       done
-      awk -F, -v s="$s" '$1 == s && $2 == 1 && $14 == "final" { c[++n] = sprintf("%.2f (%.2f-%.2f)", $7, $8, $9); st = $3 }
-        END { if (n) { printf "| %s | B, seed 1 | %s |", s, st; for (i = 1; i <= n; i++) printf " %s |", c[i]; print "" } }' "$out/eval.csv"
+      awk -F, -v s="$s" -v bm="$tmp/bm" 'FILENAME == bm { if ($1 == s && $2 == 1) { lo[$3] = $4; hi[$3] = $5 }; next }
+        $1 == s && $2 == 1 && $14 == "final" { c[++n] = sprintf("%.2f (%s-%s)", $7, lo[$5] != "" ? sprintf("%.2f", lo[$5]) : "?", hi[$5] != "" ? sprintf("%.2f", hi[$5]) : "?"); st = $3 }
+        END { if (n) { printf "| %s | B, seed 1 | %s |", s, st; for (i = 1; i <= n; i++) printf " %s |", c[i]; print "" } }' "$tmp/bm" "$out/eval.csv"
     done < <(tail -n +2 "$out/chosen.csv")
     echo
   fi
@@ -515,8 +543,8 @@ if [ ! -s "$out/README.md" ]; then
     echo "paired tests across seeds), moved the evaluation off the bytes that chose the lrs, and evaluates every kept"
     echo "checkpoint at all five lengths."; echo
     echo "Limits, stated before the results: the lr is chosen at 1200 steps and used at 4800; the grid is extended once"
-    echo "only; the 0.01-nat tolerance is below the seed spread of some schemes; windows are resampled as independent"
-    echo "(the window intervals are too narrow: PROTOCOL.md, v4); flops/token leaves out the schemes' own work;"
+    echo "only; the 0.01-nat tolerance is below the seed spread of some schemes; a one-seed interval holds the"
+    echo "evaluation noise only (batch means over neighbouring windows, PROTOCOL.md v5); flops/token leaves out the schemes' own work;"
     echo "the default grid has no parameter-matched controls (\`--full\` adds them beside xl)."; echo
     echo "Everything below the marker is redrawn by \`tools/study3_report.sh\` from the CSVs in this folder."; echo; } > "$out/README.md"
 fi
