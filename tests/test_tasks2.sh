@@ -289,6 +289,22 @@ grep -q "| nope 1.00, t5 0.50, alibi 0.33, rope 0.25, sinusoidal 0.25 over 2 tas
   && grep -q "| nope 0.50, t5 0.33, alibi 1.00, .*: t5 +0.17 to +0.17, alibi -0.50 to -0.50, .* | differs (alibi above nope in every combination) |$" <<< "$k3" \
   && ok "tasks2_claims: nope's MRR first in every combination of one seed per task and scheme holds; first by the means only, inconclusive; another above in every one, differs" \
   || bad "tasks2_claims MRR" "$k1 / $k2 / $k3"
+# Ruoss et al.'s average (R1, v8): randomized-B minus B at 2x over the (task, base) pairs where
+# both learned, and its least and most over every combination of one learned seed per (task,
+# scheme). holds: copy rope (0.2, 0.3) against randomized-rope (0.5, 0.6), sort alibi (0.4, 0.5)
+# against randomized-alibi (0.6, 0.7): mean +0.25, least (0.5 - 0.3 + 0.6 - 0.5) / 2 = +0.15;
+# inconclusive: rope (0.2, 0.6) against (0.5, 0.3); differs: rope (0.6, 0.7) against (0.1, 0.2);
+# not testable without randomized runs (the MRR grids above)
+r1() { mrr "$1" > /dev/null; grep '^| R1 | all | randomized positions raise' "$1/claims.md"; }
+g1=$(printf 'copy rope 1 0.2\ncopy rope 2 0.3\ncopy randomized-rope 1 0.5\ncopy randomized-rope 2 0.6\nsort alibi 1 0.4\nsort alibi 2 0.5\nsort randomized-alibi 1 0.6\nsort randomized-alibi 2 0.7\n' | r1 "$tmp/r1a")
+g2=$(printf 'copy rope 1 0.2\ncopy rope 2 0.6\ncopy randomized-rope 1 0.5\ncopy randomized-rope 2 0.3\n' | r1 "$tmp/r1b")
+g3=$(printf 'copy rope 1 0.6\ncopy rope 2 0.7\ncopy randomized-rope 1 0.1\ncopy randomized-rope 2 0.2\n' | r1 "$tmp/r1c")
+grep -q "| +0.25, the mean over 2 pairs (copy rope +0.30, sort alibi +0.20); .* +0.15 to +0.35 | holds |$" <<< "$g1" \
+  && grep -q "| +0.00, the mean over 1 pairs (copy rope +0.00); .* -0.30 to +0.30 | inconclusive (the sign changes with the seeds) |$" <<< "$g2" \
+  && grep -q "| -0.50, .* -0.60 to -0.40 | differs (randomized lower in every combination) |$" <<< "$g3" \
+  && grep -q "^| R1 | .* | not testable here |$" "$tmp/mrr1/claims.md" \
+  && ok "tasks2_claims R1 (Ruoss et al.'s average): randomized above its base in every combination holds, a sign that changes inconclusive, below in every one differs, no pair not testable" \
+  || bad "tasks2_claims R1" "$g1 / $g2 / $g3"
 
 # the grid is checked before anything runs (--plan too): malformed variants, unknown tasks and
 # schemes, seeds and caps that are not whole numbers, repeats; nothing written into OUT
