@@ -170,6 +170,13 @@ wantx=$(awk -F, "$(cat tools/lib.awk)"'NR > 1 && $3 == 32 && $4 == "nonoverlappi
     printf "%#.4g (%#.4g-%#.4g) w", exp(m), exp(m - h), exp(m + h) }' "$tmp/o/B/xl/seed1/perwin-final.csv")
 echo "$x" | grep -qF "| $wantx |" && ok "a one-seed row's window interval: batch means over blocks of neighbouring windows ($wantx at 1x, recomputed)" \
   || bad "one-seed batch means" "want $wantx in $x"
+# eval.csv: the final rows carry that interval (bm_ci_low, bm_ci_high, bm_block: about it their
+# ppl), the kept rows leave it empty
+awk -F, 'NR == 1 { ok = $21 == "bm_ci_low" && $22 == "bm_ci_high" && $23 == "bm_block"; next }
+  $14 == "final" { nf++; if (!($21 <= $7 && $7 <= $22 && $21 < $22 && $23 >= 1)) bad = 1 }
+  $14 == "kept" { nk++; if ($21 $22 $23 != "") bad = 1 } END { exit !(ok && !bad && nf && nk) }' "$tmp/o/eval.csv" \
+  && ok "eval.csv: the final rows' batch-means interval holds their ppl; the kept rows have none" \
+  || bad "eval.csv bm columns" "$(head -2 "$tmp/o/eval.csv")"
 # the lib's t interval on known values: 0.1, 0.2, 0.3 -> 0.2 +- 4.303 * 0.1 / sqrt(3) = 0.248434
 got=$(awk "$(cat tools/lib.awk)"' BEGIN { tint(3, 0.6, 0.14); printf "%.6f %.6f %s %.4f", TM, TH, tint(1, 2, 4), tq(40) }')
 [ "$got" = "0.200000 0.248434 0 2.0210" ] && ok "lib.awk: the 95% t interval of 0.1, 0.2, 0.3 is 0.2 +- 0.248434; none for one value; t(40) 2.0210" || bad "lib.awk" "$got"

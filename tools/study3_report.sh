@@ -10,7 +10,8 @@
 #
 # Reads DIR/chosen.csv, phaseA.csv, match.csv (if any) and DIR/B/RUN/seedK/{eval-*.csv,
 # perwin-final.csv, info.csv, log.csv}, and the papers' numbers in docs/papers.csv (PAPERS=FILE).
-# Writes into DIR: eval.csv (every evaluation, one row per run, seed, step and length),
+# Writes into DIR: eval.csv (every evaluation, one row per run, seed, step and length; the final
+# rows with the batch-means window interval too, bm_ci_low,bm_ci_high,bm_block: PROTOCOL.md v5),
 # paired.csv (the neighbour tests, across seeds), convergence.csv, training.csv (the last-20%
 # fall, and each run's training and evaluation seconds, which README.md sums), table.md (the final table, compact: for the top-level README), ratio_vs_step.png, ppl_vs_length.png,
 # figures.txt, claims.md, chance.csv (made once: the unigram reference, below), bias.csv and bias.md (tools/study3_bias.sh:
@@ -86,25 +87,6 @@ if [ ! -s "$out/chance.csv" ] && [ -s "$out/test.txt" ] && [ -s "$data" ]; then
   fi
 fi
 
-# ---- eval.csv: every evaluation with its run's settings ----
-{
-  echo "scheme,seed,step,train_len,eval_len,loss,ppl,ci_low,ci_high,loss_ci_low,loss_ci_high,tokens,windows,evalset,pos,d_model,lr,pos_lr_mult,params,flops_per_token"
-  for d in "$out"/B/*/seed*; do
-    [ -s "$d/info.csv" ] || continue
-    run=${d%/seed*}; run=${run##*/} seed=${d##*/seed}
-    info=$(sed -n 2p "$d/info.csv" | cut -d, -f2,4-8) # pos,d_model,lr,pos_lr_mult,params,flops
-    for f in "$d"/eval-*.csv; do
-      set=kept; case $f in *eval-final.csv) set=final ;; esac
-      awk -F, -v OFS=, -v r="$run" -v k="$seed" -v set="$set" -v info="$info" \
-        'NR > 1 { print r, k, $13, $2, $3, $7, $8, $18, $19, $16, $17, $6, $12, set, info }' "$f"
-    done
-  done | sort -t, -k1,1 -k2,2n -k14,14 -k3,3n -k5,5n
-} > "$out/eval.csv"
-awk -F, 'NR > 1' "$out/eval.csv" > "$tmp/rows"
-[ -s "$tmp/rows" ] || { echo "study3_report: error: no evaluations under $out/B (phase C has not run)" >&2; exit 1; }
-T=$(head -1 "$tmp/rows" | cut -d, -f4)
-lens=$(awk -F, '$14 == "final" { print $5 }' "$tmp/rows" | sort -n | uniq | tr '\n' ' ')
-
 # ---- the window interval of one seed (PROTOCOL.md v5): batch means over a run's per-window
 # losses (perwin-final.csv, nonoverlapping windows in text order): blocks of b consecutive
 # windows, b the cube root of the windows' count rounded (eval --ci-block's default), the
@@ -130,6 +112,27 @@ for f in "$out"/B/*/seed*/perwin-final.csv; do
   d=${f%/perwin-final.csv}; r=${d%/seed*}; r=${r##*/}
   batch_ci "$f" | sed "s/^/$r,${d##*/seed},/"
 done > "$tmp/bm" # run,seed,L,ppl_lo,ppl_hi,b
+
+# ---- eval.csv: every evaluation with its run's settings (ci_low, ci_high: the binary's eval --ci;
+# bm_ci_low, bm_ci_high, bm_block: the batch-means interval above, final rows only) ----
+{
+  echo "scheme,seed,step,train_len,eval_len,loss,ppl,ci_low,ci_high,loss_ci_low,loss_ci_high,tokens,windows,evalset,pos,d_model,lr,pos_lr_mult,params,flops_per_token,bm_ci_low,bm_ci_high,bm_block"
+  for d in "$out"/B/*/seed*; do
+    [ -s "$d/info.csv" ] || continue
+    run=${d%/seed*}; run=${run##*/} seed=${d##*/seed}
+    info=$(sed -n 2p "$d/info.csv" | cut -d, -f2,4-8) # pos,d_model,lr,pos_lr_mult,params,flops
+    for f in "$d"/eval-*.csv; do
+      set=kept; case $f in *eval-final.csv) set=final ;; esac
+      awk -F, -v OFS=, -v r="$run" -v k="$seed" -v set="$set" -v info="$info" -v bm="$tmp/bm" \
+        'FILENAME == bm { if ($1 == r && $2 == k) { b[$3] = $4 "," $5 "," $6 }; next }
+        FNR > 1 { print r, k, $13, $2, $3, $7, $8, $18, $19, $16, $17, $6, $12, set, info, set == "final" && ($3 in b) ? b[$3] : ",," }' "$tmp/bm" "$f"
+    done
+  done | sort -t, -k1,1 -k2,2n -k14,14 -k3,3n -k5,5n
+} > "$out/eval.csv"
+awk -F, 'NR > 1' "$out/eval.csv" > "$tmp/rows"
+[ -s "$tmp/rows" ] || { echo "study3_report: error: no evaluations under $out/B (phase C has not run)" >&2; exit 1; }
+T=$(head -1 "$tmp/rows" | cut -d, -f4)
+lens=$(awk -F, '$14 == "final" { print $5 }' "$tmp/rows" | sort -n | uniq | tr '\n' ' ')
 
 # ---- the final table: exp of the mean loss over seeds, its 95% t interval over seeds (one
 # seed: the window interval above, marked w) -> run,L,seeds,ppl,lo,hi,mean_loss,mark ----
@@ -436,7 +439,8 @@ end="<!-- end of the generated section -->"
   # (eval --ci resamples blocks of neighbouring windows since --ci-block, whose CSVs have a ci_block column)
   echo "noise is not in it. The window interval (w, one seed) is from batch means over blocks of neighbouring windows"
   echo "(the cube root of the windows' count: 14 of 2,845 at 1x, 6 of 177 at 16x), since neighbouring windows correlate"
-  echo "(PROTOCOL.md v5; eval.csv's ci_low and ci_high are the pinned binary's bootstrap over windows as independent)."
+  echo "(PROTOCOL.md v5; in eval.csv bm_ci_low and bm_ci_high, while ci_low and ci_high are the pinned binary's bootstrap"
+  echo "over windows as independent)."
   [ -s "$out/chance.csv" ] && awk -F, 'NR == 2 { printf "\nChance reference (chance.csv): a model that ignores every context, the test bytes'"'"' unigram perplexity under the\ntraining split'"'"'s byte frequencies (add-one), scores %.2f at every length.\n", $5 }' "$out/chance.csv"
   echo
   table
