@@ -170,6 +170,15 @@ if [ $status = 1 ]; then
     else pb=$((pb + 1)); echo "  B ${d#"$out"/B/}: step $(at "$d") of $B_STEPS"; fi
   done
   echo "phases B and C: $db of $nb runs trained and evaluated, $eb trained with evaluations left, $pb under way or interrupted, $((nb - db - eb - pb)) not started"
+  # phase D (after B and C): the phase-A runs evaluated as the final checkpoints are, and the
+  # edge diagnostics trained into D/
+  nd=0 ne=0
+  for f in "$out"/A/*/lr*-m*/eval-final.csv; do [ -s "$f" ] && nd=$((nd + 1)); done
+  for d in "$out"/D/*/lr*-m*; do
+    [ -d "$d" ] || continue
+    if [ -s "$d/trained.txt" ]; then ne=$((ne + 1)); else echo "  D ${d#"$out"/D/}: step $(at "$d") of $A_STEPS"; fi
+  done
+  echo "phase D: $nd phase-A runs evaluated at 1x..16x, $ne edge diagnostics trained"
   exit 0
 fi
 
