@@ -135,12 +135,12 @@ T=$(head -1 "$tmp/rows" | cut -d, -f4)
 lens=$(awk -F, '$14 == "final" { print $5 }' "$tmp/rows" | sort -n | uniq | tr '\n' ' ')
 
 # ---- the final table: exp of the mean loss over seeds, its 95% t interval over seeds (one
-# seed: the window interval above, marked w) -> run,L,seeds,ppl,lo,hi,mean_loss,mark ----
-awk -F, -v bm="$tmp/bm" "$lib"'FILENAME == bm { bl[$1, $2, $3] = $4; bh[$1, $2, $3] = $5; next }
-  $14 == "final" { k = $1 SUBSEP $5; n[k]++; s[k] += $6; ss[k] += $6 * $6; one[k] = $1 SUBSEP $2 SUBSEP $5 }
+# seed: the window interval above, eval.csv's bm_ci_low and bm_ci_high, marked w) ->
+# run,L,seeds,ppl,lo,hi,mean_loss,mark ----
+awk -F, "$lib"'$14 == "final" { k = $1 SUBSEP $5; n[k]++; s[k] += $6; ss[k] += $6 * $6; lo[k] = $21; hi[k] = $22 }
   END { for (k in n) { split(k, p, SUBSEP)
       if (tint(n[k], s[k], ss[k])) printf "%s,%s,%d,%.4f,%.4f,%.4f,%.6f,\n", p[1], p[2], n[k], exp(TM), exp(TM - TH), exp(TM + TH), TM
-      else printf "%s,%s,%d,%.4f,%s,%s,%.6f,w\n", p[1], p[2], n[k], exp(TM), bl[one[k]], bh[one[k]], TM } }' "$tmp/bm" "$tmp/rows" \
+      else printf "%s,%s,%d,%.4f,%s,%s,%.6f,w\n", p[1], p[2], n[k], exp(TM), lo[k], hi[k], TM } }' "$tmp/rows" \
   | sort -t, -k1,1 -k2,2n > "$tmp/final"
 # cells RUN FORMAT: RUN's ppl (interval) at each length in the printf FORMAT (#.4g: 4 significant
 # figures, so that an interval over 2 seeds as wide as 1.5 to 217 is not given to 0.001), " w"
@@ -436,7 +436,6 @@ end="<!-- end of the generated section -->"
   echo "### Perplexity at the final step, all the test bytes: exp of the mean loss over seeds (95% interval over seeds; w: one seed, the window interval only)"
   echo
   echo "The interval over seeds holds the training noise only: every seed is scored on the same windows, so the evaluation"
-  # (eval --ci resamples blocks of neighbouring windows since --ci-block, whose CSVs have a ci_block column)
   echo "noise is not in it. The window interval (w, one seed) is from batch means over blocks of neighbouring windows"
   echo "(the cube root of the windows' count: 14 of 2,845 at 1x, 6 of 177 at 16x), since neighbouring windows correlate"
   echo "(PROTOCOL.md v5; in eval.csv bm_ci_low and bm_ci_high, while ci_low and ci_high are the pinned binary's bootstrap"
@@ -529,9 +528,8 @@ end="<!-- end of the generated section -->"
           FNR > 1 { c[$3] = sprintf("%.2f (%s-%s)", $8, $3 in lo && lo[$3] != "" ? sprintf("%.2f", lo[$3]) : "?", $3 in hi && hi[$3] != "" ? sprintf("%.2f", hi[$3]) : "?"); st = $13; L[++n] = $3 }
           END { printf "| %s | %s | %s |", s, r, st; for (i = 1; i <= n; i++) printf " %s |", c[L[i]]; print "" }' "$tmp/bmD" "$f"
       done
-      awk -F, -v s="$s" -v bm="$tmp/bm" 'FILENAME == bm { if ($1 == s && $2 == 1) { lo[$3] = $4; hi[$3] = $5 }; next }
-        $1 == s && $2 == 1 && $14 == "final" { c[++n] = sprintf("%.2f (%s-%s)", $7, lo[$5] != "" ? sprintf("%.2f", lo[$5]) : "?", hi[$5] != "" ? sprintf("%.2f", hi[$5]) : "?"); st = $3 }
-        END { if (n) { printf "| %s | B, seed 1 | %s |", s, st; for (i = 1; i <= n; i++) printf " %s |", c[i]; print "" } }' "$tmp/bm" "$out/eval.csv"
+      awk -F, -v s="$s" '$1 == s && $2 == 1 && $14 == "final" { c[++n] = sprintf("%.2f (%s-%s)", $7, $21 != "" ? sprintf("%.2f", $21) : "?", $22 != "" ? sprintf("%.2f", $22) : "?"); st = $3 }
+        END { if (n) { printf "| %s | B, seed 1 | %s |", s, st; for (i = 1; i <= n; i++) printf " %s |", c[i]; print "" } }' "$out/eval.csv"
     done < <(tail -n +2 "$out/chosen.csv")
     echo
   fi
