@@ -178,7 +178,7 @@ plan_hours() {
     # measured: "STEPS TRAIN_S EVAL_S RUNS" summed over the task's done runs
     m=$(for sc in $schemes; do for k in $seeds; do d=$OUT/$t/$sc/seed$k
         [ -s "$d/acc.csv" ] && [ -s "$d/log.csv" ] && [ -s "$d/time.txt" ] || continue
-        awk -F, -v ev="$(sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$d/time.txt")" "$(cat tools/lib.awk)"'
+        awk -F, -v ev="$(eval_secs "$d")" "$(cat tools/lib.awk)"'
           !wall_row() { next } $1 ~ /^[0-9]+$/ { s = $1 } END { if (W_COL && ev != "") print s, WALL, ev }' "$d/log.csv"
       done; done 2> /dev/null | awk '{ s += $1; w += $2; e += $3; n++ } END { if (n && w > 0) print s, w, e, n }')
     # (the running sum of the hours' seconds, then the rate used, in words)
@@ -274,7 +274,7 @@ if [ $status = 1 ]; then
       d=$OUT/$t/$sc/seed$k
       if [ -s "$d/acc.csv" ]; then done_=$((done_ + 1))
         # (training: log.csv's elapsed_s over the run's resumed segments, tools/lib.awk; evaluation: time.txt)
-        secs=$((secs + $(awk -F, "$(cat tools/lib.awk)"'!wall_row() { next } END { printf "%.0f", WALL }' "$d/log.csv" 2> /dev/null || echo 0) + $(sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$d/time.txt" 2> /dev/null | grep . || echo 0)))
+        secs=$((secs + $(awk -F, "$(cat tools/lib.awk)"'!wall_row() { next } END { printf "%.0f", WALL }' "$d/log.csv" 2> /dev/null || echo 0) + $(eval_secs "$d" | grep . || echo 0)))
         if learned "$t" "$sc" "$k"; then learned_=$((learned_ + 1)); else capped=$((capped + 1)); fi
       elif [ -s "$d/log.csv" ]; then part=$((part + 1))
         echo "  $t $sc seed $k: step $(awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { s = $1 } END { print s + 0 }' "$d/log.csv") (cap $(cat "$OUT/data/$t/cap" 2> /dev/null || task_cap "$t"))"

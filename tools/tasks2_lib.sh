@@ -1,4 +1,4 @@
-# tasks2_lib.sh - what tools/tasks2_report.sh and tools/tasks2_claims.sh share (sourced by both)
+# tasks2_lib.sh - what tools/tasks2.sh, tasks2_report.sh and tasks2_claims.sh share (sourced by each)
 # shellcheck shell=bash
 # the tasks, in the order tools/tasks2.sh runs them (its header), which the report's machine-time
 # table follows
@@ -45,6 +45,10 @@ check_acc() {
       for (r in run) if (!(r in at1)) { FNR = 0; no("the run " r " (task,scheme,seed) has no rows at its training lengths (eval_len <= train_max_len)") }
       for (r in run) if (!(r in at2)) { FNR = 0; no("the run " r " (task,scheme,seed) has no rows at 2x (train_max_len < eval_len <= 2 train_max_len)") } }' "$f"
 }
+
+# eval_secs RUNDIR: the seconds of the run's task evaluations (its time.txt, which tasks2.sh
+# writes when they end: "train_s=N eval_s=M"); nothing without it
+eval_secs() { sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$1/time.txt" 2> /dev/null || true; }
 
 # steps_to_learn RUNDIR: the step the run learned at (its summary.json), nothing if it did not
 # (or has no summary)

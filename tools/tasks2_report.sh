@@ -90,7 +90,7 @@ if [ -n "$(ls "$dir"/*/*/seed*/log.csv 2> /dev/null)" ]; then # (a clone has the
         END { if (n && m) printf "%.4f,%.4f", a / n, b / m; else print "," }' "$f")
       # (and its seconds: training from log.csv's elapsed_s over its resumed segments, tools/lib.awk;
       # evaluation from time.txt, which tasks2.sh writes when the run's task evals end)
-      ev=$(sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$r/time.txt" 2> /dev/null || true)
+      ev=$(eval_secs "$r")
       awk -F, -v OFS=, -v t="$t" -v s="$s" -v k="$k" -v cap="$cap" -v stl="$stl" -v top="$top" -v al="$al" -v ev="$ev" "$(cat tools/lib.awk)"'
         !wall_row() { next }
         $8 != "" { n++; st[n] = $1; h[n] = $8 }
