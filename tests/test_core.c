@@ -1060,6 +1060,43 @@ static void test_tables_exact(void) {
     }
 }
 
+// A scheme's own FLOPs (the flops hook, posgpt info's "pos flops/token") follow from the hooks it
+// fills: a scheme that does any work counts it and one that does none (nope) has no hook; work
+// per score grows with the window (a bias alone exactly in proportion: the same arithmetic per
+// score), work per token does not; work in every layer doubles with the layers, an input add
+// does not; training counts 3 x the forward. xl's q_i . r(D) term is at least the model's own
+// q . k count, 2 L C T (the "about twice the score compute").
+static void test_pos_flops(void) {
+    int C = 128, NH = 4, T = 128, L = 4, nxl = 0;
+    for (int si = 0; si < pos_count(); si++) {
+        const PosScheme *s = pos_at(si);
+        PosState ps;
+        pos_state_fill(&ps, s, C, NH, 8 * T, NULL, POS_SHARING_PAPER);
+        int works = s->input_forward || s->qk_forward || s->bias_forward || s->score_forward || s->value_forward;
+        int per_score = s->bias_forward || s->value_forward || (s->score_forward && !s->extensions); // rope's: an extension's
+        int bias_only = s->bias_forward && !s->score_forward && !s->value_forward && !s->qk_forward && !s->input_forward;
+        double f = s->flops ? s->flops(&ps, T, L) : 0, f2T = s->flops ? s->flops(&ps, 2 * T, L) : 0,
+               f2L = s->flops ? s->flops(&ps, T, 2 * L) : 0;
+        char name[160];
+        snprintf(name, sizeof name, "scheme flops: counted iff the scheme does work, > 0, finite [%s]", s->name);
+        check(works == (s->flops != NULL) && (!works || (f > 0 && isfinite(f) && isfinite(f2T) && isfinite(f2L))), name,
+              "works %d, hook %d, f %g", works, s->flops != NULL, f);
+        snprintf(name, sizeof name, "scheme flops: per-score work grows with T (a bias alone in proportion), per-token does not [%s]",
+                 s->name);
+        check(bias_only ? f2T == 2 * f : per_score ? f2T > f : f2T == f, name, "f(T) %g, f(2T) %g", f, f2T);
+        snprintf(name, sizeof name, "scheme flops: per-layer work doubles with the layers, an input add does not [%s]", s->name);
+        check(s->input_forward ? f2L == f : f2L == 2 * f, name, "f(L) %g, f(2L) %g", f, f2L);
+        snprintf(name, sizeof name, "scheme flops: training = 3 x forward [%s]", s->name);
+        check(pos_train_flops(&ps, T, L) == 3 * f, name, "%g against 3 x %g", pos_train_flops(&ps, T, L), f);
+        if (!strcmp(s->name, "xl")) {
+            nxl++;
+            check(f >= 2.0 * L * C * T, "scheme flops: xl's score term at least the model's q.k count (2 L C T)", "%g < %g", f,
+                  2.0 * L * C * T);
+        }
+    }
+    check(nxl == 1 || !pos_find("xl"), "scheme flops: xl checked", "%d", nxl);
+}
+
 // The rotary schemes transform all sequences in one call, sharing one cos/sin table among
 // sequences with equal positions: the result must equal one call per sequence, bit for bit
 static void test_rotary_batch_exact(void) {
@@ -1504,5 +1541,6 @@ int main(void) {
     test_pack();
     test_checkpoint();
     test_block_bootstrap();
+    test_pos_flops();
     return check_done();
 }

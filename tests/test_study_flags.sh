@@ -143,6 +143,13 @@ if awk '/^model / { for (i = 1; i <= NF; i++) { if ($i == "d_model") C = $(i + 1
   END { exit !(N == 7408 && L == 1 && T == 16 && C == 16 && F == 6 * N + 12 * L * T * C) }' "$tmp/info.txt"; then
   ok "info: flops/token = 6 x matmul parameters + 12 x layers x T x d_model ($(grep ^flops "$tmp/info.txt" | cut -c17- | cut -d' ' -f1))"
 else bad "info flops" "$(grep -E '^(model|parameters|flops)' "$tmp/info.txt")"; fi
+# t5's own work: one add per score, every head and key of every layer, x 3 for the backward
+if awk '/^model / { for (i = 1; i <= NF; i++) { if ($i == "heads") H = $(i + 1) + 0; if ($i == "layers") L = $(i + 1) + 0; if ($i == "seq_len") T = $(i + 1) + 0 } }
+  /^pos flops\/token / { P = $3 }
+  END { exit !(H == 2 && L == 1 && T == 16 && P == 3 * L * H * T) }' "$tmp/info.txt" \
+  && grep -q "^pos flops/token 96 (the scheme's own work at T 16, .* 0\.[0-9]% of flops/token" "$tmp/info.txt"; then
+  ok "info: pos flops/token = 3 x layers x heads x T for t5 ($(grep '^pos flops' "$tmp/info.txt" | cut -d' ' -f3))"
+else bad "info pos flops" "$(grep -E '^(model|pos flops)' "$tmp/info.txt")"; fi
 RT=(--data "$tmp/text.txt" --seq-len 256 --layers 1 --d-model 32 --heads 2 --batch 1 --steps 1 --val-tokens 512 --threads 2 --pos rope)
 $BIN train "${RT[@]}" --out "$tmp/rope" > /dev/null 2>&1
 $BIN train "${RT[@]}" --out "$tmp/yarn" --rope-scaling yarn --rope-factor 4 > /dev/null 2>&1

@@ -14,10 +14,11 @@
 #                 beyond (the mean of the buckets 2x = L+1..2L, 3x = 2L+1..3L, and for passkey 4x,
 #                 8x), means over seeds; then the ranking beyond the training lengths, of the
 #                 qualifying pairs only (learned in at least 2 seeds: 2 of 3), and how many
-#                 qualified: by the mean over the seeds that learned, each scheme against the
-#                 next by a paired t test across the seeds both learned (tools/lib.awk), the
-#                 next rank only where its interval lies above 0, else a shared rank; the chance
-#                 level of each task; and for each task how many of the six core schemes qualified.
+#                 qualified: at 2x, by the mean over the seeds that learned, each scheme against
+#                 the next: a new rank only where every learned seed of the one lies above every
+#                 learned seed of the next and the means are more than 0.06 apart (protocol v6,
+#                 claims.md's rule), else a shared rank; the chance level of each task; and for
+#                 each task how many of the six core schemes qualified.
 #   DIR/training.csv  per run: cap, last step, steps_to_learn, held-out exact match at 80% of
 #                 its steps and at the end, the last-20% gain; table.md lists the runs that
 #                 reached the cap unlearned and how many were still improving; and its seconds

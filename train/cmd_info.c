@@ -14,8 +14,9 @@
 // Approximate training FLOPs per token, forward and backward (docs/usage.md): 6 N for the
 // matmul parameters N (2 N forward, 4 N backward; the tied embedding counted once, as the output
 // layer) plus 12 L T C for the attention scores and their weighted sum at the training length
-// T (2 T C each per layer forward, every key counted as Kaplan et al. 2020 do, x 3 with the
-// backward). The position scheme's own work (biases, rotations, FIRE's MLP) is left out.
+// T (2 T C each per layer forward, every key counted as Hoffmann et al. 2022, App. F, count them,
+// x 3 with the backward). The position scheme's own work (biases, rotations, FIRE's MLP) is not
+// in it: pos_train_flops counts it, printed beside.
 static double flops_per_token(const GPT *m) {
     const GPTConfig *c = &m->cfg;
     return 6.0 * (double)gpt_flop_params(m) + 12.0 * c->L * (double)c->T * c->C;
@@ -163,6 +164,9 @@ int cmd_info(int argc, char **argv) {
     printf("parameters      %zu (%zu in matmuls, %zu position)\n", m.num_params, gpt_flop_params(&m), m.sizes[P_SCHEME]);
     printf("flops/token     %.0f (training, forward and backward: 6 x %zu matmul parameters + 12 x layers %d x T %d x "
            "d_model %d; docs/usage.md)\n", flops_per_token(&m), gpt_flop_params(&m), c->L, c->T, c->C);
+    double pf = pos_train_flops(gpt_scheme(&m, 0), c->T, c->L);
+    printf("pos flops/token %.0f (the scheme's own work at T %d, forward and backward: 3 x its forward count, %.1f%% of "
+           "flops/token; docs/usage.md)\n", pf, c->T, 100.0 * pf / flops_per_token(&m));
     if (c->ext_method[0])
         printf("extension       %s, factor %g from length %d (trained with it; eval --rope-scaling replaces it)\n", c->ext_method,
                c->ext_factor, c->ext_train_len);

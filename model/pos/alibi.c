@@ -29,6 +29,9 @@ static void alibi_bias_forward(const PosState *ps, int h, int qpos, const int *k
     for (int j = 0; j < n; j++) scores[j] -= m * (real)(qpos - kpos[j]);
 }
 
+// per score: the slope times the distance, subtracted (2 FLOPs) for every head and key
+static double alibi_flops(const PosState *ps, int T, int L) { return 2.0 * L * ps->NH * T; }
+
 const PosScheme pos_alibi = {
     .name = "alibi",
     .summary = "linear distance penalty -m_h*(i-j) on the logits, fixed slopes",
@@ -39,4 +42,5 @@ const PosScheme pos_alibi = {
     .release = alibi_release,
     .bias_forward = alibi_bias_forward,
     // no parameters: the bias has no gradient to keep
+    .flops = alibi_flops,
 };

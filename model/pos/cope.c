@@ -115,6 +115,14 @@ static void cope_backward(const PosState *ps, real *const *dparam, int h, const 
     }
 }
 
+// per layer and head: per key the gate's sigmoid (3 FLOPs: exp, add, divide), the running sum
+// (1), the interpolation between two z (5) and the add to the score (1); z = q . e[m] for the
+// min(npos, T) embeddings a window can reach (2 HS each)
+static double cope_flops(const PosState *ps, int T, int L) {
+    int nz = cope_npos(ps) < T ? cope_npos(ps) : T;
+    return (double)L * (10.0 * ps->NH * T + 2.0 * ps->C * nz);
+}
+
 const PosScheme pos_cope = {
     .name = "cope",
     .summary = "contextual positions: sigmoid gates counted back from the query, interpolated embeddings",
@@ -127,4 +135,5 @@ const PosScheme pos_cope = {
     .validate = cope_validate,
     .score_forward = cope_forward,
     .score_backward = cope_backward,
+    .flops = cope_flops,
 };

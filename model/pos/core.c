@@ -124,6 +124,11 @@ size_t pos_param_count(const PosState *ps, int L) {
     return total;
 }
 
+double pos_train_flops(const PosState *ps, int T, int L) {
+    // the backward taken as twice the forward, the convention of the model's 6 N (docs/usage.md)
+    return ps->scheme->flops ? 3.0 * ps->scheme->flops(ps, T, L) : 0.0;
+}
+
 int pos_per_layer(const PosState *ps) {
     PosTensor t[POS_MAX_TENSORS];
     int nt = pos_tensors(ps, t), any = 0;

@@ -171,6 +171,14 @@ static void fire_bias_backward(const PosState *ps, real *const *dparam, int h, i
     *(real *)g.L += gL;
 }
 
+// per layer, per (query, key): u = psi(D) / psi(max(L, i)) (1 multiply; psi tabulated), the
+// hidden layer shared by the heads (2 FLOPs a unit; ReLU not counted), each head's output (2 a
+// unit) and its add to the score (1)
+static double fire_flops(const PosState *ps, int T, int L) {
+    double Hf = fire_hidden(ps);
+    return (double)L * T * (1.0 + 2.0 * Hf + ps->NH * (2.0 * Hf + 1.0));
+}
+
 const PosScheme pos_fire = {
     .name = "fire",
     .summary = "learned MLP of the log distance normalised by the query position (progressive interpolation)",
@@ -188,4 +196,5 @@ const PosScheme pos_fire = {
     .tabulate = fire_tabulate,
     .bias_forward = fire_bias_forward,
     .bias_backward = fire_bias_backward,
+    .flops = fire_flops,
 };

@@ -132,6 +132,9 @@ static void power_bias_backward(const PosState *ps, real *const *dparam, int h, 
     dparam[0][ps->NH + h] += g2;
 }
 
+// per score: r1 times the tabulated kernel, subtracted (2 FLOPs)
+static double kerple_flops(const PosState *ps, int T, int L) { return 2.0 * L * ps->NH * T; }
+
 const PosScheme pos_kerple_log = {
     .name = "kerple-log",
     .summary = "learned logarithmic distance penalty -r1*log(1+r2*D) per head",
@@ -146,6 +149,7 @@ const PosScheme pos_kerple_log = {
     .tabulate = log_tabulate,
     .bias_forward = log_bias_forward,
     .bias_backward = log_bias_backward,
+    .flops = kerple_flops,
 };
 
 const PosScheme pos_kerple_power = {
@@ -162,4 +166,5 @@ const PosScheme pos_kerple_power = {
     .tabulate = power_tabulate,
     .bias_forward = power_bias_forward,
     .bias_backward = power_bias_backward,
+    .flops = kerple_flops,
 };

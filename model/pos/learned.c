@@ -40,6 +40,9 @@ static void learned_input_backward(const PosState *ps, real *const *dparam, cons
         for (int n = 0; n < N; n++) dP[(size_t)pos[n] * C + c] += dx[(size_t)n * C + c];
 }
 
+// the table's row added to each token's input: C adds
+static double learned_flops(const PosState *ps, int T, int L) { return (void)T, (void)L, (double)ps->C; }
+
 const PosScheme pos_learned = {
     .name = "learned",
     .summary = "learned absolute table added at the input, one row per position training can reach",
@@ -51,4 +54,5 @@ const PosScheme pos_learned = {
     .max_pos = learned_max_pos,
     .input_forward = learned_input_forward,
     .input_backward = learned_input_backward,
+    .flops = learned_flops,
 };

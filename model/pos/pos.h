@@ -171,6 +171,13 @@ typedef struct PosScheme {
     void (*value_forward)(const PosState *ps, int h, int qpos, const int *kpos, int n, const real *probs, real *out);
     void (*value_backward)(const PosState *ps, real *const *dparam, int h, int qpos, const int *kpos, int n,
                            const real *probs, const real *dout, real *dprobs);
+
+    // the scheme's own forward FLOPs per token in a model of L layers at window length T, every
+    // one of the T keys counted (as the model's 12 L T C counts the scores), a multiply and an
+    // add one FLOP each, a quantity that several heads or queries share counted once, work
+    // done once per pass (tables by distance) left out; for `posgpt info` (docs/usage.md).
+    // NULL: none (nope).
+    double (*flops)(const PosState *ps, int T, int L);
 } PosScheme;
 
 // ---- registry ----
@@ -193,6 +200,8 @@ int pos_tensors(const PosState *ps, PosTensor *t);
 size_t pos_tensor_size(const PosTensor *t);
 // floats the scheme's parameters take in a model of L layers
 size_t pos_param_count(const PosState *ps, int L);
+// the scheme's training FLOPs per token (forward and backward: 3 x its flops hook; 0 without one)
+double pos_train_flops(const PosState *ps, int T, int L);
 // 1 if some tensor is per layer (then the model keeps one state per layer)
 int pos_per_layer(const PosState *ps);
 void pos_prepare(PosState *ps); // the scheme's prepare (after validate)

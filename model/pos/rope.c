@@ -110,6 +110,10 @@ static void rope_term_backward(const PosState *ps, real *const *dparam, int h, c
     }
 }
 
+// q and k rotated in every layer: 6 FLOPs a channel pair (4 multiplies, 2 adds), C / 2 pairs
+// each (training; ReRoPE's score term is an evaluation-time extension)
+static double rope_flops(const PosState *ps, int T, int L) { return (void)T, 6.0 * L * ps->C; }
+
 const PosScheme pos_rope = {
     .name = "rope",
     .summary = "rotary embedding of q and k in every layer",
@@ -128,4 +132,5 @@ const PosScheme pos_rope = {
     .qk_backward = rope_qk_backward,
     .score_forward = rope_term,
     .score_backward = rope_term_backward,
+    .flops = rope_flops,
 };

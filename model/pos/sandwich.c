@@ -46,6 +46,9 @@ static void sandwich_bias_forward(const PosState *ps, int h, int qpos, const int
     }
 }
 
+// per score: the tabulated sum of cosines times the head's factor, added (2 FLOPs)
+static double sandwich_flops(const PosState *ps, int T, int L) { return 2.0 * L * ps->NH * T; }
+
 const PosScheme pos_sandwich = {
     .name = "sandwich",
     .summary = "parameter-free bias: sinusoid inner product of the distance, per-head compression",
@@ -57,4 +60,5 @@ const PosScheme pos_sandwich = {
     .prepare = sandwich_prepare,
     .release = sandwich_release,
     .bias_forward = sandwich_bias_forward,
+    .flops = sandwich_flops,
 };

@@ -127,6 +127,14 @@ static void shaw_value_backward(const PosState *ps, real *const *dparam, int h, 
         for (int e = 0; e < HS; e++) dA[(size_t)d * HS + e] += w[d] * dout[e];
 }
 
+// per layer: q . a^K(D) for the min(k, T - 1) + 1 distances a window has (2 HS FLOPs each, per
+// head), added to each score (1); the attention weights summed per distance (1 per score) and
+// the value vectors a^V(D) weighted by them (2 HS each, per head)
+static double shaw_flops(const PosState *ps, int T, int L) {
+    int nd = (shaw_clip(ps) < T - 1 ? shaw_clip(ps) : T - 1) + 1;
+    return (double)L * (4.0 * ps->C * nd + 2.0 * ps->NH * T);
+}
+
 const PosScheme pos_shaw = {
     .name = "shaw",
     .summary = "learned vectors per clipped distance added to the keys and to the values",
@@ -141,4 +149,5 @@ const PosScheme pos_shaw = {
     .scratch_size = shaw_scratch,
     .value_forward = shaw_value,
     .value_backward = shaw_value_backward,
+    .flops = shaw_flops,
 };

@@ -40,6 +40,9 @@ static const char *sinusoidal_validate(const PosState *ps, char *err, size_t n) 
     return err;
 }
 
+// the table's row added to each token's input: C adds (the sines computed once per position)
+static double sinusoidal_flops(const PosState *ps, int T, int L) { return (void)T, (void)L, (double)ps->C; }
+
 const PosScheme pos_sinusoidal = {
     .name = "sinusoidal",
     .summary = "fixed sin/cos vectors added at the input, scaled by sin-scale",
@@ -49,4 +52,5 @@ const PosScheme pos_sinusoidal = {
     .validate = sinusoidal_validate,
     .input_forward = sinusoidal_input_forward,
     // no parameters: nothing to backpropagate into
+    .flops = sinusoidal_flops,
 };

@@ -77,6 +77,9 @@ static void t5_bias_backward(const PosState *ps, real *const *dparam, int h, int
     for (int j = 0; j < n; j++) dW[(size_t)t5_lookup(c, qpos - kpos[j]) * NH + h] += dscores[j];
 }
 
+// per score: the bucket's bias added (1 FLOP; the bucket is an integer lookup)
+static double t5_flops(const PosState *ps, int T, int L) { return (double)L * ps->NH * T; }
+
 const PosScheme pos_t5 = {
     .name = "t5",
     .summary = "learned bucketed relative bias per head, shared by layers",
@@ -91,4 +94,5 @@ const PosScheme pos_t5 = {
     .release = t5_release,
     .bias_forward = t5_bias_forward,
     .bias_backward = t5_bias_backward,
+    .flops = t5_flops,
 };

@@ -171,6 +171,13 @@ static void xl_untabulate(const PosState *ps, int ndist, const real *dtab, real 
         }
 }
 
+// per layer: q_i . r_h(D) for every head and key (2 HS FLOPs), the three terms summed, scaled and
+// added to the score (3), u_h . k_j once per key (2 HS a head: shared by the queries);
+// r_h(D) and v_h . r_h(D) are per distance, once per pass
+static double xl_flops(const PosState *ps, int T, int L) {
+    return (double)L * (2.0 * ps->C * T + 3.0 * ps->NH * T + 2.0 * ps->C);
+}
+
 const PosScheme pos_xl = {
     .name = "xl",
     .summary = "Transformer-XL relative attention: sinusoids of the distance through a learned W_R, global u and v",
@@ -188,4 +195,5 @@ const PosScheme pos_xl = {
     .score_forward = xl_forward,
     .score_backward = xl_backward,
     .scratch_size = xl_scratch,
+    .flops = xl_flops,
 };

@@ -45,6 +45,10 @@ static void xpos_qk_decay(const PosState *ps, int T, double *rate) {
     for (int k = 0; k < HS / 2; k++) rate[2 * k] = rate[2 * k + 1] = log((2.0 * k + 0.4 * HS) / (1.4 * HS)) * f;
 }
 
+// rope's rotation of q and k (6 FLOPs a channel pair) and the decay's factor on each of their
+// channels (1 FLOP each) in every layer
+static double xpos_flops(const PosState *ps, int T, int L) { return (void)T, 8.0 * L * ps->C; }
+
 const PosScheme pos_xpos = {
     .name = "xpos",
     .summary = "rotary embedding with a per-pair exponential decay of q.k with distance",
@@ -62,4 +66,5 @@ const PosScheme pos_xpos = {
     .qk_forward = xpos_qk_forward,
     .qk_backward = xpos_qk_backward,
     .qk_decay = xpos_qk_decay,
+    .flops = xpos_flops,
 };
