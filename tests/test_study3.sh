@@ -322,11 +322,43 @@ CTXEXT=$tmp/none.md POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1
 # a run without its final evaluation (under way, or failed) is listed as missing and left out
 # of the tables, training.csv's last-20% rows included (its steps so far are not its last 20%)
-cp -r "$tmp/o" "$tmp/u"; rm "$tmp/u/B/alibi/seed2/eval-final.csv"
+cp -r "$tmp/o" "$tmp/u"; rm "$tmp/u/B/alibi/seed2/eval-final.csv" "$tmp/u/B/alibi/seed2/done.txt"
 POSGPT=$BIN tools/study3_report.sh "$tmp/u" > /dev/null 2>&1; rc=$?
 [ $rc = 0 ] && grep -q "without a final evaluation.*alibi/seed2" "$tmp/u/README.md" && ! grep -q "^alibi,2," "$tmp/u/training.csv" \
   && grep -q "^alibi,2," "$tmp/o/training.csv" && ok "a run without its final evaluation is listed as missing, with no training.csv row" \
   || bad "missing run" "rc $rc: $(grep -c "^alibi,2," "$tmp/u/training.csv") rows; $(grep "without a final" "$tmp/u/README.md")"
+
+
+# a damaged input CSV: one error line naming the file and line, exit 1, and the report already
+# there left as it was (every output, byte for byte); a failure after the checks (here the plot
+# binary) likewise
+damaged() { # NAME FILE (under $tmp/o) EDIT (a sed script, or "EMPTY", or "CUT") WANT (in the error)
+  rm -rf "$tmp/h"; cp -r "$tmp/o" "$tmp/h"
+  case $3 in EMPTY) : > "$tmp/h/$2" ;; CUT) head -c 300 "$tmp/o/$2" > "$tmp/h/$2" ;; *) sed -i "$3" "$tmp/h/$2" ;; esac
+  POSGPT=$BIN tools/study3_report.sh "$tmp/h" > /dev/null 2> "$tmp/h.err"; rc=$?
+  local changed; changed=$(for f in $files; do cmp -s "$tmp/h/$f" "$tmp/o/$f" || echo "$f"; done; ls -a "$tmp/h" | grep '^\.report')
+  [ $rc = 1 ] && [ "$(grep -c . "$tmp/h.err")" = 1 ] && grep -qF "$4" "$tmp/h.err" && [ -z "$changed" ] \
+    && ok "report refuses $1 -> $(cat "$tmp/h.err"); nothing written" || bad "report $1" "rc $rc, changed '$changed': $(head -3 "$tmp/h.err")"
+}
+pw=B/alibi/seed1/perwin-final.csv ev=B/alibi/seed1/eval-final.csv
+damaged "a loss that is a word" $ev '2s/^\(\([^,]*,\)\{6\}\)[^,]*/\1abc/' "$ev:2: the loss \"abc\" is not a finite number"
+damaged "a nan window loss" $pw '3s/,[^,]*$/,nan/' "$pw:3: the loss \"nan\" is not a finite number"
+damaged "a column cut" $ev 's/,[^,]*//' "$ev:1: the header is not scheme,"
+damaged "a row twice" $ev '2p' "$ev:3: a second row for eval_len"
+damaged "CRLF line ends" B/alibi/seed1/info.csv 's/$/\r/' "info.csv:1: a carriage return"
+damaged "a file cut short" $pw CUT "$pw is empty or does not end in a newline"
+damaged "a finished run's empty file" $ev EMPTY "seed1 is finished (done.txt) but has no eval-final.csv"
+damaged "a header only" $pw '2,$d' "$pw: holds a header only"
+damaged "info.csv with two rows" B/alibi/seed1/info.csv '2{p;s/^alibi,/alibi2,/}' "info.csv: holds 2 rows, not one"
+damaged "a scheme twice in chosen.csv" chosen.csv '2p' "chosen.csv:3: a second row for scheme"
+rm -rf "$tmp/h"; cp -r "$tmp/o" "$tmp/h"
+POSGPT=false tools/study3_report.sh "$tmp/h" > /dev/null 2> "$tmp/h.err"; rc=$?
+changed=$(for f in $files; do cmp -s "$tmp/h/$f" "$tmp/o/$f" || echo "$f"; done; ls -a "$tmp/h" | grep '^\.report')
+[ $rc = 1 ] && grep -q "failed.*left as it was" "$tmp/h.err" && [ -z "$changed" ] \
+  && ok "a report that fails after its checks (no plot binary) leaves the last one as it was: $(tail -1 "$tmp/h.err")" \
+  || bad "report fails halfway" "rc $rc, changed '$changed': $(tail -2 "$tmp/h.err")"
+OUT="$tmp/h" tools/study3.sh --status --report > /dev/null 2> "$tmp/h.err"; rc=$?
+[ $rc = 2 ] && grep -q "give one" "$tmp/h.err" && ok "study3 --status --report: refused, exit 2" || bad "--status --report" "rc $rc: $(cat "$tmp/h.err")"
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -120,6 +120,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+[ "$status" = 1 ] && [ "$mode" = report ] && { echo "study3.sh: error: --status and --report do different things (where the grid stands; the report redrawn): give one" >&2; exit 2; }
+[ "$repin" = 1 ] && [ "$mode" = report ] && { echo "study3.sh: error: --repin with --report: the report runs no binary to pin" >&2; exit 2; }
 relatives_all="kerple-power sandwich xl fire xpos"
 if [ "$mode" = quick ]; then
   out=${OUT:-runs/study3-quick}

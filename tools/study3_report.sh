@@ -63,8 +63,68 @@ bin=${POSGPT:-./posgpt}
 papers=${PAPERS:-docs/papers.csv}
 export LC_ALL=C
 [ -s "$out/chosen.csv" ] || { echo "study3_report: error: no $out/chosen.csv (run tools/study3.sh first)" >&2; exit 1; }
+
+# ---- every CSV the report reads, checked before anything is written: the header it expects,
+# every row as many fields as the header, numbers where numbers belong (finite: no nan, inf or
+# word), no line twice (the same key), LF line ends, a newline at the end (a cut file has none);
+# a run that study3.sh marked finished (done.txt, B) or trained (trained.txt) has its files, each
+# with rows. One error line naming the file and line, exit 1: a damaged file would otherwise
+# move or drop a run in the tables without a word ----
+check_inputs() {
+  local d f files=()
+  for d in "$out"/B/*/seed* "$out"/A/*/* "$out"/D/*/* "$out"/match/*; do
+    [ -d "$d" ] || continue
+    if [ -e "$d/done.txt" ]; then
+      for f in info.csv log.csv eval-final.csv perwin-final.csv; do
+        [ -s "$d/$f" ] || { echo "study3_report: error: $d is finished (done.txt) but has no $f" >&2; return 1; }
+      done
+    fi
+    if [ -e "$d/trained.txt" ] && [ ! -s "$d/log.csv" ]; then echo "study3_report: error: $d is trained (trained.txt) but has no log.csv" >&2; return 1; fi
+    # (log.csv only once its run has finished training: a run under way appends to it)
+    for f in "$d"/eval-*.csv "$d"/perwin-*.csv "$d"/info.csv; do [ -e "$f" ] && files+=("$f"); done
+    [ -e "$d/done.txt" ] || [ -e "$d/trained.txt" ] && files+=("$d/log.csv")
+  done
+  for f in chosen.csv phaseA.csv match.csv chance.csv; do [ -e "$out/$f" ] && files+=("$out/$f"); done
+  for f in "${files[@]}"; do
+    [ -f "$f" ] && [ -r "$f" ] || { echo "study3_report: error: $f is not a readable file" >&2; return 1; }
+    [ -s "$f" ] && [ -z "$(tail -c 1 "$f")" ] || { echo "study3_report: error: $f is empty or does not end in a newline (cut short?)" >&2; return 1; }
+  done
+  awk -F, '
+    function want(h, num, key, one) { H = h; NUM = num; KEY = key; ONE = one }
+    function fail(m) { printf "study3_report: error: %s:%d: %s\n", FILENAME, FNR, m > "/dev/stderr"; bad = 1; exit 1 }
+    # the file just read: one row (info.csv) or some rows (the others)
+    function done_file() { if (ONE ? rows != 1 : rows < 1) { bad = 1
+        printf "study3_report: error: %s: %s\n", lastf, rows ? "holds " rows " rows, not one" : "holds a header only" > "/dev/stderr"; exit 1 } }
+    FNR == 1 { if (NR > 1) done_file()
+      f = FILENAME; sub(/.*\//, "", f); rows = 0; delete seen
+      if (f ~ /^eval-.*\.csv$/) want("scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale,loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high", "2 3 5 6 7 8 9 11 12 13 15 16 17 18 19", "3 4 5 10 11 14 15", 0)
+      else if (f ~ /^perwin-.*\.csv$/) want("scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss", "2 3 5 6 7 8 9", "3 4 5 6 7", 0)
+      else if (f == "info.csv") want("run,pos,seed,d_model,lr,pos_lr_mult,params,flops_per_token", "3 4 5 6 7 8", "1", 1)
+      else if (f == "log.csv") want("step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s", "1 2 4 5 6 7", "1", 0)
+      else if (f == "chosen.csv") want("scheme,lr,pos_lr_mult,val_loss,rule", "2 3 4", "1", 0)
+      else if (f == "phaseA.csv") want("scheme,lr,pos_lr_mult,steps,val_loss", "2 3 4 5", "1 2 3", 0)
+      else if (f == "match.csv") want("scheme,d_model,params,target,target_params,rel_diff", "2 3 5 6", "1", 0)
+      else if (f == "chance.csv") want("reference,train_bytes,test_bytes,loss,ppl", "2 3 4 5", "1", 0)
+      if (index($0, "\r")) fail("a carriage return (CRLF line ends): the file must have LF line ends")
+      if (f ~ /^eval-/ && $0 == H ",ci_block") { H = $0; NUM = NUM " 20" } # (the column ci_block of eval --ci-block, binaries since that flag)
+      if ($0 != H) fail("the header is not " H)
+      nh = split(H, hh, ","); nn = split(NUM, nu, " "); nk = split(KEY, ky, " "); lastf = FILENAME; next }
+    { if (index($0, "\r")) fail("a carriage return (CRLF line ends): the file must have LF line ends")
+      if (NF != nh) fail(NF " fields, not " nh " as its header")
+      for (i = 1; i <= nn; i++) if ($nu[i] !~ /^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/) fail("the " hh[nu[i]] " \"" $nu[i] "\" is not a finite number")
+      if (f == "log.csv" && $3 != "" && $3 !~ /^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/) fail("the val_loss \"" $3 "\" is neither empty nor a finite number")
+      k = ""; for (i = 1; i <= nk; i++) k = k SUBSEP $ky[i]
+      if (k in seen) fail("a second row for " hh[ky[1]] " " $ky[1] (nk > 1 ? " (the same key as line " seen[k] ")" : " (line " seen[k] ")"))
+      seen[k] = FNR; rows++ }
+    END { if (!bad && NR) done_file() }' "${files[@]}"
+}
+check_inputs || exit 1
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$out/chance.csv.part"' EXIT
+# the outputs are written into a folder beside them and moved into place together at the end
+# (a rename each): a report that fails halfway leaves the last complete one as it was
+o=$(mktemp -d "$out/.report.XXXXXX")
+trap 'rm -rf "$tmp" "$o" "$out/chance.csv.part"' EXIT
+trap 'echo "study3_report: error: a command at line $LINENO failed (exit $?); the report in $out is left as it was" >&2' ERR
 
 # ---- chance.csv (PROTOCOL.md v4), the reference row of the tables: the perplexity of the test
 # bytes under the byte frequencies of the training split (the first n - n / 10 bytes of DATA, as
@@ -128,8 +188,8 @@ done > "$tmp/bm" # run,seed,L,ppl_lo,ppl_hi,b
         FNR > 1 { print r, k, $13, $2, $3, $7, $8, $18, $19, $16, $17, $6, $12, set, info, set == "final" && ($3 in b) ? b[$3] : ",," }' "$tmp/bm" "$f"
     done
   done | sort -t, -k1,1 -k2,2n -k14,14 -k3,3n -k5,5n
-} > "$out/eval.csv"
-awk -F, 'NR > 1' "$out/eval.csv" > "$tmp/rows"
+} > "$o/eval.csv"
+awk -F, 'NR > 1' "$o/eval.csv" > "$tmp/rows"
 [ -s "$tmp/rows" ] || { echo "study3_report: error: no evaluations under $out/B (phase C has not run)" >&2; exit 1; }
 T=$(head -1 "$tmp/rows" | cut -d, -f4)
 lens=$(awk -F, '$14 == "final" { print $5 }' "$tmp/rows" | sort -n | uniq | tr '\n' ' ')
@@ -188,7 +248,7 @@ ctable() {
 finished() { [ -s "$1/info.csv" ] && [ -s "$1/eval-final.csv" ] && [ -s "$1/perwin-final.csv" ]; }
 # seeds_of RUN: its seeds with a final evaluation (finished: the same runs as every table's)
 seeds_of() { local d; for d in "$out/B/$1"/seed*; do finished "$d" && echo "${d##*/seed}"; done | sort; }
-echo "eval_len,better,worse,seeds,windows,mean_diff,ci_low,ci_high,significant,seed_diffs" > "$out/paired.csv"
+echo "eval_len,better,worse,seeds,windows,mean_diff,ci_low,ci_high,significant,seed_diffs" > "$o/paired.csv"
 for L in $lens; do
   awk -F, -v L="$L" '$2 == L && $3 >= 2' "$tmp/final" | sort -t, -k7,7g -k1,1 > "$tmp/rank-$L"
   awk -F, -v L="$L" '$2 == L && $3 < 2' "$tmp/final" | sort -t, -k7,7g -k1,1 > "$tmp/single-$L"
@@ -210,7 +270,7 @@ for L in $lens; do
       fi
     fi
     prev=$r
-  done < "$tmp/rank-$L" >> "$out/paired.csv"
+  done < "$tmp/rank-$L" >> "$o/paired.csv"
 done
 rankings() {
   for L in $lens; do
@@ -220,7 +280,7 @@ rankings() {
     echo
     awk -F, -v L="$L" 'NR == FNR { if ($1 == L) sig[$2] = ($9 == "yes") ? " < " : ($9 == "reversed") ? " > (reversed) " : " ~ "; next }
       { line = line sprintf("%s%s %#.4g (%#.4g-%#.4g)", sep, $1, $4, $5, $6); sep = ($1 in sig) ? sig[$1] : " ? " } END { print line }' \
-      "$out/paired.csv" "$tmp/rank-$L"
+      "$o/paired.csv" "$tmp/rank-$L"
     echo
     if [ -s "$tmp/single-$L" ]; then
       echo "One seed, not ranked (the window interval only): $(awk -F, '{ printf "%s%s %#.4g (%#.4g-%#.4g)", (NR > 1 ? ", " : ""), $1, $4, $5, $6 }' "$tmp/single-$L")"
@@ -249,10 +309,10 @@ awk -F, "$lib"'{ k = $1 SUBSEP $3; n[k]++; s[k] += $6; ss[k] += $6 * $6; p[k] +=
     awk -F, -v st="$st" '$2 == st' "$tmp/conv" | sort -t, -k4,4g -k1,1 | awk -F, -v OFS=, '{ print $0, NR }' | sort -t, -k9,9g -k1,1 \
       | awk -F, -v OFS=, '{ print $0, NR }' | sort -t, -k1,1
   done
-} > "$out/convergence.csv"
+} > "$o/convergence.csv"
 stable_ratio=$(stable "$tmp/ratio" 6) stable_ppl=$(stable "$tmp/ratio" 7)
 # the figure: one eval-format CSV per run and seed, the step as pos_offset and the ratio as ppl
-echo "# drawn by: tools/study3_report.sh $out (the plot command reads the ratios as eval CSVs in a temporary folder, \$TMP: pos_offset holds the training step, ppl the ratio)" > "$out/figures.txt"
+echo "# drawn by: tools/study3_report.sh $out (the plot command reads the ratios as eval CSVs in a temporary folder, \$TMP: pos_offset holds the training step, ppl the ratio)" > "$o/figures.txt"
 figs=()
 while IFS=, read -r r k; do
   f=$tmp/fig-$r-seed$k.csv
@@ -262,10 +322,10 @@ while IFS=, read -r r k; do
   figs+=("$f")
 done < <(cut -d, -f1,2 "$tmp/ratio" | sort -u -t, -k1,1 -k2,2n)
 if [ ${#figs[@]} -gt 0 ]; then
-  args=(--kind offset --seeds --metric ppl --ylog --width 1800 --height 1000 --out "$out/ratio_vs_step.png" --xlabel "training step"
+  args=(--kind offset --seeds --metric ppl --ylog --width 1800 --height 1000 --out "$o/ratio_vs_step.png" --xlabel "training step"
     --ylabel "ppl at 16x / ppl at 1x" --caption "kept checkpoints, the first sample of held-out bytes; lines: mean over seeds, bands: lowest to highest seed (95% intervals: convergence.csv); log y axis"
     --title "Extrapolation against training step: perplexity at 16x over perplexity at 1x (trained at $T bytes)")
-  echo "./posgpt plot $(printf "%q " "${args[@]}" "${figs[@]}" | sed "s|$tmp/|\$TMP/|g")" >> "$out/figures.txt"
+  echo "./posgpt plot $(printf "%q " "${args[@]}" "${figs[@]}" | sed "s|$o/|$out/|g; s|$tmp/|\$TMP/|g")" >> "$o/figures.txt"
   "$bin" plot "${args[@]}" "${figs[@]}" > /dev/null
 fi
 
@@ -281,10 +341,10 @@ while IFS=, read -r r k; do
   lfigs+=("$f")
 done < <(awk -F, '$14 == "final" { print $1 "," $2 }' "$tmp/rows" | sort -u -t, -k1,1 -k2,2n)
 if [ ${#lfigs[@]} -gt 0 ]; then
-  args=(--kind ppl --seeds --zoom 1.3 --width 2400 --height 1100 --out "$out/ppl_vs_length.png"
+  args=(--kind ppl --seeds --zoom 1.3 --width 2400 --height 1100 --out "$o/ppl_vs_length.png"
     --caption "final checkpoints, all the test bytes; lines: mean of the seeds, bands: their range (intervals: README.md)"
     --title "Perplexity against evaluation length, trained at $T bytes (King James Bible, $(awk -F, '$14 == "final" && $3 > m { m = $3 } END { print m + 0 }' "$tmp/rows") steps, each scheme at its own lr)")
-  echo "./posgpt plot $(printf "%q " "${args[@]}" "${lfigs[@]}" | sed "s|$tmp/|\$TMP/|g")" >> "$out/figures.txt"
+  echo "./posgpt plot $(printf "%q " "${args[@]}" "${lfigs[@]}" | sed "s|$o/|$out/|g; s|$tmp/|\$TMP/|g")" >> "$o/figures.txt"
   "$bin" plot "${args[@]}" "${lfigs[@]}" > /dev/null
 fi
 
@@ -310,9 +370,9 @@ fi
         f = v[j] - v[n]; printf "%s,%s,%d,%d,%.4f,%.4f,%.4f,%s,%s\n", r, k, last, s[j], v[j], v[n], f,
           ((f < 0.01 && f > -0.01) ? "yes" : f > 0 ? "no (falling)" : "no (rose)"), w }' "$d/log.csv"
   done | sort -t, -k1,1 -k2,2n
-} > "$out/training.csv"
+} > "$o/training.csv"
 
-ctable > "$out/table.md"
+ctable > "$o/table.md"
 
 # ---- claims.md: Press et al. 2022, Table 2, from docs/papers.csv (PROTOCOL.md v3); then the
 # context-extension claims of runs/ctxext (CTXEXT=FILE: its table.md), copied and numbered P1.. ----
@@ -398,7 +458,7 @@ awk -F, -v T="$T" -v papers="$papers" "$lib"'
   echo "| Su et al. 2021 (RoFormer), Raffel et al. 2020 (T5), Chi et al. 2022 (KERPLE), Chi et al. 2023 (Sandwich), Li et al. 2023 (FIRE) | their perplexity tables were not read here (docs/papers.md): no number of theirs is in docs/papers.csv |"
   echo "| Kazemnejad et al. 2023 (NoPE), Ruoss et al. 2023 | their numbers are on algorithmic tasks: runs/tasks2/claims.md |"
   echo "| Chen et al. 2023 (PI) | only their abstract was read here (docs/papers.csv: no perplexity of theirs); PI's numbers above are Peng et al.'s |"
-} > "$out/claims.md"
+} > "$o/claims.md"
 
 # ---- the position bias before and after training (bias.csv, bias.md, the tables in bias/) ----
 POSGPT=$bin tools/study3_bias.sh "$out" > /dev/null || echo "study3_report: warning: tools/study3_bias.sh $out failed (its rows may be missing)" >&2
@@ -468,12 +528,12 @@ end="<!-- end of the generated section -->"
   echo
   echo "| scheme | seed | val_loss at step | val_loss final | fall | plateau |"
   echo "|---|---|---|---|---|---|"
-  awk -F, 'NR > 1 { printf "| %s | %s | %s (%s) | %s | %s | %s |\n", $1, $2, $5, $4, $6, $7, $8 }' "$out/training.csv"
+  awk -F, 'NR > 1 { printf "| %s | %s | %s (%s) | %s | %s | %s |\n", $1, $2, $5, $4, $6, $7, $8 }' "$o/training.csv"
   echo
   # (PROTOCOL.md: a run not at a plateau is reported as such, and the README says it did not converge)
   awk -F, 'NR > 1 { n++; p += $8 == "yes"; if ($3 > st) st = $3 } END { if (!n) exit
       if (p == n) printf "Every run (%d) reached the plateau.\n\n", n
-      else printf "**%d of the %d runs did not converge** by this rule (not at a plateau over their last 20%% of steps): their comparisons are at a fixed budget of %d steps, the same schedule for every scheme, not at convergence.\n\n", n - p, n, st }' "$out/training.csv"
+      else printf "**%d of the %d runs did not converge** by this rule (not at a plateau over their last 20%% of steps): their comparisons are at a fixed budget of %d steps, the same schedule for every scheme, not at convergence.\n\n", n - p, n, st }' "$o/training.csv"
   # the machine time: each run's own wall time, summed (phase A's training from its logs; phases
   # B and C from training.csv, whose evaluation seconds some early runs lack; eval-time.txt
   # counts the evaluations of the start that finished them, not those of an earlier start)
@@ -481,7 +541,7 @@ end="<!-- end of the generated section -->"
   echo
   { for f in "$out"/A/*/*/log.csv; do [ -s "$f" ] || continue
       awk -F, "$lib"'!wall_row() { next } END { printf "A %.0f\n", WALL }' "$f"; done
-    awk -F, 'NR > 1 { print "B", $9, $10 }' "$out/training.csv"; } \
+    awk -F, 'NR > 1 { print "B", $9, $10 }' "$o/training.csv"; } \
     | awk '$1 == "A" { na++; ta += $2 } $1 == "B" { nb++; tb += $2; if ($3 == "") miss++; else eb += $3 }
       END { print "| phase | runs | training (h) | evaluation (h) |"; print "|---|---|---|---|"
         printf "| A (the lr sweep) | %d | %.1f | - |\n", na, ta / 3600
@@ -529,13 +589,15 @@ end="<!-- end of the generated section -->"
           END { printf "| %s | %s | %s |", s, r, st; for (i = 1; i <= n; i++) printf " %s |", c[L[i]]; print "" }' "$tmp/bmD" "$f"
       done
       awk -F, -v s="$s" '$1 == s && $2 == 1 && $14 == "final" { c[++n] = sprintf("%.2f (%s-%s)", $7, $21 != "" ? sprintf("%.2f", $21) : "?", $22 != "" ? sprintf("%.2f", $22) : "?"); st = $3 }
-        END { if (n) { printf "| %s | B, seed 1 | %s |", s, st; for (i = 1; i <= n; i++) printf " %s |", c[i]; print "" } }' "$out/eval.csv"
+        END { if (n) { printf "| %s | B, seed 1 | %s |", s, st; for (i = 1; i <= n; i++) printf " %s |", c[i]; print "" } }' "$o/eval.csv"
     done < <(tail -n +2 "$out/chosen.csv")
     echo
   fi
   echo "$end"
 } > "$tmp/gen"
-if [ ! -s "$out/README.md" ]; then
+head=$out/README.md
+if [ ! -s "$head" ]; then
+  head=$tmp/head
   { echo "# Study 3: converged, tuned, with intervals"; echo
     echo "The procedure, fixed before the runs: [PROTOCOL.md](PROTOCOL.md). Each scheme's learning rate was chosen by its"
     echo "phase A rule (the smallest lr, then position-lr multiplier, within 0.01 nats of the best 1x validation loss),"
@@ -548,10 +610,10 @@ if [ ! -s "$out/README.md" ]; then
     echo "only; the 0.01-nat tolerance is below the seed spread of some schemes; a one-seed interval holds the"
     echo "evaluation noise only (batch means over neighbouring windows, PROTOCOL.md v5); flops/token leaves out the schemes' own work;"
     echo "the default grid has no parameter-matched controls (\`--full\` adds them beside xl)."; echo
-    echo "Everything below the marker is redrawn by \`tools/study3_report.sh\` from the CSVs in this folder."; echo; } > "$out/README.md"
+    echo "Everything below the marker is redrawn by \`tools/study3_report.sh\` from the CSVs in this folder."; echo; } > "$head"
 fi
 awk -v b="$begin" -v e="$end" -v g="$tmp/gen" '$0 == b { skip = 1; while ((getline l < g) > 0) print l; next } $0 == e { skip = 0; next } !skip' \
-  "$out/README.md" > "$tmp/readme"
-grep -qxF "$begin" "$out/README.md" || cat "$tmp/gen" >> "$tmp/readme"
-cp "$tmp/readme" "$out/README.md"
+  "$head" > "$o/README.md"
+grep -qxF "$begin" "$head" || cat "$tmp/gen" >> "$o/README.md"
+for f in "$o"/*; do mv -f "$f" "$out/"; done
 cat "$tmp/gen"
