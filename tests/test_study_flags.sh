@@ -85,11 +85,19 @@ cb=$(col "$tmp/ci1.csv" ci_block)
   && ok "eval --ci: the last column ci_block is the cube root of each row's windows, rounded, and the line says it" \
   || bad "ci_block default" "$(cut -d, -f12,20 "$tmp/ci1.csv" | tr '\n' ' ')"
 $BIN eval "${E[@]}" --ci --ci-block 1 > "$tmp/ciq1.csv" 2> /dev/null
-$BIN eval "${E[@]}" --ci --ci-block 100000 > "$tmp/ciqK.csv" 2> /dev/null
+$BIN eval "${E[@]}" --ci --ci-block 100000 > "$tmp/ciqK.csv" 2> "$tmp/ciqK.err"
 awk -F, 'NR > 1 && $20 != 1 { bad = 1 } NR > 1 && !($16 <= $7 && $7 <= $17 && $16 < $17) { bad = 1 } END { exit bad || NR != 5 }' "$tmp/ciq1.csv" \
-  && awk -F, 'NR > 1 && $20 != $12 { bad = 1 } END { exit bad || NR != 5 }' "$tmp/ciqK.csv" \
-  && ok "eval --ci-block 1: windows as independent, an interval that holds the estimate; a block above the windows is cut to them" \
+  && awk -F, 'NR > 1 && !($20 == 100000 && $16 == "nan" && $17 == "nan" && $18 == "nan") { bad = 1 } END { exit bad || NR != 5 }' "$tmp/ciqK.csv" \
+  && [ "$(grep -c "no 95% CI: blocks of 100000 leave fewer than 2 blocks" "$tmp/ciqK.err")" = 4 ] \
+  && ok "eval --ci-block 1: windows as independent, an interval that holds the estimate; a block above half the windows: no interval (nan), said" \
   || bad "ci-block given" "$(cut -d, -f7,12,16,17,20 "$tmp/ciq1.csv" "$tmp/ciqK.csv" | tr '\n' ' ')"
+# the limit is 2 blocks: at K / 2 (K the first row's windows) an interval, at K / 2 + 1 none
+K=$(awk -F, 'NR == 2 { print $12 }' "$tmp/ci1.csv")
+$BIN eval "${E[@]}" --ci --ci-block $((K / 2)) 2> /dev/null | awk -F, 'NR == 2' > "$tmp/ciqh.csv"
+$BIN eval "${E[@]}" --ci --ci-block $((K / 2 + 1)) 2> /dev/null | awk -F, 'NR == 2' >> "$tmp/ciqh.csv"
+awk -F, 'NR == 1 && !($16 < $17) { bad = 1 } NR == 2 && $16 != "nan" { bad = 1 } END { exit bad || NR != 2 }' "$tmp/ciqh.csv" \
+  && ok "eval --ci-block: $((K / 2)) of $K windows (2 blocks) gives an interval, $((K / 2 + 1)) gives nan" \
+  || bad "ci-block limit" "K $K: $(cut -d, -f12,16,17,20 "$tmp/ciqh.csv" | tr '\n' ' ')"
 refused "--ci-block without --ci" "ci-block applies only with --ci" $BIN eval "${E[@]}" --ci-block 3
 refused "--ci-block -1" "ci-block must be in" $BIN eval "${E[@]}" --ci --ci-block -1
 $BIN eval "${E[@]}" > "$tmp/noci.csv" 2> /dev/null
@@ -105,6 +113,13 @@ if awk -F, 'NR == FNR { if (FNR > 1) { k = $3 "," $4; t[k] += $8; s[k] += $8 * $
   FNR > 1 { k = $3 "," $4; if (nw[k] != $12 || (s[k] / t[k] - $7)^2 > 1e-10) bad = 1; seen++ } END { exit bad || seen != 4 }' "$tmp/pw.csv" "$tmp/ci1.csv"; then
   ok "eval --per-window: a row per window; their token-weighted mean is each length's loss"
 else bad "per-window" "$(head -3 "$tmp/pw.csv")"; fi
+# the outputs of one eval are committed together: a per-window file that cannot be written
+# (a full disk) leaves the --csv of before in place, and no temporary file
+echo "the CSV of before" > "$tmp/keep.csv"
+$BIN eval "${E[@]}" --csv "$tmp/keep.csv" --per-window /dev/full > /dev/null 2> "$tmp/full.err"; rc=$?
+[ $rc = 1 ] && [ "$(cat "$tmp/keep.csv")" = "the CSV of before" ] && [ -z "$(ls "$tmp" | grep 'keep.csv.tmp')" ] \
+  && grep -q "cannot write '/dev/full'" "$tmp/full.err" && ok "eval: --per-window on a full disk -> $(tail -1 "$tmp/full.err"); --csv untouched" \
+  || bad "eval outputs together" "rc $rc: $(cat "$tmp/keep.csv") / $(tail -1 "$tmp/full.err")"
 tools/paired.sh "$tmp/pw.csv" "$tmp/pw.csv" > "$tmp/same.txt"
 [ "$(grep -c ',0.000000,0.000000,0.000000,no (not significant)$' "$tmp/same.txt")" -eq 4 ] \
   && ok "tools/paired.sh: a file against itself: difference 0, not significant, at each length and protocol" || bad "paired same" "$(cat "$tmp/same.txt")"

@@ -60,11 +60,16 @@ static void check_inherited(const char *ckpt, const GPT *m, const TrainState *ts
 #define CI_RESAMPLES_DEFAULT 1000
 #define CI_SEED 0xc1b007ULL // fixed: the same interval on every run
 // and the block of windows it resampled by (ci_block: block 0 = eval_ci_block's default)
+// A resample of blocks of b windows out of K has about K / b blocks: with fewer than 2 (b > K /
+// 2) every resample is nearly the whole text in order and the interval collapses towards zero
+// width, so none is given (nan). Few blocks narrow it too (docs/usage.md); the default keeps
+// K^(2/3) of them.
+#define CI_MIN_BLOCKS 2
 static long ci_columns(FILE *out, const EvalResult *r, int resamples, long block, double ci[2]) {
     if (!resamples) return 0;
     if (!block) block = eval_ci_block(r->windows);
-    if (block > r->windows) block = r->windows;
-    eval_bootstrap_ci(r, resamples, block, CI_SEED, &ci[0], &ci[1]);
+    if (r->windows / block >= CI_MIN_BLOCKS) eval_bootstrap_ci(r, resamples, block, CI_SEED, &ci[0], &ci[1]);
+    else ci[0] = ci[1] = NAN;
     fprintf(out, ",%.6f,%.6f,%.4f,%.4f,%ld", ci[0], ci[1], exp(ci[0]), exp(ci[1]), block);
     return block;
 }
@@ -158,7 +163,7 @@ int cmd_eval(int argc, char **argv) {
                               "blocks of neighbouring windows: columns loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high,ci_block"},
         {"ci-block", ARG_LONG, &ci_block, "--ci: resample blocks of N consecutive windows, which keeps the text's correlation "
                                           "between neighbours (0 = the cube root of the windows' count, rounded; 1 = windows as "
-                                          "independent)", 0, 1e15},
+                                          "independent; a length with fewer than 2 blocks of N gets no interval: nan)", 0, 1e15},
         {"ci-resamples", ARG_INT, &resamples, "--ci: bootstrap resamples (at least 100: the interval's ends are the 2.5th and 97.5th percentiles of them)", 100, 1 << 24},
         {"per-window", ARG_STR, &per_win, "write each window's mean loss to this CSV (compare two checkpoints: tools/paired.sh)"},
         {"threads", ARG_INT, &threads, "threads (0 = OpenMP's own count: OMP_NUM_THREADS, else one per core)", 0, 4096},
@@ -284,7 +289,10 @@ int cmd_eval(int argc, char **argv) {
             if (out_flush_check(out)) die("cannot write %s: %s", csv ? csv : "to standard output", strerror(errno));
             fprintf(stderr, "  %-22s L=%-6d %-14s stride %-6d offset %-6d tokens %-8ld loss %.4f ppl %.3f", label, L, pname,
                     S, offset, r.tokens, r.loss, exp(r.loss));
-            if (resamples && isnan(cib[0])) // (more targets help only where the text has them)
+            if (resamples && isnan(cib[0]) && r.windows >= 2) // (a --ci-block too long for this length's windows)
+                fprintf(stderr, " (no 95%% CI: blocks of %ld leave fewer than %d blocks in %ld windows; a smaller --ci-block, or "
+                        "more --max-tokens)", blk, CI_MIN_BLOCKS, r.windows);
+            else if (resamples && isnan(cib[0])) // (more targets help only where the text has them)
                 fprintf(stderr, " (no 95%% CI: one window; %s)", max_tokens && (size_t)max_tokens + 1 < n
                         ? "raise --max-tokens" : "the held-out text holds no second one: a longer --val or --data");
             else if (resamples) fprintf(stderr, " (95%% CI %.3f to %.3f, blocks of %ld window%s)", exp(cib[0]), exp(cib[1]), blk, blk == 1 ? "" : "s");
@@ -295,9 +303,8 @@ int cmd_eval(int argc, char **argv) {
                 free(r.pos_loss), free(r.pos_count);
             }
         }
-    if (csv) out_commit(&oc);
-    if (pp) out_commit(&op);
-    if (pw) out_commit(&ow);
+    OutFile *outs[3] = {csv ? &oc : NULL, pp ? &op : NULL, pw ? &ow : NULL};
+    out_commit_all(outs, 3); // (together: a per-window file that cannot be written replaces no --csv)
     free(whole);
     corpus_free(&corpus);
     gpt_free(&m);

@@ -228,6 +228,22 @@ void out_commit(OutFile *o) {
             atomic ? " (nothing was replaced: a file of that name from before, if any, is intact)" : "");
 }
 
+void out_commit_all(OutFile *const *os, int n) {
+    for (int i = 0; i < n; i++) {
+        OutFile *o = os[i];
+        if (!o || !o->f) continue;
+        errno = 0;
+        int bad = ferror(o->f) ? (errno ? errno : EIO) : 0;
+        if (!bad && fflush(o->f) != 0) bad = errno ? errno : EIO;
+        if (!bad && o->tmp && fsync(fileno(o->f)) != 0) bad = errno ? errno : EIO;
+        if (bad) // (die removes every unfinished output's temporary file)
+            die("cannot write '%s': %s (nothing was replaced: the files of that name from before, if any, are intact)", o->path,
+                strerror(bad));
+    }
+    for (int i = 0; i < n; i++)
+        if (os[i] && os[i]->f) out_commit(os[i]);
+}
+
 void out_abandon(OutFile *o) {
     if (o->f) fclose(o->f);
     if (o->tmp) unlink(o->tmp), untrack(o->tmp);

@@ -48,6 +48,10 @@ FILE *out_open(OutFile *o, const char *path, const char *what);
 void out_commit(OutFile *o);
 // the same, returning -1 with errno set instead of dying
 int out_try_commit(OutFile *o);
+// commit the n outputs of one command together (NULL entries skipped): every one flushed,
+// checked and synced before any is renamed into place, so that a failure in one leaves every
+// target as it was (an output written in place, a FIFO or a device, is written as it goes)
+void out_commit_all(OutFile *const *o, int n);
 // drop an unfinished output (tmp removed, target untouched)
 void out_abandon(OutFile *o);
 
