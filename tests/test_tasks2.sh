@@ -43,6 +43,28 @@ diffs=$(for f in table.md claims.md figures.txt copy.png copy-token.png; do cmp 
 [ -z "$diffs" ] && [ -s "$tmp/clone/copy.png" ] \
   && ok "tasks2_report: from the CSVs alone (a fresh clone) the tables, claims and figures are the same bytes" \
   || bad "tasks2 clone redraw" "differ: $diffs; $(tail -2 "$tmp/clone.err")"
+# a run's own damaged file: one error line naming it (and the line), exit 1, before any output
+# is written (the report's files of before unchanged); a time.txt number too long to be real is
+# no record (no overflow)
+rdamaged() { # NAME FILE (under the run copy/nope/seed1) EDIT (sed script, or EMPTY) WANT
+  rm -rf "$tmp/h"; cp -r "$tmp/q" "$tmp/h"; local f=$tmp/h/copy/nope/seed1/$2
+  if [ "$3" = EMPTY ]; then : > "$f"; else sed -i "$3" "$f"; fi
+  BIN=$BIN tools/tasks2_report.sh "$tmp/h" > /dev/null 2> "$tmp/h.err"; rc=$?
+  local changed; changed=$(for g in acc.csv training.csv table.md summary.md claims.md figures.txt; do cmp -s "$tmp/h/$g" "$tmp/q/$g" || echo "$g"; done)
+  [ $rc = 1 ] && [ "$(grep -c . "$tmp/h.err")" = 1 ] && grep -qF "copy/nope/seed1/$4" "$tmp/h.err" && [ -z "$changed" ] \
+    && ok "tasks2_report refuses $1 -> $(sed "s|$tmp/h/||" "$tmp/h.err"); nothing written" || bad "tasks2_report $1" "rc $rc, changed '$changed': $(head -2 "$tmp/h.err")"
+}
+rdamaged "CRLF in a run's log.csv" log.csv 's/$/\r/' "log.csv:1: a carriage return"
+rdamaged "a word for elapsed_s" log.csv '$s/,\([0-9.]*\),\([0-9.]*\)$/,abc,\2/' 'log.csv:'
+rdamaged "a run's empty acc.csv" acc.csv EMPTY "acc.csv is empty"
+rdamaged "a nan accuracy" acc.csv '2s/,[^,]*$/,nan/' 'acc.csv:2: field 11 "nan" is not a finite number'
+rdamaged "a length twice" acc.csv '2p' "acc.csv:3: a second row for len,depth"
+rdamaged "an empty summary.json" summary.json EMPTY 'summary.json: no line "steps_to_learn"'
+rm -rf "$tmp/h"; cp -r "$tmp/q" "$tmp/h"; echo "train_s=1 eval_s=99999999999999999999" > "$tmp/h/copy/nope/seed1/time.txt"
+BIN=$BIN tools/tasks2_report.sh "$tmp/h" > /dev/null 2>&1; rc=$?
+st=$(OUT=$tmp/h tools/tasks2.sh --quick --status 2>&1 | grep '^copy:')
+[ $rc = 0 ] && grep -q "without a record" "$tmp/h/table.md" && ! grep -q "[0-9]\{12\} min" <<< "$st" \
+  && ok "tasks2: a time.txt number of 20 digits is no record (table.md says so, --status: $st)" || bad "time.txt overflow" "rc $rc: $st"
 
 # the formats (add lsb, sum and parity scratch, BOS on) in the data each task's runs train on
 OUT=$tmp/f POSGPT=$BIN JOBS=1 TASKS="add sum parity" SCHEMES=nope tools/tasks2.sh --quick > "$tmp/f.out" 2> "$tmp/f.err" \

@@ -48,7 +48,8 @@ check_acc() {
 
 # eval_secs RUNDIR: the seconds of the run's task evaluations (its time.txt, which tasks2.sh
 # writes when they end: "train_s=N eval_s=M"); nothing without it
-eval_secs() { sed -n 's/^train_s=[0-9]* eval_s=\([0-9]*\)$/\1/p' "$1/time.txt" 2> /dev/null || true; }
+# (at most 9 digits: a damaged number is no record, not an overflow in shell arithmetic)
+eval_secs() { sed -n 's/^train_s=[0-9]\{1,9\} eval_s=\([0-9]\{1,9\}\)$/\1/p' "$1/time.txt" 2> /dev/null || true; }
 
 # steps_to_learn RUNDIR: the step the run learned at (its summary.json), nothing if it did not
 # (or has no summary)

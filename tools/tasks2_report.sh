@@ -49,6 +49,45 @@ core="sinusoidal learned t5 alibi rope nope"
 order="$order $(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null | awk -F/ '{ print $(NF - 2) }' | sort -u | grep -vxF -f <(tr ' ' '\n' <<< "$order") | tr '\n' ' ' || true)"
 H=$TASKS2_H
 runs=$(ls "$dir"/*/*/seed*/acc.csv 2> /dev/null || true)
+# every finished run's own files (a run is finished once its acc.csv is written), checked before
+# anything is written: acc.csv and acc-learned.csv as task eval writes them, summary.json's
+# steps_to_learn (a step or null), log.csv (if there: a clone has none) as train writes it; the
+# header, fields per row, numbers where numbers belong, no row twice, LF ends, a final newline,
+# some rows. One error line naming the run's file and line, exit 1: a damaged file would
+# otherwise drop a run, or shift its columns, without a word
+check_runs() {
+  local f r files=()
+  for f in $runs; do
+    r=${f%/acc.csv}
+    grep -qE '^  "steps_to_learn": ([0-9]+|null),$' "$r/summary.json" 2> /dev/null \
+      || { echo "tasks2_report: error: $r/summary.json: no line \"steps_to_learn\": STEP or null (missing, empty or damaged)" >&2; return 1; }
+    files+=("$f"); [ -e "$r/acc-learned.csv" ] && files+=("$r/acc-learned.csv"); [ -e "$r/log.csv" ] && files+=("$r/log.csv")
+  done
+  [ ${#files[@]} -gt 0 ] || return 0
+  for f in "${files[@]}"; do
+    [ -s "$f" ] && [ -z "$(tail -c 1 "$f")" ] || { echo "tasks2_report: error: $f is empty or does not end in a newline (cut short?)" >&2; return 1; }
+  done
+  LC_ALL=C awk -F, '
+    function fail(m) { printf "tasks2_report: error: %s:%d: %s\n", FILENAME, FNR, m > "/dev/stderr"; bad = 1; exit 1 }
+    function num(x) { return x ~ /^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
+    function done_file() { if (rows < 1) { bad = 1; printf "tasks2_report: error: %s: holds a header only\n", lastf > "/dev/stderr"; exit 1 } }
+    FNR == 1 { if (NR > 1) done_file(); lastf = FILENAME; rows = 0; delete seen; lg = FILENAME ~ /\/log[.]csv$/
+      H = lg ? "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s,heldout_exact" \
+              : "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy"
+      if (index($0, "\r")) fail("a carriage return (CRLF line ends): the file must have LF line ends")
+      if ($0 != H) fail("the header is not " H)
+      next }
+    { if (index($0, "\r")) fail("a carriage return (CRLF line ends): the file must have LF line ends")
+      if (NF != (lg ? 8 : 11)) fail(NF " fields, not " (lg ? 8 : 11) " as its header")
+      if (lg) { for (i = 1; i <= 7; i++) if (i != 3 && !num($i)) fail("field " i " \"" $i "\" is not a finite number")
+          if (($3 != "" && !num($3)) || ($8 != "" && !num($8))) fail("val_loss and heldout_exact must be empty or finite numbers")
+          key = $1 }
+      else { for (i = 3; i <= 11; i++) if (!num($i)) fail("field " i " \"" $i "\" is not a finite number"); key = $4 "," $5 }
+      if (key in seen) fail("a second row for " (lg ? "step " : "len,depth ") key " (line " seen[key] ")")
+      seen[key] = FNR; rows++ }
+    END { if (!bad && NR) done_file() }' "${files[@]}"
+}
+check_runs || exit 1
 # gather NAME: every run's NAME (acc.csv, or acc-learned.csv: task eval of model-learned.bin)
 # into DIR/NAME, with the task, scheme, seed and steps_to_learn columns
 gather() {
