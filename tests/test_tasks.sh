@@ -201,7 +201,7 @@ $BIN train --task "$tmp/bad/tr" --pos alibi --steps 2 --out "$tmp/bad/run" > /de
   && ok "train --task with a length that is not its prompt's: refused naming train.txt and the line" || bad "train --task N" "rc $rc: $(cat "$tmp/err")"
 
 mkdir -p "$tmp/bad/nobos" && cp "$tmp/copyBOS/task.txt" "$tmp/bad/nobos/" && printf '2\t0\t^ab>ab;\n2\t0\tab>ab;\n' > "$tmp/bad/nobos/test.txt"
-$BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/bad/nobos" > /dev/null 2> "$tmp/err"; rc=$?
+$BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/bad/nobos" --other-task > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -qF "test.txt' line 2: the prompt 'ab>' does not start with the BOS byte '^' that task.txt (bos = yes)" "$tmp/err" \
   && ok "a task file line without the BOS byte its task.txt records: refused, saying so (not as a length mismatch)" || bad "BOS missing" "rc $rc: $(cat "$tmp/err")"
 # every task in every format, with and without BOS: the files task gen writes pass the answer
@@ -211,12 +211,22 @@ for tf in copy:plain reverse:plain sort:plain add:msb add:lsb sum:plain sum:scra
   for bos in "" --no-bos; do
     d=$tmp/solve-${tf/:/-}$bos; gen_all=$((gen_all + 1))
     $BIN task gen --task ${tf%%:*} --format ${tf#*:} $bos --max-len 6 --n 200 --test-per-len 5 --seed 2 --out "$d" 2> /dev/null \
-      && $BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$d" --csv "$d.csv" > /dev/null 2> "$d.err" && gen_ok=$((gen_ok + 1)) \
+      && $BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$d" --other-task --csv "$d.csv" > /dev/null 2> "$d.err" && gen_ok=$((gen_ok + 1)) \
       || echo "# $tf $bos: $(tail -1 "$d.err" 2> /dev/null)"
   done
 done
 [ $gen_ok = $gen_all ] && ok "task gen's files pass the answer check: every task and format, with and without BOS ($gen_all)" \
   || bad "answer check on generated files" "$gen_ok of $gen_all"
+# --task DIR of another task or format than the checkpoint's (ck0: copy, no BOS, lengths 1..6):
+# refused, naming both; --other-task scores it; the checkpoint's own task is scored as before
+$BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/solve-reverse-plain--no-bos" > /dev/null 2> "$tmp/err"; rc=$?
+$BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/solve-copy-plain" > /dev/null 2> "$tmp/err2"; rc2=$?
+$BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/solve-reverse-plain--no-bos" --other-task > /dev/null 2>&1; rc3=$?
+$BIN task eval --ckpt "$tmp/ck0/model.bin" --task "$tmp/copy" > /dev/null 2>&1; rc4=$?
+[ $rc = 1 ] && grep -q "trained on .*(copy, format plain, BOS no, lengths 1..6); .*solve-reverse-plain--no-bos/task.txt is reverse, format plain" "$tmp/err" \
+  && [ $rc2 = 1 ] && grep -q "BOS yes" "$tmp/err2" && [ $rc3 = 0 ] && [ $rc4 = 0 ] \
+  && ok "task eval --task of another task (reverse) or BOS than the checkpoint's: refused naming both; --other-task scores it" \
+  || bad "task eval other task" "rc $rc $rc2 $rc3 $rc4: $(cat "$tmp/err" "$tmp/err2")"
 # train --task: the answers only, recorded, resumable
 T=(--task "$tmp/copy" --pos alibi --layers 1 --d-model 16 --heads 2 --batch 8 --steps 30 --eval-every 10 --threads 1)
 $BIN train "${T[@]}" --out "$tmp/run" --stop-at 15 > /dev/null 2> "$tmp/train.err" \

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const TaskSet *g_set; // for the sorts
 static int by_prompt(const void *a, const void *b) {
@@ -73,6 +74,37 @@ static const char *default_task(const char *ckpt, const TrainState *ts) {
     if (slash) *slash = 0; // DIR/train.txt -> DIR
     fprintf(stderr, "task eval: scoring %s/test.txt (the run's task; its train.txt's size and CRC-32 as recorded)\n", dir);
     return dir;
+}
+
+// --task DIR given: DIR's task.txt must describe the task the checkpoint trained on (the task.txt
+// beside its recorded train.txt): the same task, format, BOS and training lengths, so that a model
+// is not scored on another task's or format's examples without a word (an lsb model on msb
+// sums); --other-task scores it anyway. A text model, or a run whose training folder is gone,
+// is scored with a note (hand-made test sets and decoding checks do so on purpose).
+static void check_task(const char *ckpt, const TrainState *ts, const char *dir, const TaskSpec *spec, int other) {
+    const RunRecord *r = &ts->run;
+    if (other || !r->data_bytes) return; // (a v1 checkpoint records nothing to compare)
+    if (!r->task) {
+        fprintf(stderr, "task eval: note: '%s' trained on text, not on a task's examples; scoring it on %s\n", ckpt, dir);
+        return;
+    }
+    char tdir[CKPT_PATH_BYTES + 16], tt[CKPT_PATH_BYTES + 32];
+    snprintf(tdir, sizeof tdir, "%s", r->data);
+    char *slash = strrchr(tdir, '/');
+    if (slash) *slash = 0; else snprintf(tdir, sizeof tdir, ".");
+    snprintf(tt, sizeof tt, "%s/task.txt", tdir);
+    if (!r->data[0] || access(tt, R_OK) != 0) {
+        fprintf(stderr, "task eval: note: the task the checkpoint trained on (%s) cannot be read now: %s is not compared with it\n",
+                r->data[0] ? tt : "its path too long to record", dir);
+        return;
+    }
+    TaskSpec was;
+    task_spec_read(&was, tdir);
+    if (was.task != spec->task || was.format != spec->format || was.bos != spec->bos || was.max_len != spec->max_len)
+        die("task eval: '%s' trained on %s (%s, format %s, BOS %s, lengths 1..%d); %s/task.txt is %s, format %s, BOS %s, lengths "
+            "1..%d; --other-task scores it there anyway", ckpt, tdir, was.task->name, task_format_name(was.format),
+            was.bos ? "yes" : "no", was.max_len, dir, spec->task->name, task_format_name(spec->format), spec->bos ? "yes" : "no",
+            spec->max_len);
 }
 
 int task_scored_from(const TaskExample *x, int final_only) {
@@ -165,11 +197,13 @@ int task_learn_sample(const TaskSet *test, int max_len, int **which) {
 
 int task_eval(int argc, char **argv) {
     const char *ckpt = NULL, *dir = NULL, *csv = NULL, *outputs = NULL, *positions = "contiguous";
-    int batch = 64, threads = 0, clamp = 0, rand_max = 0;
+    int batch = 64, threads = 0, clamp = 0, rand_max = 0, other = 0;
     long seed = 1;
     ArgDef defs[] = {{"ckpt", ARG_STR, &ckpt, "checkpoint (required)"},
                      {"task", ARG_STR, &dir, "task directory (posgpt task gen): its test.txt is scored (default: the run's own, as its "
                                                             "checkpoint records it, CRC-checked)"},
+                     {"other-task", ARG_FLAG, &other, "with --task: score it though it is not the task the checkpoint trained on "
+                                                      "(another task, format, BOS or training lengths, else refused)"},
                      {"csv", ARG_STR, &csv, "write the accuracies here (default: standard output)"},
                      {"outputs", ARG_STR, &outputs, "write every example with the answer the model gave (test.txt's format)"},
                      {"batch", ARG_INT, &batch, "examples decoded together", 1, 4096},
@@ -185,6 +219,8 @@ int task_eval(int argc, char **argv) {
     GPT m;
     TrainState ts;
     ckpt_load(ckpt, &m, &ts, NULL);
+    if (args_given("other-task") && !dir) die("task eval: --other-task applies only with --task DIR");
+    int given = dir != NULL;
     if (!dir) dir = default_task(ckpt, &ts);
     char path[4200], label[64];
     char test_txt[4200], task_txt[4200], train_txt[4200]; // the task's training set is no output either
@@ -195,6 +231,7 @@ int task_eval(int argc, char **argv) {
                                   {"the task's training set", train_txt}}, 4);
     TaskSpec spec; // the task, its training lengths and its format (a scratch one: final answers scored)
     task_spec_read(&spec, dir);
+    if (given) check_task(ckpt, &ts, dir, &spec, other);
     const char *name = spec.task->name;
     snprintf(path, sizeof path, "%s/test.txt", dir);
     TaskSet set;
