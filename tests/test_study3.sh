@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh" study3
 
 phrase_text 1 12000 > "$tmp/c.txt"
-run() { DATA=$tmp/c.txt OUT=$tmp/o POSGPT=${2:-$BIN} tools/study3.sh --quick > "$tmp/$1.out" 2> "$tmp/$1.err"; }
+run() { DATA=$tmp/c.txt OUT=$tmp/o POSGPT=${2:-$BIN} INFO_BIN=$BIN tools/study3.sh --quick > "$tmp/$1.out" 2> "$tmp/$1.err"; }
 # (a failure shows the lines that say what failed, which are not the last ones: the study goes on)
 run first && ok "study3 --quick runs every phase and exits 0" || bad "study3 --quick" "$(grep -v '^study3: \|^sweep: [0-9]* jobs' "$tmp/first.err" | head -8)"
 head -1 "$tmp/o/eval.csv" | grep -q '^scheme,seed,step,train_len,eval_len,loss,ppl,ci_low,ci_high,.*flops_per_token' \
@@ -107,6 +107,21 @@ marked=$(grep "at the grid's edge" "$tmp/o/README.md" | awk -F' [|] ' '{ print s
 [ "$edge" = "$marked" ] && ok "README.md marks the choices at their grid's edge (${edge:-none})" || bad "edge marks" "want '$edge', marked '$marked'"
 grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-d$(awk -F, '$1 == "rope" { print $2 }' "$tmp/o/match.csv")/seed1/info.csv" ] \
   && ok "the matched control's width comes from match.csv and was trained" || bad "match" "$(cat "$tmp/o/match.csv")"
+# the scheme's own FLOPs (PROTOCOL.md v6): each finished run's posflops.csv (alibi: 2 FLOPs a score,
+# x 3 with the backward, 1 layer, 2 heads, T 32: 384), added to info.csv's in table.md, and
+# eval.csv's column; a run's file is the tree binary's `info` line
+pa=$(sed -n 2p "$tmp/o/B/alibi/seed1/posflops.csv" | cut -d, -f4) fa=$(sed -n 2p "$tmp/o/B/alibi/seed1/info.csv" | cut -d, -f8)
+px=$(sed -n 2p "$tmp/o/B/xl/seed1/posflops.csv" | cut -d, -f4)
+ix=$($BIN info "$tmp/o/B/xl/seed1/model.bin" | awk '$1 == "pos" { print $3 }')
+[ "$pa" = 384 ] && [ -n "$px" ] && [ "$px" = "$ix" ] && grep -q "^| alibi | 2 | [0-9]* | $((fa + pa)) |" "$tmp/o/table.md" \
+  && [ "$(awk -F, 'NR > 1 && $14 == "final" && $24 == "" { n++ } END { print n + 0 }' "$tmp/o/eval.csv")" = 0 ] \
+  && ok "posflops.csv: alibi 384 (2 a score x 3 x 2 heads x T 32), xl $px as posgpt info counts it; table.md's flops/token $((fa + pa)) = info.csv's + the scheme's" \
+  || bad "pos flops" "alibi '$pa' (info $fa), xl '$px' vs '$ix': $(grep '^| alibi' "$tmp/o/table.md")"
+cp "$tmp/o/B/xl/seed1/posflops.csv" "$tmp/pf.csv"; rm "$tmp/o/B/xl/seed1/posflops.csv"
+OUT=$tmp/o INFO_BIN=$BIN tools/study3.sh --quick --flops > /dev/null 2> "$tmp/pf.err"; rc=$?
+OUT=$tmp/o tools/study3.sh --quick --flops --status > /dev/null 2> "$tmp/pf2.err"; rc2=$?
+[ $rc = 0 ] && cmp -s "$tmp/pf.csv" "$tmp/o/B/xl/seed1/posflops.csv" && grep -q "written for 1 runs" "$tmp/pf.err" && [ $rc2 = 2 ] \
+  && ok "study3 --flops writes the missing posflops.csv (1 run), the same file; --flops --status refused" || bad "--flops" "rc $rc $rc2: $(cat "$tmp/pf.err" "$tmp/pf2.err")"
 [ "$(wc -l < "$tmp/o/paired.csv")" -gt 1 ] && grep -A5 '^At 16x' "$tmp/o/README.md" | grep -qE '\) [<~] [a-z]'  && [ -s "$tmp/o/ratio_vs_step.png" ] && [ -s "$tmp/o/ppl_vs_length.png" ] && grep -q "](ppl_vs_length.png)" "$tmp/o/README.md" \
   && grep -q '^| C8 | rotary |' "$tmp/o/claims.md" && ok "paired tests, rankings with '<'/'~', the figures and claims.md are written" \
   || bad "report" "$(ls "$tmp/o")"
@@ -247,7 +262,7 @@ want=$({ head -c $((n - n / 10)) "$tmp/c.txt" | od -An -v -tu1 | tr -s ' ' '\n' 
 got=$(awk -F, 'NR == 2 && $1 == "unigram" { print $5 }' "$tmp/o/chance.csv" 2> /dev/null)
 cp -r "$tmp/o" "$tmp/ch" && rm "$tmp/ch/chance.csv"
 DATA=tools/lib.awk POSGPT=$BIN tools/study3_report.sh "$tmp/ch" > /dev/null 2> "$tmp/ch.err"; rc=$?
-awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 1e-8) }' && grep -q "^| (unigram: no context) | - | - | $(printf '%.2f' "$got") |" "$tmp/o/table.md" \
+awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 1e-8) }' && grep -q "^| (unigram: no context) | - | - | - | $(printf '%.2f' "$got") |" "$tmp/o/table.md" \
   && [ $rc = 0 ] && [ ! -e "$tmp/ch/chance.csv" ] && grep -q "test.txt is not the tail of tools/lib.awk" "$tmp/ch.err" \
   && ok "chance.csv: the unigram reference $got (computed apart: $want), a row of table.md; not made from another corpus" \
   || bad "chance.csv" "got '$got' want '$want', rc $rc: $(cat "$tmp/ch.err")"
@@ -310,7 +325,7 @@ ne=$(awk -F, 'NR > 1 && $10 !~ /^[0-9]+$/' "$tmp/o/training.csv" | wc -l)
 nr=$(awk -F, 'NR > 1 && $14 == "final" { print $1 }' "$tmp/o/eval.csv" | sort -u | wc -l)
 want=$(awk -F, 'NR > 1 && $14 == "final" { print $1 }' "$tmp/o/eval.csv" | sort -u | tr '\n' ' ')
 got=$(awk -F' [|] ' 'NR > 2 && /^\| [a-z]/ { print substr($1, 3) }' "$tmp/o/table.md" | tr '\n' ' ')
-head -1 "$tmp/o/table.md" | grep -q '^| scheme | seeds | params | 1x | 2x | 4x | 8x | 16x |$' && [ "$(grep -c '^| [a-z]' "$tmp/o/table.md")" = $((nr + 1)) ] \
+head -1 "$tmp/o/table.md" | grep -q '^| scheme | seeds | params | flops/token | 1x | 2x | 4x | 8x | 16x |$' && [ "$(grep -c '^| [a-z]' "$tmp/o/table.md")" = $((nr + 1)) ] \
   && [ "$got" = "$want" ] \
   && ok "table.md: the compact final table, $nr runs, by name ($got)" || bad "table.md" "'$got' want '$want': $(head -4 "$tmp/o/table.md")"
 # claims.md copies runs/ctxext's claims against Peng et al. (P1..), or says they were not run

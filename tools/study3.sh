@@ -32,6 +32,9 @@
 #     without the columns or rows, or a chosen.csv with a scheme twice: one error line, exit 2)
 #   --repin (with any grid): pin the tree's binary again, though it differs from OUT/bin/posgpt
 #   --status (with any grid): which runs are done, under way (their step) and not started; starts nothing
+#   --flops (with any grid): write posflops.csv, the scheme's own FLOPs per token (posgpt info's "pos
+#     flops/token", PROTOCOL.md v6), for every finished phase-B run with its checkpoint and without one
+#     (a run finished since writes it itself); by the tree's binary, INFO_BIN (default ./posgpt)
 #
 # Resumable across days: a run whose checkpoint finished its steps is kept, an interrupted one
 # resumes (train --resume), an evaluation newer than its checkpoint is kept. Also in a clone
@@ -105,7 +108,7 @@ edges() {
     END { if (bad) exit 2; printf "%s", out }' "$1"
 }
 export LRS="3e-4 1e-3 3e-3" MULTS="10" EDGE_UP=1e-2 EDGE_DOWN=1e-4
-mode=default repin=0 status=0
+mode=default repin=0 status=0 flops=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mode=quick ;;
@@ -113,6 +116,7 @@ while [ $# -gt 0 ]; do
     --report) mode=report ;;
     --repin) repin=1 ;;
     --status) status=1 ;;
+    --flops) flops=1 ;;
     --choose) f=${2:-}; [ -z "$f" ] || [[ $f == /* ]] || f=$here/$f; choose "$f"; exit 0 ;;
     --edges) f=${2:-}; [ -z "$f" ] || [[ $f == /* ]] || f=$here/$f; edges "$f"; exit 0 ;;
     --one) shift; mode=one; break ;; # one job of a list (called through tools/sweep.sh)
@@ -137,6 +141,27 @@ elif [ "$mode" != one ]; then
   [ "$mode" = full ] && relatives=${RELATIVES-$relatives_all} controls="rope kerple-power"
 fi
 [ "$mode" = report ] && exec tools/study3_report.sh "$out"
+# pos_flops DIR RUN SCHEME SEED: DIR/posflops.csv, the scheme's own training FLOPs per token of the
+# run's checkpoint (PROTOCOL.md v6), counted by INFO_BIN (default ./posgpt): the pinned binary
+# predates the count (`posgpt info`'s "pos flops/token"); the binary's checksum in the file
+pos_flops() {
+  local ib=${INFO_BIN:-./posgpt} pf
+  pf=$("$ib" info "$1/model.bin" 2> /dev/null | awk '$1 == "pos" && $2 == "flops/token" { print $3 }')
+  [[ $pf =~ ^[0-9]+$ ]] || { echo "study3: warning: $ib info does not count a scheme's FLOPs (pos flops/token): no $1/posflops.csv" >&2; return 0; }
+  { echo "run,pos,seed,pos_flops_per_token,counted_by"; echo "$2,$3,$4,$pf,posgpt cksum $(cksum < "$ib" | cut -d' ' -f1)"; } > "$1/posflops.csv.part"
+  mv "$1/posflops.csv.part" "$1/posflops.csv"
+}
+if [ "$flops" = 1 ]; then
+  [ "$status" = 0 ] && [ "$repin" = 0 ] || { echo "study3.sh: error: --flops with --status or --repin: give --flops alone (with a grid)" >&2; exit 2; }
+  n=0
+  for d in "$out"/B/*/seed*; do
+    [ -s "$d/done.txt" ] && [ -s "$d/info.csv" ] && [ -s "$d/model.bin" ] && [ ! -s "$d/posflops.csv" ] || continue
+    IFS=, read -r r s k _ < <(sed -n 2p "$d/info.csv")
+    pos_flops "$d" "$r" "$s" "$k"; [ -s "$d/posflops.csv" ] && n=$((n + 1))
+  done
+  echo "study3: posflops.csv written for $n runs in $out" >&2
+  exit 0
+fi
 # b_jobs: the phase-B runs, a line each (B RUN SCHEME SEED DMODEL): the core six with SEEDS, the
 # relatives with REL_SEEDS, each control at its width from match.csv (WIDTH until it is chosen)
 b_jobs() {
@@ -280,6 +305,7 @@ if [ "$mode" = one ]; then
     "$bin" info "$d/model.bin" | awk -v r="$run" -v s="$s" -v k="$seed" -v d="$dm" -v lr="$lr" -v m="$m" '
       $1 == "parameters" { p = $2 } $1 == "flops/token" { f = $2 }
       END { print "run,pos,seed,d_model,lr,pos_lr_mult,params,flops_per_token"; print r "," s "," k "," d "," lr "," m "," p "," f }' > "$d/info.csv"
+    pos_flops "$d" "$run" "$s" "$seed"
     # its position-bias tables while the checkpoints are here (tools/study3_bias.sh keeps them after)
     POSGPT=$bin tools/study3_bias.sh "$OUT" "$d" > /dev/null
     echo "$*" > "$d/done.txt"

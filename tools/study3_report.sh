@@ -9,7 +9,7 @@
 #                                    run,seed,step,... rows, the value in COLUMN
 #
 # Reads DIR/chosen.csv, phaseA.csv, match.csv (if any) and DIR/B/RUN/seedK/{eval-*.csv,
-# perwin-final.csv, info.csv, log.csv}, and the papers' numbers in docs/papers.csv (PAPERS=FILE).
+# perwin-final.csv, info.csv, posflops.csv, log.csv}, and the papers' numbers in docs/papers.csv (PAPERS=FILE).
 # Writes into DIR: eval.csv (every evaluation, one row per run, seed, step and length; the final
 # rows with the batch-means window interval too, bm_ci_low,bm_ci_high,bm_block: PROTOCOL.md v5),
 # paired.csv (the neighbour tests, across seeds), convergence.csv, training.csv (the last-20%
@@ -81,7 +81,7 @@ check_inputs() {
     fi
     if [ -e "$d/trained.txt" ] && [ ! -s "$d/log.csv" ]; then echo "study3_report: error: $d is trained (trained.txt) but has no log.csv" >&2; return 1; fi
     # (log.csv only once its run has finished training: a run under way appends to it)
-    for f in "$d"/eval-*.csv "$d"/perwin-*.csv "$d"/info.csv; do [ -e "$f" ] && files+=("$f"); done
+    for f in "$d"/eval-*.csv "$d"/perwin-*.csv "$d"/info.csv "$d"/posflops.csv; do [ -e "$f" ] && files+=("$f"); done
     [ -e "$d/done.txt" ] || [ -e "$d/trained.txt" ] && files+=("$d/log.csv")
   done
   for f in chosen.csv phaseA.csv match.csv chance.csv; do [ -e "$out/$f" ] && files+=("$out/$f"); done
@@ -100,6 +100,7 @@ check_inputs() {
       if (f ~ /^eval-.*\.csv$/) want("scheme,train_len,eval_len,protocol,stride,tokens,loss,ppl,bpc,positions,pos_offset,windows,step,scaling,scale,loss_ci_low,loss_ci_high,ppl_ci_low,ppl_ci_high", "2 3 5 6 7 8 9 11 12 13 15 16 17 18 19", "3 4 5 10 11 14 15", 0)
       else if (f ~ /^perwin-.*\.csv$/) want("scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss", "2 3 5 6 7 8 9", "3 4 5 6 7", 0)
       else if (f == "info.csv") want("run,pos,seed,d_model,lr,pos_lr_mult,params,flops_per_token", "3 4 5 6 7 8", "1", 1)
+      else if (f == "posflops.csv") want("run,pos,seed,pos_flops_per_token,counted_by", "3 4", "1", 1)
       else if (f == "log.csv") want("step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s", "1 2 4 5 6 7", "1", 0)
       else if (f == "chosen.csv") want("scheme,lr,pos_lr_mult,val_loss,rule", "2 3 4", "1", 0)
       else if (f == "phaseA.csv") want("scheme,lr,pos_lr_mult,steps,val_loss", "2 3 4 5", "1 2 3", 0)
@@ -176,16 +177,17 @@ done > "$tmp/bm" # run,seed,L,ppl_lo,ppl_hi,b
 # ---- eval.csv: every evaluation with its run's settings (ci_low, ci_high: the binary's eval --ci;
 # bm_ci_low, bm_ci_high, bm_block: the batch-means interval above, final rows only) ----
 {
-  echo "scheme,seed,step,train_len,eval_len,loss,ppl,ci_low,ci_high,loss_ci_low,loss_ci_high,tokens,windows,evalset,pos,d_model,lr,pos_lr_mult,params,flops_per_token,bm_ci_low,bm_ci_high,bm_block"
+  echo "scheme,seed,step,train_len,eval_len,loss,ppl,ci_low,ci_high,loss_ci_low,loss_ci_high,tokens,windows,evalset,pos,d_model,lr,pos_lr_mult,params,flops_per_token,bm_ci_low,bm_ci_high,bm_block,pos_flops_per_token"
   for d in "$out"/B/*/seed*; do
     [ -s "$d/info.csv" ] || continue
     run=${d%/seed*}; run=${run##*/} seed=${d##*/seed}
     info=$(sed -n 2p "$d/info.csv" | cut -d, -f2,4-8) # pos,d_model,lr,pos_lr_mult,params,flops
+    pf=$(sed -n 2p "$d/posflops.csv" 2> /dev/null | cut -d, -f4) # (the scheme's own: PROTOCOL.md v6; empty without it)
     for f in "$d"/eval-*.csv; do
       set=kept; case $f in *eval-final.csv) set=final ;; esac
-      awk -F, -v OFS=, -v r="$run" -v k="$seed" -v set="$set" -v info="$info" -v bm="$tmp/bm" \
+      awk -F, -v OFS=, -v r="$run" -v k="$seed" -v set="$set" -v info="$info" -v bm="$tmp/bm" -v pf="$pf" \
         'FILENAME == bm { if ($1 == r && $2 == k) { b[$3] = $4 "," $5 "," $6 }; next }
-        FNR > 1 { print r, k, $13, $2, $3, $7, $8, $18, $19, $16, $17, $6, $12, set, info, set == "final" && ($3 in b) ? b[$3] : ",," }' "$tmp/bm" "$f"
+        FNR > 1 { print r, k, $13, $2, $3, $7, $8, $18, $19, $16, $17, $6, $12, set, info, set == "final" && ($3 in b) ? b[$3] : ",,", pf }' "$tmp/bm" "$f"
     done
   done | sort -t, -k1,1 -k2,2n -k14,14 -k3,3n -k5,5n
 } > "$o/eval.csv"
@@ -211,10 +213,10 @@ cells() {
       printf " %" p " (%" p "-%" p ")%s |", $4, $5, $6, $8 == "w" ? " w" : "" }' "$tmp/final"; done
 }
 table() {
-  printf "| scheme | seeds | lr | pos-lr mult | d_model | params | flops/token |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
-  printf "|---|---|---|---|---|---|---|"; for L in $lens; do printf -- "---|"; done; echo
+  printf "| scheme | seeds | lr | pos-lr mult | d_model | params | flops/token | the scheme's own |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
+  printf "|---|---|---|---|---|---|---|---|"; for L in $lens; do printf -- "---|"; done; echo
   for r in $(cut -d, -f1 "$tmp/final" | uniq); do
-    awk -F, -v r="$r" '$1 == r && $14 == "final" { printf "| %s | %s | %s | %s | %s | %s |", r, $17, $18, $16, $19, $20; exit }' "$tmp/rows" \
+    awk -F, -v r="$r" '$1 == r && $14 == "final" { printf "| %s | %s | %s | %s | %s | %s | %s |", r, $17, $18, $16, $19, $20 + $24, $24 == "" ? "not counted" : sprintf("%d (%.1f%%)", $24, 100 * $24 / ($20 + $24)); exit }' "$tmp/rows" \
       | sed "s/^| $r |/| $r | $(awk -F, -v r="$r" '$1 == r { print $3; exit }' "$tmp/final") |/"
     cells "$r" "#.4g"
     echo
@@ -226,16 +228,16 @@ table() {
 # as a ranking, which only the paired tests make)
 ctable() {
   local r
-  printf "| scheme | seeds | params |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
-  printf "|---|---|---|"; for L in $lens; do printf -- "---|"; done; echo
+  printf "| scheme | seeds | params | flops/token |"; for L in $lens; do printf " %sx |" $((L / T)); done; echo
+  printf "|---|---|---|---|"; for L in $lens; do printf -- "---|"; done; echo
   for r in $(cut -d, -f1 "$tmp/final" | uniq); do
     awk -F, -v r="$r" '$1 == r { printf "| %s | %s |", r, $3; exit }' "$tmp/final"
-    awk -F, -v r="$r" '$1 == r && $14 == "final" { printf " %s |", $19; exit }' "$tmp/rows"
+    awk -F, -v r="$r" '$1 == r && $14 == "final" { printf " %s | %s%s |", $19, $20 + $24, $24 == "" ? " (the scheme'"'"'s own not counted)" : ""; exit }' "$tmp/rows"
     cells "$r" .2f
     echo
   done
   # (the chance reference, one value at every length: the unigram ignores the context)
-  [ -s "$out/chance.csv" ] && awk -F, -v n="$(echo $lens | wc -w)" 'NR == 2 { printf "| (unigram: no context) | - | - |"; for (i = 1; i <= n; i++) printf " %.2f |", $5; print "" }' "$out/chance.csv"
+  [ -s "$out/chance.csv" ] && awk -F, -v n="$(echo $lens | wc -w)" 'NR == 2 { printf "| (unigram: no context) | - | - | - |"; for (i = 1; i <= n; i++) printf " %.2f |", $5; print "" }' "$out/chance.csv"
   return 0
 }
 
@@ -504,9 +506,10 @@ end="<!-- end of the generated section -->"
   echo
   table
   echo
-  echo "flops/token: training FLOPs per token at the training length, 6 N + 12 L T d_model, N the parameters less the"
-  echo "scheme's (docs/usage.md); it leaves out each scheme's own work (biases, rotations, FIRE's MLP), so it is the same"
-  echo "for schemes of one width. learned: its table has a row for every position to 16x, but the rows past T get no"
+  echo "flops/token: training FLOPs per token at the training length, 6 N + 12 L T d_model (N the parameters less the"
+  echo "scheme's; docs/usage.md) plus the scheme's own work (biases, rotations, FIRE's MLP, xl's q.r(D): posgpt info's pos"
+  echo "flops/token, counted by the tree's binary into each run's posflops.csv, PROTOCOL.md v6), beside it and as a share of"
+  echo "the whole. A count, not a timing. learned: its table has a row for every position to 16x, but the rows past T get no"
   echo "gradient from the loss (they keep their initial values, shrunk by weight decay): its numbers past 1x measure those"
   echo "rows, and its extra parameters add no capacity at 1x."
   echo
@@ -608,7 +611,7 @@ if [ ! -s "$head" ]; then
     echo "checkpoint at all five lengths."; echo
     echo "Limits, stated before the results: the lr is chosen at 1200 steps and used at 4800; the grid is extended once"
     echo "only; the 0.01-nat tolerance is below the seed spread of some schemes; a one-seed interval holds the"
-    echo "evaluation noise only (batch means over neighbouring windows, PROTOCOL.md v5); flops/token leaves out the schemes' own work;"
+    echo "evaluation noise only (batch means over neighbouring windows, PROTOCOL.md v5);"
     echo "the default grid has no parameter-matched controls (\`--full\` adds them beside xl)."; echo
     echo "Everything below the marker is redrawn by \`tools/study3_report.sh\` from the CSVs in this folder."; echo; } > "$head"
 fi
