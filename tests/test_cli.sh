@@ -134,6 +134,7 @@ expect_error "negative batch" "must be in" $BIN "${T[@]}" --data "$tmp/text.txt"
 expect_error "seq-len beyond int range" "out of range\|must be in" $BIN "${T[@]}" --data "$tmp/text.txt" --seq-len 99999999999
 expect_error "value with trailing junk" "not a valid" $BIN "${T[@]}" --data "$tmp/text.txt" --lr 1e-3x
 expect_error "flag without its value" "needs a value" $BIN "${T[@]}" --data "$tmp/text.txt" --lr
+expect_error "an unknown flag as the last word (not \"needs a value\")" "unknown flag --lrr" $BIN "${T[@]}" --data "$tmp/text.txt" --lrr
 expect_error "directory as data file" "directory" $BIN "${T[@]}" --data "$tmp"
 expect_error "random eval positions beyond rand-max" "exceeds --rand-max" $BIN eval --ckpt "$tmp/run-randomized/model.bin" --data "$tmp/text.txt" --positions random --lengths 4096
 expect_error "d-model not divisible by heads" "not divisible" $BIN "${T[@]}" --data "$tmp/text.txt" --d-model 30 --heads 4

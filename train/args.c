@@ -153,6 +153,8 @@ int args_parse(int argc, char **argv, int first, const ArgDef *defs, HyperArgs *
             *(int *)d->ptr = 1;
             continue;
         }
+        if (!d->name && !(hyp && first_scheme_with(name) < pos_count())) // (unknown wherever it stands, the last word too)
+            die("%s: unknown flag --%s (see posgpt %s --help)", cmd, name, cmd);
         if (eq) val = eq + 1;
         else if (i + 1 < argc) val = argv[++i];
         else die("%s: --%s needs a value", cmd, name);
