@@ -60,6 +60,10 @@ fi
 [ $# -eq 1 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
 out=$1
 bin=${POSGPT:-./posgpt}
+# the figures are drawn by the tree's binary where there is one (PLOT_BIN to choose), as a fresh
+# clone draws them: the pinned binary that study3.sh passes as POSGPT may draw other bytes
+plotbin=${PLOT_BIN:-./posgpt}
+[ -x "$plotbin" ] || plotbin=$bin
 papers=${PAPERS:-docs/papers.csv}
 export LC_ALL=C
 [ -s "$out/chosen.csv" ] || { echo "study3_report: error: no $out/chosen.csv (run tools/study3.sh first)" >&2; exit 1; }
@@ -328,7 +332,7 @@ if [ ${#figs[@]} -gt 0 ]; then
     --ylabel "ppl at 16x / ppl at 1x" --caption "kept checkpoints, the first sample of held-out bytes; lines: mean over seeds, bands: lowest to highest seed (95% intervals: convergence.csv); log y axis"
     --title "Extrapolation against training step: perplexity at 16x over perplexity at 1x (trained at $T bytes)")
   echo "./posgpt plot $(printf "%q " "${args[@]}" "${figs[@]}" | sed "s|$o/|$out/|g; s|$tmp/|\$TMP/|g")" >> "$o/figures.txt"
-  "$bin" plot "${args[@]}" "${figs[@]}" > /dev/null
+  "$plotbin" plot "${args[@]}" "${figs[@]}" > /dev/null
 fi
 
 # ---- perplexity against evaluation length at the final step (all the test bytes), from eval.csv:
@@ -347,7 +351,7 @@ if [ ${#lfigs[@]} -gt 0 ]; then
     --caption "final checkpoints, all the test bytes; lines: mean of the seeds, bands: their range (intervals: README.md)"
     --title "Perplexity against evaluation length, trained at $T bytes (King James Bible, $(awk -F, '$14 == "final" && $3 > m { m = $3 } END { print m + 0 }' "$tmp/rows") steps, each scheme at its own lr)")
   echo "./posgpt plot $(printf "%q " "${args[@]}" "${lfigs[@]}" | sed "s|$o/|$out/|g; s|$tmp/|\$TMP/|g")" >> "$o/figures.txt"
-  "$bin" plot "${args[@]}" "${lfigs[@]}" > /dev/null
+  "$plotbin" plot "${args[@]}" "${lfigs[@]}" > /dev/null
 fi
 
 # ---- the last 20% of training: the fall of validation loss ----
