@@ -367,7 +367,7 @@ damaged "a header only" $pw '2,$d' "$pw: holds a header only"
 damaged "info.csv with two rows" B/alibi/seed1/info.csv '2{p;s/^alibi,/alibi2,/}' "info.csv: holds 2 rows, not one"
 damaged "a scheme twice in chosen.csv" chosen.csv '2p' "chosen.csv:3: a second row for scheme"
 rm -rf "$tmp/h"; cp -r "$tmp/o" "$tmp/h"
-POSGPT=false tools/study3_report.sh "$tmp/h" > /dev/null 2> "$tmp/h.err"; rc=$?
+POSGPT=false PLOT_BIN=/bin/false tools/study3_report.sh "$tmp/h" > /dev/null 2> "$tmp/h.err"; rc=$?
 changed=$(for f in $files; do cmp -s "$tmp/h/$f" "$tmp/o/$f" || echo "$f"; done; ls -a "$tmp/h" | grep '^\.report')
 [ $rc = 1 ] && grep -q "failed.*left as it was" "$tmp/h.err" && [ -z "$changed" ] \
   && ok "a report that fails after its checks (no plot binary) leaves the last one as it was: $(tail -1 "$tmp/h.err")" \

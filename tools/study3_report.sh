@@ -546,7 +546,7 @@ end="<!-- end of the generated section -->"
   # counts the evaluations of the start that finished them, not those of an earlier start)
   echo "### Machine time (each run's own wall time, summed; runs that ran side by side each count in full)"
   echo
-  { for f in "$out"/A/*/*/log.csv; do [ -s "$f" ] || continue
+  { for f in "$out"/A/*/*/log.csv; do [ -s "$f" ] && [ -e "${f%/log.csv}/trained.txt" ] || continue # (finished runs: not one under way)
       awk -F, "$lib"'!wall_row() { next } END { printf "A %.0f\n", WALL }' "$f"; done
     awk -F, 'NR > 1 { print "B", $9, $10 }' "$o/training.csv"; } \
     | awk '$1 == "A" { na++; ta += $2 } $1 == "B" { nb++; tb += $2; if ($3 == "") miss++; else eb += $3 }
