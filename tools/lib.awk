@@ -1,5 +1,5 @@
 # lib.awk - functions the report scripts share (awk "$(cat tools/lib.awk) PROGRAM", which every awk reads):
-# a CSV line split with quotes, Student's t quantile and the 95% t interval of a mean, paired
+# a CSV line split with quotes, a finite number's test, Student's t quantile and the 95% t interval of a mean, paired
 # per-window files, and a run's training seconds from its log.csv.
 
 # csv(line): the fields of one CSV line into F[1..n] ("..." fields may hold commas, "" a quote);
@@ -17,6 +17,9 @@ function csv(line,    n, i, c, f, q) {
     F[n] = f
     return n
 }
+
+# finite(x): x is a finite decimal number as the tools write them (no nan, inf, word or blank)
+function finite(x) { return x ~ /^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
 
 # tq(df): the 0.975 quantile of Student's t with df degrees of freedom (the table to 30, then
 # the Cornish-Fisher expansion about the normal's 1.959964, within 0.001 of the exact value)

@@ -93,7 +93,7 @@ check_inputs() {
     [ -f "$f" ] && [ -r "$f" ] || { echo "study3_report: error: $f is not a readable file" >&2; return 1; }
     [ -s "$f" ] && [ -z "$(tail -c 1 "$f")" ] || { echo "study3_report: error: $f is empty or does not end in a newline (cut short?)" >&2; return 1; }
   done
-  awk -F, '
+  awk -F, "$lib"'
     function want(h, num, key, one) { H = h; NUM = num; KEY = key; ONE = one }
     function fail(m) { printf "study3_report: error: %s:%d: %s\n", FILENAME, FNR, m > "/dev/stderr"; bad = 1; exit 1 }
     # the file just read: one row (info.csv) or some rows (the others)
@@ -116,8 +116,8 @@ check_inputs() {
       nh = split(H, hh, ","); nn = split(NUM, nu, " "); nk = split(KEY, ky, " "); lastf = FILENAME; next }
     { if (index($0, "\r")) fail("a carriage return (CRLF line ends): the file must have LF line ends")
       if (NF != nh) fail(NF " fields, not " nh " as its header")
-      for (i = 1; i <= nn; i++) if ($nu[i] !~ /^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/) fail("the " hh[nu[i]] " \"" $nu[i] "\" is not a finite number")
-      if (f == "log.csv" && $3 != "" && $3 !~ /^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/) fail("the val_loss \"" $3 "\" is neither empty nor a finite number")
+      for (i = 1; i <= nn; i++) if (!finite($nu[i])) fail("the " hh[nu[i]] " \"" $nu[i] "\" is not a finite number")
+      if (f == "log.csv" && $3 != "" && !finite($3)) fail("the val_loss \"" $3 "\" is neither empty nor a finite number")
       k = ""; for (i = 1; i <= nk; i++) k = k SUBSEP $ky[i]
       if (k in seen) fail("a second row for " hh[ky[1]] " " $ky[1] (nk > 1 ? " (the same key as line " seen[k] ")" : " (line " seen[k] ")"))
       seen[k] = FNR; rows++ }

@@ -19,10 +19,10 @@ TASKS2_H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,to
 check_acc() {
   local who=$1 f=$2
   [ -f "$f" ] && [ -s "$f" ] || { echo "$who: no $f, or it is empty (tools/tasks2.sh and tools/tasks2_report.sh write it)" >&2; exit 1; }
-  LC_ALL=C awk -F, -v H="$TASKS2_H" -v who="$who" -v f="$f" '
+  LC_ALL=C awk -F, -v H="$TASKS2_H" -v who="$who" -v f="$f" "$(cat tools/lib.awk)"'
     function no(why) { printf "%s: %s%s: %s\n", who, f, FNR ? ":" FNR : "", why > "/dev/stderr"; bad = 1; exit 1 }
     function whole(i) { return $i ~ /^[0-9]+$/ }
-    function num(i) { return $i ~ /^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
+    function num(i) { return finite($i) }
     /\r/ { no("a carriage return (CRLF line ends): convert the file to LF (sed -i \"s/\\r$//\" FILE)") }
     FNR == 1 { if ($0 != H) no("the header is not " H); next }
     NF != 13 { no(NF " fields, not 13 (" H ")") }

@@ -67,9 +67,8 @@ check_runs() {
   for f in "${files[@]}"; do
     [ -s "$f" ] && [ -z "$(tail -c 1 "$f")" ] || { echo "tasks2_report: error: $f is empty or does not end in a newline (cut short?)" >&2; return 1; }
   done
-  LC_ALL=C awk -F, '
+  LC_ALL=C awk -F, "$(cat tools/lib.awk)"'
     function fail(m) { printf "tasks2_report: error: %s:%d: %s\n", FILENAME, FNR, m > "/dev/stderr"; bad = 1; exit 1 }
-    function num(x) { return x ~ /^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
     function done_file() { if (rows < 1) { bad = 1; printf "tasks2_report: error: %s: holds a header only\n", lastf > "/dev/stderr"; exit 1 } }
     FNR == 1 { if (NR > 1) done_file(); lastf = FILENAME; rows = 0; delete seen; lg = FILENAME ~ /\/log[.]csv$/
       H = lg ? "step,train_loss,val_loss,lr,grad_norm,tokens_per_s,elapsed_s,heldout_exact" \
@@ -79,10 +78,10 @@ check_runs() {
       next }
     { if (index($0, "\r")) fail("a carriage return (CRLF line ends): the file must have LF line ends")
       if (NF != (lg ? 8 : 11)) fail(NF " fields, not " (lg ? 8 : 11) " as its header")
-      if (lg) { for (i = 1; i <= 7; i++) if (i != 3 && !num($i)) fail("field " i " \"" $i "\" is not a finite number")
-          if (($3 != "" && !num($3)) || ($8 != "" && !num($8))) fail("val_loss and heldout_exact must be empty or finite numbers")
+      if (lg) { for (i = 1; i <= 7; i++) if (i != 3 && !finite($i)) fail("field " i " \"" $i "\" is not a finite number")
+          if (($3 != "" && !finite($3)) || ($8 != "" && !finite($8))) fail("val_loss and heldout_exact must be empty or finite numbers")
           key = $1 }
-      else { for (i = 3; i <= 11; i++) if (!num($i)) fail("field " i " \"" $i "\" is not a finite number"); key = $4 "," $5 }
+      else { for (i = 3; i <= 11; i++) if (!finite($i)) fail("field " i " \"" $i "\" is not a finite number"); key = $4 "," $5 }
       if (key in seen) fail("a second row for " (lg ? "step " : "len,depth ") key " (line " seen[key] ")")
       seen[key] = FNR; rows++ }
     END { if (!bad && NR) done_file() }' "${files[@]}"

@@ -59,12 +59,12 @@ static void check_inherited(const char *ckpt, const GPT *m, const TrainState *ts
 // --ci: the 95% bootstrap interval of the loss (and so of ppl = exp(loss)), as CSV columns
 #define CI_RESAMPLES_DEFAULT 1000
 #define CI_SEED 0xc1b007ULL // fixed: the same interval on every run
-// and the block of windows it resampled by (ci_block: block 0 = eval_ci_block's default)
 // A resample of blocks of b windows out of K has about K / b blocks: with fewer than 2 (b > K /
 // 2) every resample is nearly the whole text in order and the interval collapses towards zero
 // width, so none is given (nan). Few blocks narrow it too (docs/usage.md); the default keeps
 // K^(2/3) of them.
 #define CI_MIN_BLOCKS 2
+// and the block of windows it resampled by (ci_block: block 0 = eval_ci_block's default)
 static long ci_columns(FILE *out, const EvalResult *r, int resamples, long block, double ci[2]) {
     if (!resamples) return 0;
     if (!block) block = eval_ci_block(r->windows);

@@ -202,10 +202,17 @@ FILE *out_open(OutFile *o, const char *path, const char *what) {
     return o->f;
 }
 
-int out_try_commit(OutFile *o) {
+// an open output's data on disk: its stream's error state checked, flushed and (a temporary
+// file) synced; 0, or the errno of the first failure
+static int out_flush_sync(OutFile *o) {
     int bad = ferror(o->f) ? (errno ? errno : EIO) : 0;
-    if (!bad && fflush(o->f) != 0) bad = errno;
-    if (!bad && o->tmp && fsync(fileno(o->f)) != 0) bad = errno;
+    if (!bad && fflush(o->f) != 0) bad = errno ? errno : EIO;
+    if (!bad && o->tmp && fsync(fileno(o->f)) != 0) bad = errno ? errno : EIO;
+    return bad;
+}
+
+int out_try_commit(OutFile *o) {
+    int bad = out_flush_sync(o);
     if (fclose(o->f) != 0 && !bad) bad = errno ? errno : EIO;
     o->f = NULL;
     if (!bad && o->tmp && rename(o->tmp, o->path) != 0) bad = errno;
@@ -233,9 +240,7 @@ void out_commit_all(OutFile *const *os, int n) {
         OutFile *o = os[i];
         if (!o || !o->f) continue;
         errno = 0;
-        int bad = ferror(o->f) ? (errno ? errno : EIO) : 0;
-        if (!bad && fflush(o->f) != 0) bad = errno ? errno : EIO;
-        if (!bad && o->tmp && fsync(fileno(o->f)) != 0) bad = errno ? errno : EIO;
+        int bad = out_flush_sync(o);
         if (bad) // (die removes every unfinished output's temporary file)
             die("cannot write '%s': %s (nothing was replaced: the files of that name from before, if any, are intact)", o->path,
                 strerror(bad));
