@@ -360,7 +360,18 @@ sweep() { JOBS=$jobs SWEEP_ENV="OUT PIN DATA T MODEL D BATCH A_STEPS B_STEPS KEE
   tools/sweep.sh "$list" "$self" --one; }
 phase() { echo "study3: $1 ($(grep -c . "$list") jobs)" >&2; sweep || failed=1; }
 failed=0
-has_tensors() { case $1 in learned | t5 | kerple-power | kerple-log | xl | fire | cope | shaw) return 0 ;; esac; return 1; }
+# has_tensors SCHEME: the scheme has parameters of its own (posgpt info's "N position" of a one-step
+# model of it, made by the pinned binary), so it also runs at each of MULTS (the position-lr sweep)
+has_tensors() {
+  local t n
+  t=$(mktemp -d)
+  "$bin" train --data "$DATA" --pos "$1" --out "$t" --steps 1 --seq-len 8 --layers 1 --heads 2 --d-model 8 --batch 1 \
+    --val-tokens 8 --threads 1 > /dev/null 2>&1 || { rm -rf "$t"; echo "study3: error: a one-step $1 model failed (its parameter count)" >&2; exit 1; }
+  n=$("$bin" info "$t/model.bin" | sed -n 's/^parameters .*, \([0-9]*\) position)$/\1/p')
+  rm -rf "$t"
+  [ -n "$n" ] || { echo "study3: error: posgpt info printed no position parameter count for $1" >&2; exit 1; }
+  [ "$n" -gt 0 ]
+}
 all="$core $relatives"
 # phase A
 for s in $all; do for lr in $LRS; do echo "A $s $lr 1"; done; done > "$list"
