@@ -154,6 +154,7 @@ cp "$tmp/run-alibi/model.bin" "$tmp/v.bin"; printf '\x09' | dd of="$tmp/v.bin" b
 expect_error "wrong-version checkpoint" "version" $BIN info "$tmp/v.bin"
 expect_error "eval length beyond a learned table" "clamp-pos" $BIN eval --ckpt "$tmp/run-learned/model.bin" --data "$tmp/text.txt" --lengths 33
 expect_error "bad --lengths" "comma-separated" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 12,x
+expect_error "--lengths ending with a comma" "'32,' ends with a comma" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 32,
 expect_error "a length given twice (32 = 1x)" "32 is given twice ('1x')" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --lengths 32,1x
 expect_error "rope-scaling on a non-rotary checkpoint" "applies to rope, xpos checkpoints" $BIN eval --ckpt "$tmp/run-alibi/model.bin" --data "$tmp/text.txt" --rope-scaling pi
 expect_error "unknown rope-scaling method" "must be none, pi" $BIN eval --ckpt "$tmp/run-rope/model.bin" --data "$tmp/text.txt" --rope-scaling magic

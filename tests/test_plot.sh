@@ -262,6 +262,11 @@ $BIN plot --out "$tmp/acc1.svg" "$tmp/acc-one.csv" 2> /dev/null && ! grep -q 'op
   && ok "accuracy: one file per scheme draws no band" || bad "accuracy one file" "a band with one seed"
 printf 'task,scheme,train_max_len,len,depth,examples,correct,accuracy\nreverse,alibi,20,3,0,10,11,1.1\n' > "$tmp/acc-bad.csv"
 expect_error "accuracy: more correct than examples" "acc-bad.csv line 2" "${O[@]}" "$tmp/acc-bad.csv"
+# a training length of 0 (ticks in multiples of it) or a length that is not whole is refused
+for tl_len in 0,3 20,2.5 2.5,3; do
+  printf 'task,scheme,train_max_len,len,depth,examples,correct,accuracy\nreverse,alibi,%s,0,10,5,0.5\n' $tl_len > "$tmp/acc-tl.csv"
+  expect_error "accuracy: train_max_len,len $tl_len" "acc-tl.csv line 2: train_max_len ${tl_len%,*}, len ${tl_len#*,}," "${O[@]}" "$tmp/acc-tl.csv"
+done
 # --metric token|exact: one file where the two differ (length 3: 1 of 2 examples exact, 7 of 8
 # answer bytes; length 4: none exact, 3 of 5 bytes), exact by default
 TH=task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy

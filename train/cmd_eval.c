@@ -110,6 +110,7 @@ static int parse_lengths(const char *s, int T, int *out, int max) {
             if (out[i] == (int)len) die("--lengths: %d is given twice ('%.*s'); give each length once", (int)len, w, p);
         out[n++] = (int)len;
         end += mult;
+        if (*end && !end[1]) die("--lengths: '%s' ends with a comma; give a length after each comma", s);
         p = *end ? end + 1 : end;
     }
     if (!n) die("--lengths is empty");

@@ -148,8 +148,10 @@ void plot_rows_read(Rows *rs, PlotQuery *q) {
                 snprintf(w->name, sizeof w->name, "%s", q->labels ? q->labels[fi] : sch);
                 snprintf(w->protocol, sizeof w->protocol, "%s", csv_str(&t, r, c_t));
                 double tl = csv_num(&t, r, c_tl, 0), len = csv_num(&t, r, c_l, 0), e = csv_num(&t, r, c_e, 0), c = csv_num(&t, r, c_c, 0);
-                if (tl < 0 || tl > 1e9 || len < 1 || len > 1e9 || e < 1 || c < 0 || c > e || e > 1e15 || e != floor(e) || c != floor(c))
-                    die("plot: %s line %d: train_max_len %g, len %g, %s %g, %s %g: out of range (counts are whole, 0 <= %s <= %s)",
+                if (tl < 1 || tl > 1e9 || len < 1 || len > 1e9 || e < 1 || c < 0 || c > e || e > 1e15 || tl != floor(tl) || len != floor(len) ||
+                    e != floor(e) || c != floor(c))
+                    die("plot: %s line %d: train_max_len %g, len %g, %s %g, %s %g: out of range (lengths and counts are whole, lengths 1 "
+                        "or more, 0 <= %s <= %s)",
                         t.path, t.line[r], tl, len, tokens ? "tokens" : "examples", e, tokens ? "tokens_correct" : "correct", c,
                         tokens ? "tokens_correct" : "correct", tokens ? "tokens" : "examples");
                 accuracy_check(&t, r, c_a, c / e, tokens);
