@@ -171,24 +171,40 @@ sort t5 1 1.0 0.5 500
 sort t5 2 1.0 0.3 500
 sort fire 1 1.0 0.3 500
 sort fire 2 1.0 0.6 500
+reverse alibi 1 1.0 0.8 500
+reverse alibi 2 1.0 1.0 500
+reverse rope 1 1.0 0.5 500
+reverse rope 2 1.0 0.9 500
+reverse t5 1 1.0 0.4 500
+reverse t5 2 1.0 0.5 500
 EOF
 } > "$r/acc.csv"
 if tools/tasks2_report.sh "$r" > /dev/null 2> "$tmp/rep.err"; then
-  rank=$(awk -F' [|] ' '/^\| (copy|add|sort) \| [0-9-]+ \|/ { printf "%s:%s:%s ", $1, $2, $3 }' "$r/table.md" | sed 's/| //g')
+  rank=$(awk -F' [|] ' '/^\| (copy|add|sort|reverse) \| [0-9-]+ \|/ { printf "%s:%s:%s ", $1, $2, $3 }' "$r/table.md" | sed 's/| //g')
   # copy: every learned seed of rope (0.5) above every one of alibi (0.2), 0.3 apart: ranks 1
   # and 2; sort: fire 0.45 and t5 0.40 on average, but their seeds overlap (fire 0.3 and 0.6, t5
-  # 0.5 and 0.3): one shared rank
-  [ "$rank" = "copy:1:rope copy:2:alibi add:-:(no scheme qualified) sort:1:fire sort:1:t5 " ] \
-    && grep -q "^Ranking at 2x (L+1..2L: .*), of the qualifying (task, scheme) pairs only: .* 4 of 6 pairs qualified\.$" "$r/table.md" \
-    && grep -q '^| copy | 1 | rope | 2 of 3 | 0.50 | 0.50 0.50 | 0.50 | +0.30 (every seed above) |$' "$r/table.md" \
-    && grep -q '^| sort | 1 | fire | 2 of 2 | 0.45 | 0.30 0.60 | 0.45 | +0.05 (seeds overlap) |$' "$r/table.md" \
-    && ok "tasks2_report: only pairs learned in >= 2 of 3 seeds are ranked (nope and add's alibi not; 4 of 6); a new rank only where every learned seed lies above the next's, 0.06 apart" \
+  # 0.5 and 0.3): one shared rank; reverse (v9, every pair compared): alibi (0.8 1.0) and rope
+  # (0.5 0.9) overlap, rope and t5 (0.4 0.5) too, but alibi beats t5: alibi and rope rank 1, t5
+  # 2 (judged against the next alone, all three shared rank 1). eval 95%: the widest Wilson
+  # interval (by hand: 0.5 of 20 is 0.299-0.701, 0.2 of 20 0.081-0.416, 0.3 0.145-0.519, 0.4
+  # 0.219-0.613). Per-token chance: 30 tokens a row of 10 examples, so 10 terminators and 20
+  # symbols at 1 in 10: 12 / 30; sort by its order statistics (n = 1: 0.1, 2: 0.19 + 0.19, 3:
+  # 0.271 + 0.148 + 0.271, 4: 0.344 + 0.177 + 0.177 + 0.344, by hand), 10 (1 + that) a row
+  [ "$rank" = "copy:1:rope copy:2:alibi add:-:(no scheme qualified) sort:1:fire sort:1:t5 reverse:1:alibi reverse:1:rope reverse:2:t5 " ] \
+    && grep -q "^Ranking at 2x (L+1..2L: .*), of the qualifying (task, scheme) pairs only: .* 7 of 9 pairs qualified\.$" "$r/table.md" \
+    && grep -q '^| copy | 1 | rope | 2 of 3 | 0.50 | 0.50 0.50 | +-0.20 of 20 | 0.50 | - |$' "$r/table.md" \
+    && grep -q '^| copy | 2 | alibi | 3 of 3 | 0.20 | 0.20 0.20 0.20 | +-0.22 of 20 | 0.20 | rope |$' "$r/table.md" \
+    && grep -q '^| sort | 1 | fire | 2 of 2 | 0.45 | 0.30 0.60 | +-0.22 of 20 | 0.45 | - |$' "$r/table.md" \
+    && grep -q '^| reverse | 2 | t5 | 2 of 2 | 0.45 | 0.40 0.50 | +-0.21 of 20 | 0.45 | alibi |$' "$r/table.md" \
+    && grep -q "^Chance, per-token accuracy (v9): .*: copy 0.40 at 1x, 0.40 at 2x; add 0.40 at 1x, 0.40 at 2x; sort 0.41 at 1x, 0.62 at 2x; reverse 0.40 at 1x, 0.40 at 2x\. " "$r/table.md" \
+    && ok "tasks2_report: only pairs learned in >= 2 of 3 seeds are ranked (nope and add's alibi not; 7 of 9); a scheme's rank is 1 + the schemes whose every learned seed lies above its own, 0.06 apart, every pair compared; the widest Wilson interval" \
     || bad "tasks2_report ranking" "ranks '$rank': $(grep -A14 '^Ranking' "$r/table.md")"
   # summary.md (the top-level README's table): per task the pairs ranked (of the core six), the
   # first rank at 2x with the learned seeds' range, the best mean past 2x (3x: lengths 5, 6)
   want=$(printf '%s\n' "| copy | about 0 | 2 of 3 (2 of 6) | rope 0.50 (0.50-0.50) | rope 0.50 |" \
-    "| add | about 0 | 0 of 1 (0 of 6) | (no scheme qualified) | - |" "| sort | about 0 | 2 of 2 (1 of 6) | fire 0.45 (0.30-0.60), t5 0.40 (0.30-0.50) (sharing it) | fire 0.45 |")
-  [ "$(tail -n +3 "$r/summary.md")" = "$want" ] && [ "$(wc -l < "$r/summary.md")" = 5 ] \
+    "| add | about 0 | 0 of 1 (0 of 6) | (no scheme qualified) | - |" "| sort | about 0 | 2 of 2 (1 of 6) | fire 0.45 (0.30-0.60), t5 0.40 (0.30-0.50) (sharing it) | fire 0.45 |" \
+    "| reverse | about 0 | 3 of 3 (3 of 6) | alibi 0.90 (0.80-1.00), rope 0.70 (0.50-0.90) (sharing it) | alibi 0.90 |")
+  [ "$(tail -n +3 "$r/summary.md")" = "$want" ] && [ "$(wc -l < "$r/summary.md")" = 6 ] \
     && ok "tasks2_report: summary.md, a row a task: pairs ranked, the first rank at 2x (shared where the seeds overlap), the best past 2x" \
     || bad "tasks2_report summary.md" "$(cat "$r/summary.md" 2>&1)"
   grep -q "^| rope | 2 of 3 | 250 500 - | 0.90 | 0.50 | 0.50 | 0.90 | 0.50 |$" "$r/table.md" \
@@ -214,6 +230,13 @@ if tools/tasks2_report.sh "$r2" > /dev/null 2> "$tmp/rep2.err"; then
     && ok "tasks2_report with acc-learned.csv: the ranking again at the learned steps, and the ranks compared per task (copy changed, sort the same)" \
     || bad "tasks2_report at the learned step" "ranks '$learnedrank': $(sed -n '/^The same ranking/,$p' "$r2/table.md")"
 else bad "tasks2_report acc-learned" "$(cat "$tmp/rep2.err")"; fi
+# claims.md gives each claim's verdict at the learned steps too (v9): copy's alibi > rope differs
+# in acc.csv (rope 0.5 above alibi 0.2) and holds in acc-learned.csv (alibi 0.6 above rope 0.3)
+grep -q '^| K[0-9]* | copy | alibi > rope | .* | differs (rope above alibi) | holds |$' "$r2/claims.md" \
+  && grep -q '^| # | task | claim | theirs | ours | verdict | at the learned step |$' "$r2/claims.md" \
+  && ! grep -q 'at the learned step |$' "$r/claims.md" && ! [ -e "$r2/claims-learned.tmp" ] \
+  && ok "tasks2_claims: with acc-learned.csv, each claim's verdict on the models of the learned steps beside it (a column only then)" \
+  || bad "tasks2_claims at the learned step" "$(grep -E '^[|] (#|K)' "$r2/claims.md")"
 # an acc-learned.csv whose run is not one of acc.csv that learned (another scheme, or another
 # steps_to_learn) is refused naming it; a scheme of acc.csv outside the report's own list is
 # ranked like the others (a constructed acc.csv has no run folders to name it)

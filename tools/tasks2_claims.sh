@@ -39,6 +39,9 @@
 # gain at 2x of randomized over the base (means over the learned seeds); holds if it is above 0
 # in every combination of one learned seed per (task, scheme), differs if below 0 in every
 # one, else inconclusive; not testable without such a pair (the default grid).
+# With DIR/acc-learned.csv (the models of the learned steps, tools/tasks2_report.sh), v9: a last
+# column gives each claim's verdict by the same rule on those models, so that a verdict that
+# depends on when the models are scored shows.
 # A damaged input is one error line and exit 1, with no claims.md written: acc.csv checked as
 # tools/tasks2_lib.sh's check_acc says (header, LF line ends, 13 fields, numbers), papers.csv
 # (PAPERS=FILE) missing, empty or with a quote left open on a line.
@@ -51,9 +54,13 @@ papers=${PAPERS:-docs/papers.csv}
 [ -d "$dir" ] || { echo "tasks2_claims: no folder $dir" >&2; exit 1; }
 check_acc tasks2_claims "$dir/acc.csv"
 [ -f "$papers" ] && [ -s "$papers" ] || { echo "tasks2_claims: no $papers, or it is empty (PAPERS=FILE: the papers' numbers)" >&2; exit 1; }
-trap 'rm -f "$dir/claims.md.part"' EXIT # (a failure leaves no partial claims.md)
+trap 'rm -f "$dir/claims.md.part" "$dir/claims-learned.tmp"' EXIT # (a failure leaves no partial claims.md)
 
-awk -v papers="$papers" "$(cat tools/lib.awk)"'
+# claims_awk MODE FILE: MODE table writes claims.md'"'"'s text from FILE (acc.csv) with the verdicts at
+# the learned steps from DIR/claims-learned.tmp where it is there; MODE verdicts prints only
+# "ID<tab>verdict" a claim (FILE: acc-learned.csv)
+claims_awk() {
+awk -v papers="$papers" -v mode="$1" -v lv="$dir/claims-learned.tmp" "$(cat tools/lib.awk)"'
   function ours(s) { return s == "NoPE" ? "nope" : s == "T5 relative bias" ? "t5" : s == "ALiBi" ? "alibi" : s == "Rotary" ? "rope" : s ~ /^APE/ ? "sinusoidal" : "" }
   function task(t) { return t == "addition" ? "add" : t }
   '"$TASKS2_CHANCE_AWK"' # (tools/tasks2_lib.sh: exact match by chance beyond the training lengths)
@@ -69,7 +76,13 @@ awk -v papers="$papers" "$(cat tools/lib.awk)"'
       t = task(F[8]); pv[t, s] = F[11] + 0; pid[t, s] = F[1]; where = F[4]
       if (!(t in pt)) { pt[t] = 1; ptasks[++npt] = t } }
     FS = ","
+    if (mode == "table") while ((getline line < lv) > 0) { split(line, P, "\t"); LV[P[1]] = P[2]; nlv++ }
   }
+  # a claim'"'"'s row: ID, the row'"'"'s cells before the verdict, the verdict (verdicts mode: the ID and
+  # the verdict alone); the verdict at the learned steps beside it where there is one
+  function row(id, cells, v) {
+    if (mode == "verdicts") { printf "%s\t%s\n", id, v; return }
+    printf "| %s | %s | %s |%s\n", id, cells, v, nlv ? " " ((id in LV) ? LV[id] : "-") " |" : "" }
   NR == 1 { next }
   { t = $1; s = $2; k = $3; L = $4; b = bucket($5, L)
     ex[t, s, k, b] += $7; ok[t, s, k, b] += $8; stl[t, s, k] = $13
@@ -93,13 +106,17 @@ awk -v papers="$papers" "$(cat tools/lib.awk)"'
   # a task whose format here is not theirs (their formats: docs/papers.md)
   function otherformat(t) { return t == "add" ? "ours least significant digit first" : t == "parity" || t == "sum" ? "ours with a scratchpad" : "" }
   END {
-    print "# Claims of the task study against Kazemnejad et al. 2023\n"
+    if (mode == "verdicts") { hd = hs = "" } else {
+    print "# Claims of the task study against Kazemnejad et al. 2023 and Ruoss et al. 2023\n"
     print "Drawn by `tools/tasks2_claims.sh` from `acc.csv` and `docs/papers.csv` (the verdict rule: its header)."
     print "Theirs: accuracy beyond the training lengths read from the authors'"'"' plot (" where "; about +-0.03; their"
-    print "setting differs: a larger model, 50k steps at batch 256, other lengths: docs/papers.md). Ours: exact match"
-    print "at 2x (L+1..2L), the mean over the seeds that learned the task and their range (the seeds the ranking of table.md uses).\n"
-    print "| # | task | claim | theirs | ours | verdict |"
-    print "|---|---|---|---|---|---|"
+    print "setting differs: a decoder of about 107M parameters, other training and test lengths, steps and batch unverified:"
+    print "docs/papers.md). Ours: exact match at 2x (L+1..2L), the mean over the seeds that learned the task and their range"
+    print "(the seeds the ranking of table.md uses). The verdicts judge the direction of each difference only: the"
+    print "levels are not comparable across the two settings." (nlv ? " The last column is the verdict by the same rule on the models of the learned steps (acc-learned.csv: train --after-learn'"'"'s model-learned.bin, before the steps at the floor lr that the scored models had): a verdict that differs between the two columns depends on when the models are scored." : "") "\n"
+    hd = nlv ? " at the learned step |" : ""; hs = nlv ? "---|" : ""
+    print "| # | task | claim | theirs | ours | verdict |" hd
+    print "|---|---|---|---|---|---|" hs }
     order = "nope t5 alibi rope sinusoidal"; n5 = split(order, O, " ")
     for (j = 1; j <= npt; j++) { t = ptasks[j]
       # the five in the paper'"'"'s order on t (descending)
@@ -116,7 +133,7 @@ awk -v papers="$papers" "$(cat tools/lib.awk)"'
         else if (lb > ha && mb - ma > 0.06 + 1e-9) v = "differs (" B " above " A ")"
         else if (ha - lb <= 0.06 + 1e-9) v = sprintf("differs (no gap: %s at most %.2f above %s)", A, ha - lb, B)
         else v = "inconclusive"
-        printf "| K%d | %s | %s > %s | %.2f > %.2f (%s, %s) | %s: %s; %s: %s | %s |\n", ++nc, t, A, B, pv[t, A], pv[t, B], pid[t, A], pid[t, B], A, sa, B, sb, v } }
+        row("K" (++nc), sprintf("%s | %s > %s | %.2f > %.2f (%s, %s) | %s: %s; %s: %s", t, A, B, pv[t, A], pv[t, B], pid[t, A], pid[t, B], A, sa, B, sb), v) } }
     # the mean reciprocal rank over the tasks where all five qualified, from the means over the
     # learned seeds (a shared value, a shared rank); and the same over every combination of one
     # learned seed per (task, scheme), the rule of the pairs above (every seed above every seed):
@@ -129,7 +146,7 @@ awk -v papers="$papers" "$(cat tools/lib.awk)"'
       for (i = 1; i <= n5; i++) { summary(t, O[i]); if (LO == "" || !Q) all = 0; V[O[i]] = MEAN
         NS[i] = NQ; for (q = 1; q <= NQ; q++) SV[i, q] = AB[q] }
       if (!all) continue
-      nt++; for (i = 1; i <= n5; i++) { r = 1; for (a = 1; a <= n5; a++) if (V[O[a]] > V[O[i]]) r++; rr[O[i]] += 1 / r }
+      nt++; mtasks = mtasks (mtasks == "" ? "" : ", ") t; for (i = 1; i <= n5; i++) { r = 1; for (a = 1; a <= n5; a++) if (V[O[a]] > V[O[i]]) r++; rr[O[i]] += 1 / r }
       for (i = 1; i <= n5; i++) { IX[i] = 1; CLO[i] = 1e9; CHI[i] = -1e9 }
       do { # (an odometer over the five schemes'"'"' learned seeds)
         for (i = 1; i <= n5; i++) { r = 1; for (a = 1; a <= n5; a++) if (SV[a, IX[a]] > SV[i, IX[i]]) r++; RC[i] = 1 / r }
@@ -141,11 +158,12 @@ awk -v papers="$papers" "$(cat tools/lib.awk)"'
     if (nt < 2) { ourm = "over " nt " task(s) of their format where all five qualified"; v = "not testable here" }
     else { ourm = ""; hold = 1; above = ""
       for (i = 1; i <= n5; i++) ourm = ourm sprintf("%s%s %.2f", i > 1 ? ", " : "", O[i], rr[O[i]] / nt)
-      ourm = ourm " over " nt " tasks (the means over the learned seeds); nope minus each, over every combination of one learned seed per task and scheme:"
+      ourm = ourm " over " nt " tasks (" mtasks ": the tasks of their format where all five qualified; the means over the learned seeds; theirs is over all their tasks); nope minus each, over every combination of one learned seed per task and scheme:"
       for (i = 2; i <= n5; i++) { ourm = ourm sprintf(" %s %+.2f to %+.2f%s", O[i], DLO[i] / nt, DHI[i] / nt, i < n5 ? "," : "")
         if (DLO[i] < -1e-9) hold = 0; if (DHI[i] < -1e-9) above = above (above == "" ? "" : ", ") O[i] }
       v = hold ? "holds" : above != "" ? "differs (" above " above nope in every combination)" : "inconclusive (the order changes with the seeds)" }
-    printf "| K%d | all | nope has the highest mean reciprocal rank | %s | %s | %s |\n\n", ++nc, theirs, ourm, v
+    row("K" (++nc), sprintf("all | nope has the highest mean reciprocal rank | %s | %s", theirs, ourm), v)
+    if (mode != "verdicts") print ""
     # Ruoss et al.: randomizing the positions raises accuracy beyond the training lengths, on
     # average (their abstract). Ours: over the (task, base) pairs where the base and its
     # randomized version both qualified, randomized-B minus B at 2x (the means over the learned
@@ -153,9 +171,10 @@ awk -v papers="$papers" "$(cat tools/lib.awk)"'
     # combination of one learned seed per (task, scheme): the pairs share no (task, scheme), so
     # they are the averages of each pair'"'"'s lowest randomized seed minus its highest base seed
     # and the reverse. holds if the least is above 0, differs if the most is below 0 (v8)
+    if (mode != "verdicts") {
     print "Ruoss et al. 2023 (randomized positions over a base encoding): their per-task accuracies are not in docs/papers.csv (docs/papers.md); the claim compared is their abstract'"'"'s average. Theirs is over 15 tasks with tests to 12.5x the training length (training to 40, testing to 500: unverified), ours at 2x; the direction only is judged, on the pairs where both schemes learned the task.\n"
-    print "| # | task | claim | theirs | ours | verdict |"
-    print "|---|---|---|---|---|---|"
+    print "| # | task | claim | theirs | ours | verdict |" hd
+    print "|---|---|---|---|---|---|" hs }
     nb = split("sinusoidal rope alibi", BS, " "); rn = gm = glo = ghi = 0; rlist = ""
     for (j = 1; j <= nat; j++) { t = atasks[j]
       for (i = 1; i <= nb; i++) { b = BS[i]; r = "randomized-" b
@@ -167,7 +186,16 @@ awk -v papers="$papers" "$(cat tools/lib.awk)"'
     if (!rn) { ourm = "no (task, base) pair where the base and its randomized version both learned (the randomized runs are in --full)"; v = "not testable here" }
     else { ourm = sprintf("%+.2f, the mean over %d pairs (%s); over every combination of one learned seed per task and scheme %+.2f to %+.2f", gm / rn, rn, rlist, glo / rn, ghi / rn)
       v = glo / rn > 1e-9 ? "holds" : ghi / rn < -1e-9 ? "differs (randomized lower in every combination)" : "inconclusive (the sign changes with the seeds)" }
-    printf "| R1 | all | randomized positions raise exact match beyond the training lengths, on average | +%s (ruoss23-abs-gain: %s) | %s | %s |\n", rgain == "" ? "?" : rgain, rwhere, ourm, v
-  }' "$dir/acc.csv" > "$dir/claims.md.part"
+    row("R1", sprintf("all | randomized positions raise exact match beyond the training lengths, on average | +%s (ruoss23-abs-gain: %s) | %s", rgain == "" ? "?" : rgain, rwhere, ourm), v)
+  }' "$2"
+}
+rm -f "$dir/claims-learned.tmp"
+# (v9) the verdicts again on the models of the learned steps, where tasks2_report.sh gathered them
+if [ -s "$dir/acc-learned.csv" ]; then
+  check_acc tasks2_claims "$dir/acc-learned.csv"
+  claims_awk verdicts "$dir/acc-learned.csv" > "$dir/claims-learned.tmp"
+fi
+claims_awk table "$dir/acc.csv" > "$dir/claims.md.part"
+rm -f "$dir/claims-learned.tmp"
 mv "$dir/claims.md.part" "$dir/claims.md"
 echo "wrote $dir/claims.md" >&2

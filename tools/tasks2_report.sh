@@ -14,10 +14,12 @@
 #                 beyond (the mean of the buckets 2x = L+1..2L, 3x = 2L+1..3L, and for passkey 4x,
 #                 8x), means over seeds; then the ranking beyond the training lengths, of the
 #                 qualifying pairs only (learned in at least 2 seeds: 2 of 3), and how many
-#                 qualified: at 2x, by the mean over the seeds that learned, each scheme against
-#                 the next: a new rank only where every learned seed of the one lies above every
-#                 learned seed of the next and the means are more than 0.06 apart (protocol v6,
-#                 claims.md's rule), else a shared rank; the chance level of each task; and for
+#                 qualified: at 2x, by the mean over the seeds that learned; a scheme is beaten
+#                 by another whose every learned seed lies above its every learned seed, the
+#                 means more than 0.06 apart (claims.md's rule); its rank is one more than the
+#                 number that beat it, every pair compared (v9; v6 compared each with the next);
+#                 the widest 95% Wilson interval of a learned seed (evaluation noise); the chance
+#                 level of each task, of exact match and (v9) of per-token accuracy; and for
 #                 each task how many of the six core schemes qualified.
 #   DIR/training.csv  per run: cap, last step, steps_to_learn, held-out exact match at 80% of
 #                 its steps and at the end, the last-20% gain; table.md lists the runs that
@@ -157,6 +159,8 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
   { t = $1; s = $2; k = $3; L = $4; b = bucket($5, L)
     ex[t, s, k, b] += $7; ok[t, s, k, b] += $8; to[t, s, k, b] += $10; tc[t, s, k, b] += $11; stl[t, s, k] = $13
     has[t, b] = 1; Lof[t] = L
+    if (!(t in firstrun)) firstrun[t] = s SUBSEP k
+    if (firstrun[t] == s SUBSEP k) { CTOK[t, b] += $10; CT[t, b] += $7 + (t == "sort" ? $7 * sortguess($5) : ($10 - $7) / (t == "parity" ? 2 : 10)) }
     if (!((t, s, k) in seen)) { seen[t, s, k] = 1; seeds[t, s] = seeds[t, s] " " k; ran[t, s] = 1 }
     if (!(t in tseen)) { tseen[t] = 1; tasks[++nt] = t } }
   # seed k of (t, s): its exact match (w = "e") or per-token accuracy (w = "t") in bucket b
@@ -180,6 +184,36 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
   function versus(t, a, b, ma, mb,    la, hb) { spread(t, a); la = LOW; spread(t, b); hb = HIGH
     DT = la > hb && ma - mb > 0.06 + 1e-9 ? ">" : "~"
     return sprintf("%+.2f (%s)", ma - mb, DT == ">" ? "every seed above" : la > hb ? "gap under 0.06" : "seeds overlap") }
+  # BEATEN: the qualifying schemes that beat R[a] of ranked(t)'"'"'s R[1..m] by versus'"'"' rule (every
+  # learned seed above, the means more than 0.06 apart), listed in BEATEN; returns how many (v9:
+  # its rank is one more; before, each scheme was judged against the next alone, so one overlap
+  # gave every scheme below it a shared rank that its own pairs contradicted)
+  function beaten(t, a, m,    b, nb) { nb = 0; BEATEN = ""
+    for (b = 1; b <= m; b++) if (b != a && V[b] >= V[a]) { versus(t, R[b], R[a], V[b], V[a]); if (DT == ">") { nb++; BEATEN = BEATEN (BEATEN == "" ? "" : ", ") R[b] } }
+    return nb }
+  # the widest 95% Wilson interval of the learned seeds of (t, s) at 2x, as +-, and its examples
+  # (evaluation noise: the test set is a sample of each length'"'"'s examples)
+  function wilson(t, s,    K, m, i, n, p, c, h, lo, hi, w, W, N) { m = split(seeds[t, s], K, " "); W = -1
+    for (i = 1; i <= m; i++) if (stl[t, s, K[i]] != "" && (t, s, K[i], 2) in ex) { n = ex[t, s, K[i], 2]; p = ok[t, s, K[i], 2] / n
+      c = p + 1.96 ^ 2 / (2 * n); h = 1.96 * sqrt(p * (1 - p) / n + 1.96 ^ 2 / (4 * n * n)); lo = (c - h) / (1 + 1.96 ^ 2 / n); hi = (c + h) / (1 + 1.96 ^ 2 / n)
+      w = hi - p > p - lo ? hi - p : p - lo; if (w > W) { W = w; N = n } }
+    return W < 0 ? "-" : sprintf("+-%.2f of %d", W, N) }
+  # the per-token accuracy of an input-blind guess at bucket b of task t (the terminator right,
+  # each answer symbol the likeliest for its place: 1 in 10 letters or digits, 1 in 2 for
+  # parity'"'"'s bit, sort'"'"'s the likeliest letter of its rank), pooled as at() pools: over the
+  # rows of the first run of t seen, their tokens; -1 if none
+  function tchance(t, b,    e, g) { e = CT[t, b]; g = CTOK[t, b]; return g ? e / g : -1 }
+  # sort: the sum over the ranks i of n letters drawn uniformly from 10 of the likeliest letter'"'"'s
+  # chance to be the i-th smallest (the order statistics of n draws: P(X(i) <= v) is the chance
+  # that at least i of the n are <= v)
+  function sortguess(n,    i, v, F, G, best, sum) { sum = 0
+    for (i = 1; i <= n; i++) { best = 0; G = 0
+      for (v = 0; v < 10; v++) { F = atleast(n, i, (v + 1) / 10); if (F - G > best) best = F - G; G = F }
+      sum += best }
+    return sum }
+  function atleast(n, i, p,    j, f, s) { if (p >= 1) return 1; f = (1 - p) ^ n; s = 0
+    for (j = 0; j < i; j++) { s += f; f *= (n - j) / (j + 1) * p / (1 - p) }
+    return 1 - s }
   # the qualifying schemes of task t, best first by the mean exact match at 2x over their
   # learned seeds: R[1..m] and those means V[1..m]; returns m (S, ns: the schemes in order)
   function ranked(t,    i, a, b, m, x, y) { m = 0
@@ -207,34 +241,34 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
       for (j = 1; j <= nt; j++) { t = tasks[j]; m = ranked(t); nr = 0; nc = split(core, C, " ")
         for (i = 1; i <= ns; i++) nr += ran[t, S[i]]
         c = 0; for (i = 1; i <= nc; i++) c += q[t, C[i]]
-        g = m; for (a = 1; a < m; a++) { versus(t, R[a], R[a + 1], V[a], V[a + 1]); if (DT == ">") { g = a; break } }
-        first = ""; for (a = 1; a <= g && a <= 3; a++) { spread(t, R[a]); first = first (a > 1 ? ", " : "") sprintf("%s %.2f (%.2f-%.2f)", R[a], V[a], LOW, HIGH) }
+        g = 0; first = ""; for (a = 1; a <= m; a++) if (!beaten(t, a, m) && ++g <= 3) { spread(t, R[a]); first = first (g > 1 ? ", " : "") sprintf("%s %.2f (%.2f-%.2f)", R[a], V[a], LOW, HIGH) }
         if (g > 3) first = first sprintf(" and %d more sharing it", g - 3)
         else if (g > 1) first = first " (sharing it)"
         if (!m) first = "(no scheme qualified)"
         best = ""; bv = -1; for (a = 1; a <= m; a++) { v = meanv(t, R[a], "e", 3, 1); if (MN && v > bv) { bv = v; best = R[a] } }
         printf "| %s | %s | %d of %d (%d of %d) | %s | %s |\n", t, chance(t) ? chance(t) "" : "about 0", m, nr, c, nc, first,
-          best == "" ? "-" : bv < 0.005 ? "0.00 (every scheme ranked)" : sprintf("%s %.2f", best, bv) }
+          best == "" ? "-" : bv < 0.005 ? "0.00 for every ranked scheme" : sprintf("%s %.2f", best, bv) }
       exit }
     if (part == "rank") {
       printf "\nThe same ranking, of the models of the learned steps (model-learned.bin: train --after-learn keeps the model of the check that first reached 0.9; acc-learned.csv), to show whether it holds %d steps later: the same qualifying pairs and the same rule.\n\n", after
-      print "| task | rank | scheme | learned | exact 2x | per seed | token 2x | against the next |"
-      print "|---|---|---|---|---|---|---|---|" }
+      print "| task | rank | scheme | learned | exact 2x | per seed | eval 95% | token 2x | beaten by |"
+      print "|---|---|---|---|---|---|---|---|---|" }
     else {
     printf "\nRanking at 2x (L+1..2L: the lengths of Kazemnejad et al.'"'"'s beyond-L score), of the qualifying (task, scheme) pairs only: learned (0.9 exact match at 1x on the held-out check) in at least 2 seeds. %d of %d pairs qualified.\n\n", nq, npairs
-    print "Exact and per-token at 2x: the means over the seeds that learned, and each of them. Each scheme against the next: a new rank only where every learned seed of the one lies above every learned seed of the next and the means are more than 0.06 apart (the rule of claims.md), else the two share a rank (not transitive). With 3 seeds no test of significance is possible; for seeds that do not differ in distribution, the chance that every seed of one lies above every seed of another is 1/6 (2 against 2 seeds), 1/10 (2 against 3) or 1/20 (3 against 3), no correction for the number of comparisons."
+    print "Exact and per-token at 2x: the means over the seeds that learned, and each of them. A scheme is beaten by another where every learned seed of the other lies above every learned seed of it and the means are more than 0.06 apart (the rule of claims.md), every pair of the task compared (v9); its rank is one more than the number of schemes that beat it, so schemes that share a rank beat no one of them. The relation need not be an order (a scheme may be beaten by fewer schemes than one ranked above it). eval 95%: the widest 95% Wilson interval of a learned seed at 2x (the test examples are a sample), as +- and its examples. With 3 seeds no test of significance is possible; for seeds that do not differ in distribution, the chance that every seed of one lies above every seed of another is 1/6 (2 against 2 seeds), 1/10 (2 against 3) or 1/20 (3 against 3), no correction for the number of comparisons."
     print ""
-    print "| task | rank | scheme | learned | exact 2x | per seed | token 2x | against the next |"
-    print "|---|---|---|---|---|---|---|---|" }
+    print "| task | rank | scheme | learned | exact 2x | per seed | eval 95% | token 2x | beaten by |"
+    print "|---|---|---|---|---|---|---|---|---|" }
     for (j = 1; j <= nt; j++) { t = tasks[j]; m = ranked(t)
-      if (!m) printf "| %s | - | (no scheme qualified) | | | | | |\n", t
-      rk = 1
-      for (a = 1; a <= m; a++) { n = learned(t, R[a]); vs = a < m ? versus(t, R[a], R[a + 1], V[a], V[a + 1]) : ""; spread(t, R[a])
-        printf "| %s | %d | %s | %s | %.2f | %s | %s | %s |\n", t, rk, R[a], part == "rank" ? n "" : n " of " NSEEDS, V[a], LIST, mean(t, R[a], "t", 2, 1), vs
-        if (a < m && DT == ">") rk = a + 1 } }
+      if (!m) printf "| %s | - | (no scheme qualified) | | | | | | |\n", t
+      for (a = 1; a <= m; a++) { n = learned(t, R[a]); rk = 1 + beaten(t, a, m); spread(t, R[a])
+        printf "| %s | %d | %s | %s | %.2f | %s | %s | %s | %s |\n", t, rk, R[a], part == "rank" ? n "" : n " of " NSEEDS, V[a], LIST, wilson(t, R[a]), mean(t, R[a], "t", 2, 1), BEATEN == "" ? "-" : BEATEN } }
     if (part == "rank") exit
     print ""
     print "Chance, exact match: copy, reverse, sort, add about 0 (10 letters or digits a symbol); sum 0.1 (one digit, the final answer of the scratchpad); parity 0.5; passkey about 0 (a 5-digit key). A task a scheme did not learn at 1x says nothing about its extrapolation: such pairs are not ranked."
+    printf "\nChance, per-token accuracy (v9): an input-blind guess that writes the terminator right and each answer symbol the likeliest for its place (1 in 10 letters or digits, add'"'"'s digits taken as uniform; 1 in 2 for parity'"'"'s bit; for sort the likeliest letter of its rank among n uniform draws), pooled over each bucket'"'"'s answer bytes as the tables pool:"
+    for (j = 1; j <= nt; j++) { t = tasks[j]; printf "%s %s %.2f at 1x, %.2f at 2x", (j > 1 ? ";" : ""), t, tchance(t, 1), tchance(t, 2) }
+    print ". A per-token score near these says nothing of the answer'"'"'s content."
     nc = split(core, C, " "); good = 0
     printf "\nThe six core schemes (%s) that qualified, per task:\n\n| task | core schemes qualified |\n|---|---|\n", core
     for (j = 1; j <= nt; j++) { t = tasks[j]; c = 0; for (i = 1; i <= nc; i++) c += q[t, C[i]]; good += c >= 4; printf "| %s | %d of %d |\n", t, c, nc }
@@ -244,10 +278,10 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" '
 tables all "$dir/acc.csv" > "$dir/table.md.part"
 if [ -s "$dir/training.csv" ]; then
   awk -F, 'NR > 1 && $6 == "" { n++; g += $9 > 0.05; rows = rows sprintf("| %s | %s | %s | %s | %.2f | %.2f | %+.2f |\n", $1, $2, $3, $5, $7, $8, $9) }
-    NR > 1 && $6 != "" { nl++; if ($10 != "" && $10 < 0.9) b1++; if ($11 != "" && $11 < 0.8) bt++ }
+    NR > 1 && $6 != "" { nl++; if ($10 != "" && $10 < 0.9) { b1++; low = low sprintf("%s %s %s seed %s (%.2f)", low == "" ? "" : ",", $1, $2, $3, $10) }; if ($11 != "" && $11 < 0.8) bt++ }
     END { printf "\nRuns that reached their cap without learning: %d, of which %d were still improving (held-out exact match up by more than 0.05 over the last 20%% of their steps; training.csv).\n", n, g
       if (n) printf "\n| task | scheme | seed | steps | held-out exact at 80%% | at the end | gain |\n|---|---|---|---|---|---|---|\n%s", rows
-      printf "\nOf the %d runs that learned, the scored model is below 0.9 exact match on the test set at 1..L in %d, and below 0.8 at the top quarter of the training lengths (3L/4 < n <= L) in %d (training.csv: exact_1x, exact_top; the check pools the lengths, so a run can pass it with its misses at the longest ones).\n", nl, b1, bt }' "$dir/training.csv" >> "$dir/table.md.part"
+      printf "\nOf the %d runs that learned, the scored model is below 0.9 exact match on the test set at 1..L in %d, and below 0.8 at the top quarter of the training lengths (3L/4 < n <= L) in %d (training.csv: exact_1x, exact_top; the check pools the lengths, so a run can pass it with its misses at the longest ones).%s\n", nl, b1, bt, b1 ? " Below 0.9:" low ". Each counts as learned (the check'"'"'s verdict, v2), though its scored model is below 0.9." : "" }' "$dir/training.csv" >> "$dir/table.md.part"
 fi
 # the ranking again at the learned steps, and each pair's rank at both points
 if [ -s "$dir/acc-learned.csv" ]; then
