@@ -326,19 +326,31 @@ tools/tasks2_claims.sh "$dir" # claims.md: ours beside Kazemnejad et al.'s numbe
 fig=$(mktemp -d)
 trap 'rm -f "$dir/acc.csv.part" "$dir/acc-learned.csv.part" "$dir/table.md.part" "$dir/table-learned.part" "$dir/summary.md.part" "$dir/figures.txt.part"; rm -rf "$fig"' EXIT
 awk -F, 'NR > 1 { print $1 "/" $2 }' "$dir/acc.csv" | sort -u | while read -r p; do mkdir -p "$fig/$p"; done
-awk -F, -v OFS=, -v d="$fig" 'NR > 1 { f = d "/" $1 "/" $2 "/seed" $3 ".csv"
+# (v9) a task's figures draw what the ranking reads: the learned seeds of the qualifying pairs
+# (learned in at least 2 seeds); a task with no qualifying pair, every seed (the caption says which)
+awk -F, -v OFS=, -v d="$fig" 'NR > 1 { row[NR] = $0; if ($13 != "" && !(($1, $2, $3) in c)) { c[$1, $2, $3] = 1; if (++nl[$1, $2] == 2) any[$1] = 1 } }
+  END { for (r = 2; r <= NR; r++) { $0 = row[r]; if (any[$1] && ($13 == "" || nl[$1, $2] < 2)) continue; f = d "/" $1 "/" $2 "/seed" $3 ".csv"
     if (!(f in seen)) { seen[f] = 1; print "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy" > f }
-    print $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12 >> f; close(f) }' "$dir/acc.csv"
+    print $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12 >> f; close(f) } }' "$dir/acc.csv"
 : > "$dir/figures.txt.part"
 echo "# in DIR; the per-run CSVs below are DIR/acc.csv's rows of each run, split back by tools/tasks2_report.sh (a temporary folder)" >> "$dir/figures.txt.part"
 for t in copy reverse sort add sum parity passkey; do
   files=() names=() labels=""
   for s in $order; do for f in "$fig/$t/$s"/seed*.csv; do [ -s "$f" ] && files+=("$f") && names+=("${f#"$fig"/}") && labels+=${labels:+,}$s; done; done
   [ ${#files[@]} -gt 0 ] || continue
+  # the schemes run on t that no seed of learned, and whether any did
+  none=$(awk -F, -v t="$t" 'NR > 1 && $1 == t { if (!($2 in ran)) o[++n] = $2; ran[$2] = 1; if ($13 != "" && !(($2, $3) in c)) { c[$2, $3] = 1; l[$2]++ } }
+    END { for (i = 1; i <= n; i++) if (l[o[i]] < 2) s = s (s == "" ? "" : ", ") o[i]; print s }' "$dir/acc.csv")
+  if [ "$none" = "$(awk -F, -v t="$t" 'NR > 1 && $1 == t && !($2 in r) { r[$2] = 1; s = s (s == "" ? "" : ", ") $2 } END { print s }' "$dir/acc.csv")" ]; then
+    cap="shaded: the training lengths; no scheme learned the task in 2 seeds (0.9 exact match at 1x): every seed, the mean and a band from the lowest to the highest"
+  else
+    cap="shaded: the training lengths; as the ranking, the seeds that learned the task (0.9 at 1x) of the schemes that learned it in 2: their mean, a band from the lowest to the highest${none:+; not drawn: $none}"
+  fi
+  xl="length n (input symbols)"; [ "$t" = passkey ] && xl="length n (filler sentences)"
   for m in exact token; do
     png=$dir/$t.png; [ $m = token ] && png=$dir/$t-token.png
-    "$bin" plot --kind accuracy --metric $m --label "$labels" --out "$png" "${files[@]}" > /dev/null 2>&1
-    echo "posgpt plot --kind accuracy --metric $m --label $labels --out ${png#"$dir"/} ${names[*]}" >> "$dir/figures.txt.part"
+    "$bin" plot --kind accuracy --metric $m --label "$labels" --caption "$cap" --xlabel "$xl" --out "$png" "${files[@]}" > /dev/null 2>&1
+    echo "posgpt plot --kind accuracy --metric $m --label $labels --caption '$cap' --xlabel '$xl' --out ${png#"$dir"/} ${names[*]}" >> "$dir/figures.txt.part"
   done
 done
 mv "$dir/figures.txt.part" "$dir/figures.txt"
