@@ -161,7 +161,10 @@ awk -v papers="$papers" -v mode="$1" -v lv="$dir/claims-learned.tmp" "$(cat tool
       ourm = ourm " over " nt " tasks (" mtasks ": the tasks of their format where all five qualified; the means over the learned seeds; theirs is over all their tasks); nope minus each, over every combination of one learned seed per task and scheme:"
       for (i = 2; i <= n5; i++) { ourm = ourm sprintf(" %s %+.2f to %+.2f%s", O[i], DLO[i] / nt, DHI[i] / nt, i < n5 ? "," : "")
         if (DLO[i] < -1e-9) hold = 0; if (DHI[i] < -1e-9) above = above (above == "" ? "" : ", ") O[i] }
-      v = hold ? "holds" : above != "" ? "differs (" above " above nope in every combination)" : "inconclusive (the order changes with the seeds)" }
+      v = hold ? "holds" : above != "" ? "differs (" above " above nope in every combination)" : "inconclusive (the order changes with the seeds)"
+      # (v6'"'"'s rule, the MRR of the means alone, replaced by v7 after copy, reverse and sort had run: its verdict beside)
+      top = 1; for (i = 2; i <= n5; i++) if (rr[O[i]] > rr[O[1]] + 1e-9) top = 0
+      v = v sprintf("; by v6'"'"'s rule (the MRR of the means alone, replaced after copy, reverse and sort had run): %s", top ? "holds" : "differs") }
     row("K" (++nc), sprintf("all | nope has the highest mean reciprocal rank | %s | %s", theirs, ourm), v)
     if (mode != "verdicts") print ""
     # Ruoss et al.: randomizing the positions raises accuracy beyond the training lengths, on
