@@ -107,6 +107,16 @@ marked=$(grep "at the grid's edge" "$tmp/o/README.md" | awk -F' [|] ' '{ print s
 [ "$edge" = "$marked" ] && ok "README.md marks the choices at their grid's edge (${edge:-none})" || bad "edge marks" "want '$edge', marked '$marked'"
 grep -q "^rope,[0-9]*,[0-9]*,xl-d16," "$tmp/o/match.csv" && [ -s "$tmp/o/B/rope-d$(awk -F, '$1 == "rope" { print $2 }' "$tmp/o/match.csv")/seed1/info.csv" ] \
   && ok "the matched control's width comes from match.csv and was trained" || bad "match" "$(cat "$tmp/o/match.csv")"
+# xl against its control (PROTOCOL.md v7): control minus xl at each length against the seed
+# spread of the runs with 2 seeds, computed here from eval.csv's final rows on their own
+c=rope-d$(awk -F, '$1 == "rope" { print $2 }' "$tmp/o/match.csv")
+want=$(awk -F, -v c="$c" '$14 == "final" { L = $5 / $4; if ($2 == 1) x[$1, L] = $6; k = $1 SUBSEP L; if (!(k in lo) || $6 < lo[k]) lo[k] = $6; if (!(k in hi) || $6 > hi[k]) hi[k] = $6; m[k]++; Ls[L] = 1 }
+  END { for (k in m) if (m[k] > 1) { split(k, K, SUBSEP); if (hi[k] - lo[k] > sp[K[2]]) sp[K[2]] = hi[k] - lo[k] }
+    for (L = 1; L <= 16; L *= 2) if (L in Ls) { d = x[c, L] - x["xl", L]; printf "%gx %+.4f %.4f %s;", L, d, sp[L], (d > sp[L] ? "xl lower" : -d > sp[L] ? c " lower" : "within the seed spread") } }' "$tmp/o/eval.csv")
+have=$(awk -F' [|] ' -v c="$c" '$2 == "xl" && $4 == c { printf "%s %s %s %s;", substr($1, 3), $6, $7, substr($8, 1, length($8) - 2) }' "$tmp/o/README.md")
+[ -n "$want" ] && [ "$want" = "$have" ] && [ "$(grep -o ';' <<< "$have" | wc -l)" = 5 ] \
+  && ok "README.md sets xl against its matched control at each length, against the seed spread (PROTOCOL.md v7: $have)" \
+  || bad "matched reading" "want '$want', have '$have'"
 # the scheme's own FLOPs (PROTOCOL.md v6): each finished run's posflops.csv (alibi: 2 FLOPs a score,
 # x 3 with the backward, 1 layer, 2 heads, T 32: 384), added to info.csv's in table.md, and
 # eval.csv's column; a run's file is the tree binary's `info` line
