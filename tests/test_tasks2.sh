@@ -212,6 +212,18 @@ if tools/tasks2_report.sh "$r" > /dev/null 2> "$tmp/rep.err"; then
     || bad "tasks2_report row" "$(grep '^| rope' "$r/table.md")"
 else bad "tasks2_report" "$(cat "$tmp/rep.err")"; fi
 
+# a run stopped by its cap while still rising (training.csv: last20_gain over 0.05) is marked -+
+# in its pair's steps (v9), one that had levelled off - as before
+r3=$tmp/rep3
+mkdir -p "$r3" && cp "$r/acc.csv" "$r3/"
+{ echo "task,scheme,seed,cap,last_step,steps_to_learn,heldout_exact_80,heldout_exact_last,last20_gain,exact_1x,exact_top,after_learn,train_s,eval_s"
+  echo "copy,nope,1,5000,1250,250,0.80,0.95,0.15,1.0,1.0,1000,10,1"
+  echo "copy,nope,2,5000,5000,,0.40,0.55,0.15,,,1000,100,10"
+  echo "copy,nope,3,5000,5000,,0.50,0.51,0.01,,,1000,100,10"; } > "$r3/training.csv"
+tools/tasks2_report.sh "$r3" > /dev/null 2>&1 && grep -q '^| nope | 1 of 3 | 250 -+ - |' "$r3/table.md" && grep -q '^| rope | 2 of 3 | 250 500 - |' "$r3/table.md" \
+  && ok "tasks2_report: a run stopped by its cap while still rising is marked -+ (training.csv), one levelled off -" \
+  || bad "tasks2_report -+" "$(grep -E '^[|] (nope|rope) [|]' "$r3/table.md" | head -3)"
+
 # with acc-learned.csv (the models of the learned steps: train --after-learn's model-learned.bin)
 # the ranking is repeated on it, and each pair's rank at both points is compared: copy's order
 # flips (alibi 0.6 above rope 0.3 in both seeds at the learned step), sort's stays one shared rank
