@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tasks2_claims.sh - claims.md of the task study: each comparison Kazemnejad et al. 2023 make
 # between two schemes on a task we also ran, with their numbers (docs/papers.csv) beside ours
-# and a verdict; it reads only DIR/acc.csv (tools/tasks2_report.sh writes it) and
-# docs/papers.csv, and runs nothing.
+# and a verdict; it reads only DIR/acc.csv and DIR/acc-learned.csv (tools/tasks2_report.sh
+# writes them) and docs/papers.csv, and runs nothing.
 #   tools/tasks2_claims.sh [DIR]     (default runs/tasks2): writes DIR/claims.md
 #
 # The claims: for each task of theirs we ran (copy, reverse, addition = our add, parity, sort),

@@ -190,12 +190,13 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" -v tr="
   # learned seed above, the means more than 0.06 apart), listed in BEATEN; returns how many (v9:
   # its rank is one more; before, each scheme was judged against the next alone, so one overlap
   # gave every scheme below it a shared rank that its own pairs contradicted)
-  # (a win where the two have few learned seeds carries the chance it has by luck alone: 1 in
-  # C(na + nb, na) that every seed of one lies above every seed of the other; shown where above 1/20)
+  # (each win carries the chance it has by luck alone, seeds that do not differ in distribution:
+  # 2 in C(na + nb, na) that every seed of one lies above every seed of the other, either way,
+  # since the direction is the one the means show)
   function beaten(t, a, m,    b, nb, na, nn, c, i) { nb = 0; BEATEN = ""; na = nlearned(t, R[a])
     for (b = 1; b <= m; b++) if (b != a && V[b] >= V[a]) { versus(t, R[b], R[a], V[b], V[a]); if (DT == ">") { nb++
         nn = nlearned(t, R[b]); c = 1; for (i = 1; i <= na; i++) c = c * (nn + i) / i
-        BEATEN = BEATEN (BEATEN == "" ? "" : ", ") R[b] (c < 20 - 1e-9 ? sprintf(" (1/%d)", c + 0.5) : "") } }
+        BEATEN = BEATEN (BEATEN == "" ? "" : ", ") R[b] sprintf(" (%s)", c == 2 ? "1" : sprintf("1/%g", c / 2)) } }
     return nb }
   function nlearned(t, s,    K, m, i, n) { m = split(seeds[t, s], K, " "); n = 0; for (i = 1; i <= m; i++) n += stl[t, s, K[i]] != ""; return n }
   # the widest 95% Wilson interval of the learned seeds of (t, s) at 2x, as +-, and its examples
@@ -262,7 +263,7 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" -v tr="
       print "|---|---|---|---|---|---|---|---|---|" }
     else {
     printf "\nRanking at 2x (L+1..2L: the lengths of Kazemnejad et al.'"'"'s beyond-L score), of the qualifying (task, scheme) pairs only: learned (0.9 exact match at 1x on the held-out check) in at least 2 seeds. %d of %d pairs qualified.\n\n", nq, npairs
-    print "Exact and per-token at 2x: the means over the seeds that learned, and each of them. A scheme is beaten by another where every learned seed of the other lies above every learned seed of it and the means are more than 0.06 apart (the rule of claims.md), every pair of the task compared (v9); its rank is one more than the number of schemes that beat it, so schemes that share a rank beat no one of them. The rows are in the order of the means, so a row can carry a larger rank than a row below it (the relation is not an order). eval 95%: the widest 95% Wilson interval of a learned seed at 2x (the test examples are a sample), as +- and its examples. With 3 seeds no test of significance is possible; for seeds that do not differ in distribution, the chance that every seed of one lies above every seed of another is 1/6 (2 against 2 seeds), 1/10 (2 against 3) or 1/20 (3 against 3), no correction for the number of comparisons; a win with a chance above 1/20 shows it beside the name (v9)."
+    print "Exact and per-token at 2x: the means over the seeds that learned, and each of them. A scheme is beaten by another where every learned seed of the other lies above every learned seed of it and the means are more than 0.06 apart (the rule of claims.md), every pair of the task compared (v9); its rank is one more than the number of schemes that beat it, so schemes that share a rank beat no one of them. The rows are in the order of the means, and a rank counts the schemes that beat that row, so a row can carry a larger rank than a row below it. eval 95%: the widest 95% Wilson interval of a learned seed at 2x (the test examples are a sample), as +- and its examples. With 3 seeds no test of significance at 5% is possible: for seeds that do not differ in distribution, the chance that every seed of one lies above every seed of the other, either way, is 1/3 (2 against 2 seeds), 1/5 (2 against 3) or 1/10 (3 against 3), shown beside each win (v9), with no correction for the number of comparisons."
     print ""
     print "| task | rank | scheme | learned | exact 2x | per seed | eval 95% | token 2x | beaten by |"
     print "|---|---|---|---|---|---|---|---|---|" }
