@@ -365,11 +365,12 @@ failed=0
 has_tensors() {
   local t n
   t=$(mktemp -d)
-  "$bin" train --data "$DATA" --pos "$1" --out "$t" --steps 1 --seq-len 8 --layers 1 --heads 2 --d-model 8 --batch 1 \
-    --val-tokens 8 --threads 1 > /dev/null 2>&1 || { rm -rf "$t"; echo "study3: error: a one-step $1 model failed (its parameter count)" >&2; exit 1; }
-  n=$("$bin" info "$t/model.bin" | sed -n 's/^parameters .*, \([0-9]*\) position)$/\1/p')
+  "$bin" train --data "$DATA" --pos "$1" --out "$t/r" --steps 1 --seq-len 8 --layers 1 --heads 2 --d-model 8 --batch 1 \
+    --val-tokens 8 --threads 1 > /dev/null 2> "$t/err" \
+    || { echo "study3: error: a one-step $1 model (for its parameter count) failed: $(tail -1 "$t/err")" >&2; rm -rf "$t"; exit 1; }
+  n=$("$bin" info "$t/r/model.bin" 2> "$t/err" | sed -n 's/^parameters .*, \([0-9]*\) position)$/\1/p')
+  [ -n "$n" ] || { echo "study3: error: posgpt info gave no position parameter count for $1: $(tail -1 "$t/err")" >&2; rm -rf "$t"; exit 1; }
   rm -rf "$t"
-  [ -n "$n" ] || { echo "study3: error: posgpt info printed no position parameter count for $1" >&2; exit 1; }
   [ "$n" -gt 0 ]
 }
 all="$core $relatives"

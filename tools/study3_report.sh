@@ -498,13 +498,14 @@ end="<!-- end of the generated section -->"
     echo "The target against each control at the final step, on all the test bytes (PROTOCOL.md v7). Each has one seed, so"
     echo "the difference (control minus target, nats per byte) is set against the seed spread at that length: the largest"
     echo "highest-minus-lowest seed loss of any run with 2 or more seeds. A difference beyond it is read as one; otherwise"
-    echo "it is within the seed spread. ppl with the window interval (w) beside: evaluation noise only."
+    echo "it is within the seed spread. ppl with the window interval (w) beside: evaluation noise only. A rule fixed before"
+    echo "the runs, not a test at a stated level: one seed's difference against the widest of the seed ranges."
     echo
     awk -F, -v m="$out/match.csv" 'BEGIN { while ((getline l < m) > 0) if (++nm > 1) { split(l, F, ","); c = F[1] "-d" F[2]; C[++nc] = c; T[c] = F[4]; sub(/-d[0-9]+$/, "", T[c]) } } # (the target: its run, xl-d128 the match folder of the B run xl)
       NR == 1 || $14 != "final" { next }
       { L = $5 / $4; if (!(L in seenL)) { seenL[L] = 1; Ls[++nl] = L }
         k = $1 SUBSEP L; n[k]++; if (n[k] == 1 || $6 < lo[k]) lo[k] = $6; if (n[k] == 1 || $6 > hi[k]) hi[k] = $6
-        if ($2 == 1) { loss[k] = $6; ppl[k] = sprintf("%.3f (w %.3f-%.3f)", $7, $21, $22) } }
+        if ($2 == 1) { loss[k] = $6; ppl[k] = sprintf("%.3f (w %s)", $7, $21 == "" || $22 == "" ? "?" : sprintf("%.3f-%.3f", $21, $22)) } }
       END { for (k in n) if (n[k] >= 2) { split(k, K, SUBSEP); if (hi[k] - lo[k] > sp[K[2]]) sp[K[2]] = hi[k] - lo[k] }
         for (i = 1; i <= nc; i++) for (j = 1; j <= nl; j++) { c = C[i]; L = Ls[j]; t = T[c]
           if (!((c, L) in loss) || !((t, L) in loss) || !(L in sp)) continue
@@ -512,7 +513,7 @@ end="<!-- end of the generated section -->"
           d = loss[c, L] - loss[t, L]
           printf "| %gx | %s | %s | %s | %s | %+.4f | %.4f | %s |\n", L, t, ppl[t, L], c, ppl[c, L], d, sp[L],
             (d > sp[L] ? t " lower" : -d > sp[L] ? c " lower" : "within the seed spread") }
-        if (!rows) print "(no final evaluation of the target and a control yet)" }' "$o/eval.csv"
+        if (!rows) { for (L in sp) ns++; print ns ? "(no final evaluation of the target and a control yet)" : "(no run with 2 or more seeds: no seed spread to read a difference against)" } }' "$o/eval.csv"
     echo
   fi
   missing=$(for d in "$out"/B/*/seed*; do if [ -d "$d" ] && ! finished "$d"; then echo "${d#"$out"/B/}"; fi; done | tr '\n' ' ')
