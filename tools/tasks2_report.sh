@@ -151,10 +151,14 @@ order="$order $(awk -F, 'NR > 1 { print $2 }' "$dir/acc.csv" | sort -u | grep -v
 # writes the same text; else AFTER, else tasks2.sh's 1000)
 after=$(awk -F, 'NR > 1 && $12 != "" { print $12; exit }' "$dir/training.csv" 2> /dev/null || true)
 after=${after:-${AFTER:-1000}}
+# a run stopped by its cap was still improving when its held-out exact match rose by more than
+# this over its last 20% of steps (training.csv's last20_gain): the -+ of the tables and the
+# count and list under them
+rise=0.05
 tables() { # PART FILE
-awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" -v tr="$dir/training.csv" '
+awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" -v tr="$dir/training.csv" -v rise="$rise" '
   # (the runs stopped by their cap while still improving: training.csv, where there is one)
-  BEGIN { while ((getline l < tr) > 0) { split(l, F, ","); if (F[6] == "" && F[9] + 0 > 0.05) rising[F[1], F[2], F[3]] = 1 } }
+  BEGIN { while ((getline l < tr) > 0) { split(l, F, ","); if (F[6] == "" && F[9] + 0 > rise + 0) rising[F[1], F[2], F[3]] = 1 } }
   function bucket(n, L) { return n <= L ? 1 : n <= 2 * L ? 2 : n <= 3 * L ? 3 : n <= 4 * L ? 4 : 8 }
   '"$TASKS2_CHANCE_AWK"'
   NR == 1 { next }
@@ -236,7 +240,7 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" -v tr="
   }
   END {
     ns = split(order, S, " ")
-    if (part == "all") print "Exact match and per-token accuracy, the mean over all seeds run. 1x: the training lengths 1..L; 2x: L+1..2L; past 2x: the mean of the buckets past 2x (3x = 2L+1..3L; passkey also 4x and 8x). learned: the seeds whose held-out check reached 0.9 exact match at 1x (train --until-acc 0.9: val.txt, 32 examples of each length 1..L, a class apart from the test set), at the step in steps (- = the cap came first; -+ = the cap came first while its held-out exact match was still rising, by more than 0.05 over its last 20% of steps: training.csv, v9). The scores are of the model after the check (train --after-learn: " after " steps more at the floor lr; the cap for a run that did not learn); exact 1x is task eval over the whole test set at 1..L."
+    if (part == "all") print "Exact match and per-token accuracy, the mean over all seeds run. 1x: the training lengths 1..L; 2x: L+1..2L; past 2x: the mean of the buckets past 2x (3x = 2L+1..3L; passkey also 4x and 8x). learned: the seeds whose held-out check reached 0.9 exact match at 1x (train --until-acc 0.9: val.txt, 32 examples of each length 1..L, a class apart from the test set), at the step in steps (- = the cap came first; -+ = the cap came first while its held-out exact match was still rising, by more than " rise " over its last 20% of steps: training.csv, v9). The scores are of the model after the check (train --after-learn: " after " steps more at the floor lr; the cap for a run that did not learn); exact 1x is task eval over the whole test set at 1..L."
     for (j = 1; j <= nt; j++) { t = tasks[j]
       if (part == "all") printf "\n%s (L = %d)\n\n| scheme | learned | steps | exact 1x | exact 2x | exact past 2x | token 1x | token 2x |\n|---|---|---|---|---|---|---|---|\n", t, Lof[t]
       for (i = 1; i <= ns; i++) { s = S[i]; if (!ran[t, s]) continue
@@ -285,9 +289,9 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" -v tr="
 }
 tables all "$dir/acc.csv" > "$dir/table.md.part"
 if [ -s "$dir/training.csv" ]; then
-  awk -F, 'NR > 1 && $6 == "" { n++; g += $9 > 0.05; rows = rows sprintf("| %s | %s | %s | %s | %.2f | %.2f | %+.2f |\n", $1, $2, $3, $5, $7, $8, $9) }
+  awk -F, -v rise="$rise" 'NR > 1 && $6 == "" { n++; g += $9 > rise + 0; rows = rows sprintf("| %s | %s | %s | %s | %.2f | %.2f | %+.2f |\n", $1, $2, $3, $5, $7, $8, $9) }
     NR > 1 && $6 != "" { nl++; if ($10 != "" && $10 < 0.9) { b1++; low = low sprintf("%s %s %s seed %s (%.2f)", low == "" ? "" : ",", $1, $2, $3, $10) }; if ($11 != "" && $11 < 0.8) bt++ }
-    END { printf "\nRuns that reached their cap without learning: %d, of which %d were still improving (held-out exact match up by more than 0.05 over the last 20%% of their steps; training.csv).\n", n, g
+    END { printf "\nRuns that reached their cap without learning: %d, of which %d were still improving (held-out exact match up by more than %s over the last 20%% of their steps; training.csv).\n", n, g, rise
       if (n) printf "\n| task | scheme | seed | steps | held-out exact at 80%% | at the end | gain |\n|---|---|---|---|---|---|---|\n%s", rows
       printf "\nOf the %d runs that learned, the scored model is below 0.9 exact match on the test set at 1..L in %d, and below 0.8 at the top quarter of the training lengths (3L/4 < n <= L) in %d (training.csv: exact_1x, exact_top; the check pools the lengths, so a run can pass it with its misses at the longest ones).%s\n", nl, b1, bt, b1 ? " Below 0.9:" low ". Each counts as learned (the check'"'"'s verdict, v2), though its scored model is below 0.9." : "" }' "$dir/training.csv" >> "$dir/table.md.part"
 fi
@@ -335,21 +339,23 @@ fig=$(mktemp -d)
 trap 'rm -f "$dir/acc.csv.part" "$dir/acc-learned.csv.part" "$dir/table.md.part" "$dir/table-learned.part" "$dir/summary.md.part" "$dir/figures.txt.part"; rm -rf "$fig"' EXIT
 awk -F, 'NR > 1 { print $1 "/" $2 }' "$dir/acc.csv" | sort -u | while read -r p; do mkdir -p "$fig/$p"; done
 # (v9) a task's figures draw what the ranking reads: the learned seeds of the qualifying pairs
-# (learned in at least 2 seeds); a task with no qualifying pair, every seed (the caption says which)
-awk -F, -v OFS=, -v d="$fig" 'NR > 1 { row[NR] = $0; if ($13 != "" && !(($1, $2, $3) in c)) { c[$1, $2, $3] = 1; if (++nl[$1, $2] == 2) any[$1] = 1 } }
+# (learned in at least 2 seeds); a task with no qualifying pair, every seed (the caption says which:
+# FIG/TASK.none lists the schemes not drawn, in the order they first appear, or holds "all")
+awk -F, -v OFS=, -v d="$fig" 'NR > 1 { row[NR] = $0; if (!(($1, $2) in ran)) { ran[$1, $2] = 1; o[$1] = o[$1] SUBSEP $2 }
+    if ($13 != "" && !(($1, $2, $3) in c)) { c[$1, $2, $3] = 1; if (++nl[$1, $2] == 2) any[$1] = 1 } }
   END { for (r = 2; r <= NR; r++) { $0 = row[r]; if (any[$1] && ($13 == "" || nl[$1, $2] < 2)) continue; f = d "/" $1 "/" $2 "/seed" $3 ".csv"
     if (!(f in seen)) { seen[f] = 1; print "task,scheme,train_max_len,len,depth,examples,correct,accuracy,tokens,tokens_correct,token_accuracy" > f }
-    print $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12 >> f; close(f) } }' "$dir/acc.csv"
+    print $1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12 >> f; close(f) }
+    for (t in o) { s = ""; if (any[t]) { n = split(substr(o[t], 2), S, SUBSEP); for (i = 1; i <= n; i++) if (nl[t, S[i]] < 2) s = s (s == "" ? "" : ", ") S[i] }
+      f = d "/" t ".none"; print any[t] ? s : "all" > f; close(f) } }' "$dir/acc.csv"
 : > "$dir/figures.txt.part"
 echo "# in DIR; the per-run CSVs below are DIR/acc.csv's rows of each run, split back by tools/tasks2_report.sh (a temporary folder)" >> "$dir/figures.txt.part"
 for t in copy reverse sort add sum parity passkey; do
   files=() names=() labels=""
   for s in $order; do for f in "$fig/$t/$s"/seed*.csv; do [ -s "$f" ] && files+=("$f") && names+=("${f#"$fig"/}") && labels+=${labels:+,}$s; done; done
   [ ${#files[@]} -gt 0 ] || continue
-  # the schemes run on t that no seed of learned, and whether any did
-  none=$(awk -F, -v t="$t" 'NR > 1 && $1 == t { if (!($2 in ran)) o[++n] = $2; ran[$2] = 1; if ($13 != "" && !(($2, $3) in c)) { c[$2, $3] = 1; l[$2]++ } }
-    END { for (i = 1; i <= n; i++) if (l[o[i]] < 2) s = s (s == "" ? "" : ", ") o[i]; print s }' "$dir/acc.csv")
-  if [ "$none" = "$(awk -F, -v t="$t" 'NR > 1 && $1 == t && !($2 in r) { r[$2] = 1; s = s (s == "" ? "" : ", ") $2 } END { print s }' "$dir/acc.csv")" ]; then
+  none=$(cat "$fig/$t.none")
+  if [ "$none" = all ]; then
     cap="shaded: the training lengths; no scheme learned the task in 2 seeds (0.9 exact match at 1x): every seed, the mean and a band from the lowest to the highest"
   else
     cap="shaded: the training lengths; as the ranking, the seeds that learned the task (0.9 at 1x) of the schemes that learned it in 2: their mean, a band from the lowest to the highest${none:+; not drawn: $none}"
