@@ -106,7 +106,7 @@ awk -v papers="$papers" -v mode="$1" -v lv="$dir/claims-learned.tmp" "$(cat tool
   # a task whose format here is not theirs (their formats: docs/papers.md)
   function otherformat(t) { return t == "add" ? "ours least significant digit first" : t == "parity" || t == "sum" ? "ours with a scratchpad" : "" }
   END {
-    if (mode == "verdicts") { hd = hs = "" } else {
+    if (mode != "verdicts") {
     print "# Claims of the task study against Kazemnejad et al. 2023 and Ruoss et al. 2023\n"
     print "Drawn by `tools/tasks2_claims.sh` from `acc.csv` and `docs/papers.csv` (the verdict rule: its header)."
     print "Theirs: accuracy beyond the training lengths read from the authors'"'"' plot (" where "; about +-0.03; their"
@@ -166,7 +166,6 @@ awk -v papers="$papers" -v mode="$1" -v lv="$dir/claims-learned.tmp" "$(cat tool
       top = 1; for (i = 2; i <= n5; i++) if (rr[O[i]] > rr[O[1]] + 1e-9) top = 0
       v = v sprintf("; by v6'"'"'s rule (the MRR of the means alone, replaced after copy, reverse and sort had run): %s", top ? "holds" : "differs") }
     row("K" (++nc), sprintf("all | nope has the highest mean reciprocal rank | %s | %s", theirs, ourm), v)
-    if (mode != "verdicts") print ""
     # Ruoss et al.: randomizing the positions raises accuracy beyond the training lengths, on
     # average (their abstract). Ours: over the (task, base) pairs where the base and its
     # randomized version both qualified, randomized-B minus B at 2x (the means over the learned
@@ -175,6 +174,7 @@ awk -v papers="$papers" -v mode="$1" -v lv="$dir/claims-learned.tmp" "$(cat tool
     # they are the averages of each pair'"'"'s lowest randomized seed minus its highest base seed
     # and the reverse. holds if the least is above 0, differs if the most is below 0 (v8)
     if (mode != "verdicts") {
+    print ""
     print "Ruoss et al. 2023 (randomized positions over a base encoding): their per-task accuracies are not in docs/papers.csv (docs/papers.md); the claim compared is their abstract'"'"'s average. Theirs is over 15 tasks with tests to 12.5x the training length (training to 40, testing to 500: unverified), ours at 2x; the direction only is judged, on the pairs where both schemes learned the task.\n"
     print "| # | task | claim | theirs | ours | verdict |" hd
     print "|---|---|---|---|---|---|" hs }
