@@ -177,6 +177,10 @@ reverse rope 1 1.0 0.5 500
 reverse rope 2 1.0 0.9 500
 reverse t5 1 1.0 0.4 500
 reverse t5 2 1.0 0.5 500
+sum alibi 1 1.0 0.1 500
+sum alibi 2 1.0 0.2 500
+sum rope 1 1.0 0.0 500
+sum rope 2 1.0 0.1 500
 EOF
 } > "$r/acc.csv"
 if tools/tasks2_report.sh "$r" > /dev/null 2> "$tmp/rep.err"; then
@@ -191,22 +195,29 @@ if tools/tasks2_report.sh "$r" > /dev/null 2> "$tmp/rep.err"; then
   # symbols at 1 in 10: 12 / 30; sort by its order statistics (n = 1: 0.1, 2: 0.19 + 0.19, 3:
   # 0.271 + 0.148 + 0.271, 4: 0.344 + 0.177 + 0.177 + 0.344, by hand), 10 (1 + that) a row
   [ "$rank" = "copy:1:rope copy:2:alibi add:-:(no scheme qualified) sort:1:fire sort:1:t5 reverse:1:alibi reverse:1:rope reverse:2:t5 " ] \
-    && grep -q "^Ranking at 2x (L+1..2L: .*), of the qualifying (task, scheme) pairs only: .* 7 of 9 pairs qualified\.$" "$r/table.md" \
+    && grep -q "^Ranking at 2x (L+1..2L: .*), of the qualifying (task, scheme) pairs only: .* 9 of 11 pairs qualified\.$" "$r/table.md" \
     && grep -q '^| copy | 1 | rope | 2 of 3 | 0.50 | 0.50 0.50 | +-0.20 of 20 | 0.50 | - |$' "$r/table.md" \
     && grep -q '^| copy | 2 | alibi | 3 of 3 | 0.20 | 0.20 0.20 0.20 | +-0.22 of 20 | 0.20 | rope (1/5) |$' "$r/table.md" \
     && grep -q '^| sort | 1 | fire | 2 of 2 | 0.45 | 0.30 0.60 | +-0.22 of 20 | 0.45 | - |$' "$r/table.md" \
     && grep -q '^| reverse | 2 | t5 | 2 of 2 | 0.45 | 0.40 0.50 | +-0.21 of 20 | 0.45 | alibi (1/3) |$' "$r/table.md" \
-    && grep -q "^Chance, per-token accuracy (v9): .*: copy 0.40 at 1x, 0.40 at 2x; add 0.40 at 1x, 0.40 at 2x; sort 0.41 at 1x, 0.62 at 2x; reverse 0.40 at 1x, 0.40 at 2x\. " "$r/table.md" \
+    && grep -q "^Chance, per-token accuracy (v9): .*: copy 0.40 at 1x, 0.40 at 2x; add 0.40 at 1x, 0.40 at 2x; sort 0.41 at 1x, 0.62 at 2x; reverse 0.40 at 1x, 0.40 at 2x; sum 0.40 at 1x, 0.40 at 2x\. " "$r/table.md" \
     && ok "tasks2_report: only pairs learned in >= 2 of 3 seeds are ranked (nope and add's alibi not; 7 of 9); a scheme's rank is 1 + the schemes whose every learned seed lies above its own, 0.06 apart, every pair compared; the widest Wilson interval" \
     || bad "tasks2_report ranking" "ranks '$rank': $(grep -A14 '^Ranking' "$r/table.md")"
   # summary.md (the top-level README's table): per task the pairs ranked (of the core six), the
   # first rank at 2x with the learned seeds' range, the best mean past 2x (3x: lengths 5, 6)
   want=$(printf '%s\n' "| copy | about 0 | 2 of 3 (2 of 6) | rope 0.50 (0.50-0.50) | rope 0.50 |" \
     "| add | about 0 | 0 of 1 (0 of 6) | (no scheme qualified) | - |" "| sort | about 0 | 2 of 2 (1 of 6) | fire 0.45 (0.30-0.60), t5 0.40 (0.30-0.50) (sharing it) | fire 0.45 |" \
-    "| reverse | about 0 | 3 of 3 (3 of 6) | alibi 0.90 (0.80-1.00), rope 0.70 (0.50-0.90) (sharing it) | alibi 0.90 |")
-  [ "$(tail -n +3 "$r/summary.md")" = "$want" ] && [ "$(wc -l < "$r/summary.md")" = 6 ] \
-    && ok "tasks2_report: summary.md, a row a task: pairs ranked, the first rank at 2x (shared where the seeds overlap), the best past 2x" \
+    "| reverse | about 0 | 3 of 3 (3 of 6) | alibi 0.90 (0.80-1.00), rope 0.70 (0.50-0.90) (sharing it) | alibi 0.90 |" \
+    "| sum | 0.1 | 2 of 2 (2 of 6) | alibi 0.15 (0.10-0.20), rope 0.05 (0.00-0.10) (sharing it); at chance (every mean at most 0.1 + 0.06) | alibi 0.15; at chance |")
+  [ "$(tail -n +3 "$r/summary.md")" = "$want" ] && [ "$(wc -l < "$r/summary.md")" = 7 ] \
+    && ok "tasks2_report: summary.md, a row a task: pairs ranked, the first rank at 2x (shared where the seeds overlap), the best past 2x; sum's at 2x and past it marked at chance (0.15 <= 0.1 + 0.06)" \
     || bad "tasks2_report summary.md" "$(cat "$r/summary.md" 2>&1)"
+  # (v10) the tasks whose ranked means at 2x all lie within 0.06 of chance are named under the
+  # ranking: sum (alibi 0.15, rope 0.05; chance 0.1), not reverse (alibi 0.90, chance 0)
+  grep -q '^At chance at 2x (v10): sum (every mean at most 0.1 + 0.06)\. Every ranked mean of this task ' "$r/table.md" \
+    && [ "$(grep -c '^At chance at 2x' "$r/table.md")" = 1 ] \
+    && ok "tasks2_report: a task whose every ranked mean at 2x is within 0.06 of chance is named (sum), the others not" \
+    || bad "tasks2_report at chance" "$(grep -A2 '^Chance, exact' "$r/table.md")"
   grep -q "^| rope | 2 of 3 | 250 500 - | 0.90 | 0.50 | 0.50 | 0.90 | 0.50 |$" "$r/table.md" \
     && ok "tasks2_report: a pair's row: seeds learned, steps_to_learn per seed (- at the cap), exact at 1x, 2x and past 2x, per-token at 1x and 2x" \
     || bad "tasks2_report row" "$(grep '^| rope' "$r/table.md")"
