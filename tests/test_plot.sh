@@ -143,6 +143,21 @@ for f in many lens; do
   n=$(grep -c '^style ' "$tmp/$f.stats"); u=$(grep '^style ' "$tmp/$f.stats" | cut -d' ' -f2-4 | sort -u | wc -l)
   [ "$n" -ge 6 ] && [ "$n" = "$u" ] && ok "styles: $n series in $f.csv, $u distinct (colour, marker, dash)" || bad "styles $f" "$n series, $u distinct"
 done
+# randomized-BASE: its base's colour and marker, dashed, the base solid whichever comes first in
+# the file; with no base in the figure (randomized-sinusoidal here) still dashed; the older
+# files' "randomized" keeps a colour of its own
+{ echo "scheme,train_len,eval_len,protocol,ppl"
+  for s in randomized-rope rope alibi randomized-alibi randomized-sinusoidal randomized; do for L in 64 128; do
+    echo "$s,64,$L,nonoverlapping,$((L / 16))"; done; done; } > "$tmp/rnd.csv"
+$BIN plot --out "$tmp/rnd.png" --stats "$tmp/rnd.csv" 2>/dev/null > "$tmp/rnd.stats"
+st() { awk -v s="$1" '$1 == "style" && $5 == s { print $2, $3, $4 }' "$tmp/rnd.stats"; }
+cm() { st "$1" | cut -d' ' -f1,2; }
+[ "$(cm randomized-rope)" = "$(cm rope)" ] && [ "$(cm randomized-alibi)" = "$(cm alibi)" ] && [ "$(st rope | cut -d' ' -f3)" = 0 ] \
+  && [ "$(st alibi | cut -d' ' -f3)" = 0 ] && [ "$(st randomized-rope | cut -d' ' -f3)" != 0 ] && [ "$(st randomized-alibi | cut -d' ' -f3)" != 0 ] \
+  && [ "$(st randomized-sinusoidal | cut -d' ' -f3)" != 0 ] && [ "$(cm randomized)" != "$(cm alibi)" ] && [ "$(cm randomized)" != "$(cm rope)" ] \
+  && [ "$(grep -c '^style ' "$tmp/rnd.stats")" = "$(grep '^style ' "$tmp/rnd.stats" | cut -d' ' -f2-4 | sort -u | wc -l)" ] \
+  && ok "styles: randomized-BASE in its base's colour and marker, dashed; the base solid; every style distinct" \
+  || bad "styles randomized" "$(grep '^style' "$tmp/rnd.stats")"
 # clipped values: each is written beside its mark or listed in the box, never dropped
 # (ten series exploding at the same lengths: their values cannot all sit beside their marks)
 awk 'BEGIN { print "scheme,train_len,eval_len,protocol,ppl"; for (L = 64; L <= 1024; L *= 2) { printf "flat,64,%d,nonoverlapping,5\n", L

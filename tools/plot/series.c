@@ -12,10 +12,17 @@
 
 // registry index of a scheme name (randomized runs after the registry), or -1: a name of
 // its own (a --label, a run's directory, a context extension such as rope+yarn)
-static int scheme_style(const char *name) {
+// the style of a run label: a registered scheme's registry index (its colour in every
+// figure), or -1 for other names. randomized-BASE takes BASE's, drawn dashed (*dashed = 1), so
+// that a base and its randomized version read as one family; the older files' "randomized"
+// (over sinusoidal) and a randomized label of no known base keep the colour after the schemes'.
+static int scheme_style(const char *name, int *dashed) {
     int randomized, i = run_label_scheme(name, &randomized);
-    if (randomized || !strcmp(name, "randomized")) return pos_count(); // "randomized": older files' pseudo-scheme
-    return i >= 0 && !strchr(name, '+') ? i : -1;
+    *dashed = 0;
+    if (!strcmp(name, "randomized") || (randomized && (i < 0 || strchr(name, '+')))) return pos_count();
+    if (i < 0 || strchr(name, '+')) return -1;
+    *dashed = randomized;
+    return i;
 }
 
 // ---- rows ----
@@ -320,13 +327,22 @@ void series_build(SeriesSet *ss, Rows *rs, const PlotQuery *q) {
             if (nid == nnames) snprintf(name_of[nnames++], 160, "%s", key);
             // a registered scheme keeps one colour in every figure (its registry index);
             // other names follow, in order of appearance
-            int style = scheme_style(w->name);
+            int style = scheme_style(w->name, &se[ns].dashed);
             se[ns].name_id = style >= 0 ? style : pos_count() + 1 + nid;
-            for (int j = 0; j < ns; j++) // a second series of the same scheme: another dash
-                if (se[j].name_id == se[ns].name_id && se[j].role == w->role) se[ns].variant++;
             ns++;
         }
         w->sid = k;
+    }
+    // a second series of the same scheme and role gets another dash (its variant: the earlier
+    // ones); a randomized one comes after all of its base's, dashed even where the base is absent
+    for (int i = 0; i < ns; i++) {
+        int before = 0, plain = 0;
+        for (int j = 0; j < ns; j++)
+            if (j != i && se[j].name_id == se[i].name_id && se[j].role == se[i].role) {
+                plain += !se[j].dashed;
+                before += j < i && se[j].dashed == se[i].dashed;
+            }
+        se[i].variant = se[i].dashed ? (plain > 1 ? plain : 1) + before : before;
     }
     qsort(rs->r, (size_t)rs->n, sizeof(Row), cmp_row);
     for (int i = 0; i < rs->n; i++) {
@@ -425,10 +441,13 @@ void series_styles(SeriesSet *ss) {
     Series *se = ss->s;
     int ns = ss->n;
     int used[PALETTE_SIZE] = {0}, nnames = 0, *first = xmalloc(((size_t)ns + 1) * sizeof(int));
-    for (int i = 0; i < ns; i++) { // first[i]: the first series of i's name, or i itself if a new colour is due
-        int j = 0;
-        while (j < i && se[j].name_id != se[i].name_id) j++;
-        first[i] = j < i && se[i].variant < DASH_COUNT ? j : i; // past the dashes: a colour of its own
+    for (int i = 0; i < ns; i++) { // first[i]: the series of i's name that picks the colour (the least variant, then the first), or i itself if a new colour is due
+        first[i] = i;
+        if (se[i].variant < DASH_COUNT)
+            for (int j = 0; j < ns; j++)
+                if (se[j].name_id == se[i].name_id && se[j].variant < DASH_COUNT &&
+                    (se[j].variant < se[first[i]].variant || (se[j].variant == se[first[i]].variant && j < first[i])))
+                    first[i] = j;
         se[i].color = -1;
     }
     // schemes first, in their registry colours; then other names in the free colours, in
@@ -436,7 +455,7 @@ void series_styles(SeriesSet *ss) {
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < ns; i++) {
             if (first[i] != i || se[i].color >= 0) continue;
-            int pref = se[i].variant == 0 && se[i].name_id <= pos_count() ? se[i].name_id : -1, c = -1, dash = DASH_SOLID;
+            int pref = se[i].variant < DASH_COUNT && se[i].name_id <= pos_count() ? se[i].name_id : -1, c = -1, dash = DASH_SOLID;
             if (pass == 0) {
                 if (pref < 0 || pref >= PALETTE_SIZE || used[pref]) continue;
                 c = pref;
@@ -445,12 +464,13 @@ void series_styles(SeriesSet *ss) {
                 if (!used[k]) c = k;
             if (c < 0) c = nnames % PALETTE_SIZE, dash = (nnames / PALETTE_SIZE) % DASH_COUNT;
             used[c] = 1, nnames++;
-            se[i].color = c, se[i].marker = c % MARK_COUNT, se[i].dash = dash;
+            se[i].color = c, se[i].marker = c % MARK_COUNT, se[i].dash = (dash + (se[i].variant < DASH_COUNT ? se[i].variant : 0)) % DASH_COUNT;
         }
-    for (int i = 0; i < ns; i++) // a second series of a name: its colour and marker, the next dash
+    for (int i = 0; i < ns; i++) // a second series of a name: its colour and marker, the dash of its variant
         if (first[i] != i) {
             const Series *f = &se[first[i]];
-            se[i].color = f->color, se[i].marker = f->marker, se[i].dash = (f->dash + se[i].variant) % DASH_COUNT;
+            int base = ((f->dash - f->variant) % DASH_COUNT + DASH_COUNT) % DASH_COUNT;
+            se[i].color = f->color, se[i].marker = f->marker, se[i].dash = (base + se[i].variant) % DASH_COUNT;
         }
     free(first);
 }

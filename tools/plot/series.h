@@ -38,7 +38,8 @@ typedef struct {
 
 typedef struct {
     char key[176], label[160];
-    int name_id, variant, role, train_len, n, cap; // variant: earlier series of the same scheme and role
+    int name_id, variant, role, train_len, n, cap; // variant: earlier series of the same scheme and role (series_styles)
+    int dashed;                                    // randomized-BASE: BASE's colour, dashed
     int color, marker, dash;                       // the style, unique in the figure (series_styles)
     double *x, *y, *count; // (n) y is smoothed for kind position with --smooth > 1
     double *raw;           // (n) the unsmoothed y, or NULL
