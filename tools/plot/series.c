@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-// registry index of a scheme name (randomized runs after the registry), or -1: a name of
-// its own (a --label, a run's directory, a context extension such as rope+yarn)
 // the style of a run label: a registered scheme's registry index (its colour in every
-// figure), or -1 for other names. randomized-BASE takes BASE's, drawn dashed (*dashed = 1), so
+// figure), or -1 for a name of its own (a --label, a run's directory, a context extension
+// such as rope+yarn). randomized-BASE takes BASE's, drawn dashed (*dashed = 1), so
 // that a base and its randomized version read as one family; the older files' "randomized"
 // (over sinusoidal) and a randomized label of no known base keep the colour after the schemes'.
 static int scheme_style(const char *name, int *dashed) {
