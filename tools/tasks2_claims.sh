@@ -123,15 +123,15 @@ awk -v papers="$papers" -v mode="$1" -v lv="$dir/claims-learned.tmp" "$(cat tool
       m = 0; for (i = 1; i <= n5; i++) if ((t, O[i]) in pv) { R[++m] = O[i] }
       for (a = 2; a <= m; a++) for (b = a; b > 1 && pv[t, R[b]] > pv[t, R[b - 1]]; b--) { x = R[b]; R[b] = R[b - 1]; R[b - 1] = x }
       for (i = 1; i < m; i++) { A = R[i]; B = R[i + 1]
-        if (pv[t, A] - pv[t, B] <= 0.06 + 1e-9) continue # (0.37 - 0.31 is 0.0600...01 in floats)
+        if (!apart(pv[t, A], pv[t, B])) continue
         sa = summary(t, A); qa = Q; la = LO; ha = HI; ma = MEAN; sb = summary(t, B); qb = Q; lb = LO; hb = HI; mb = MEAN
         fl = chance(t) + 0.06
         if (otherformat(t) != "") v = "not comparable (format: " otherformat(t) ")"
         else if (la == "" || lb == "" || !qa || !qb) v = "not testable here"
-        else if (ma <= fl + 1e-9 && mb <= fl + 1e-9) v = sprintf("not comparable (both at chance: means at most %.2f, chance %.2f + 0.06)", fl, chance(t))
-        else if (la > hb && ma - mb > 0.06 + 1e-9) v = "holds"
-        else if (lb > ha && mb - ma > 0.06 + 1e-9) v = "differs (" B " above " A ")"
-        else if (ha - lb <= 0.06 + 1e-9) v = sprintf("differs (no gap: %s at most %.2f above %s)", A, ha - lb, B)
+        else if (atchance(t, ma) && atchance(t, mb)) v = sprintf("not comparable (both at chance: means at most %.2f, chance %.2f + 0.06)", fl, chance(t))
+        else if (la > hb && apart(ma, mb)) v = "holds"
+        else if (lb > ha && apart(mb, ma)) v = "differs (" B " above " A ")"
+        else if (!apart(ha, lb)) v = sprintf("differs (no gap: %s at most %.2f above %s)", A, ha - lb, B)
         else v = "inconclusive"
         row("K" (++nc), sprintf("%s | %s > %s | %.2f > %.2f (%s, %s) | %s: %s; %s: %s", t, A, B, pv[t, A], pv[t, B], pid[t, A], pid[t, B], A, sa, B, sb), v) } }
     # the mean reciprocal rank over the tasks where all five qualified, from the means over the

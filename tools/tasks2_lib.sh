@@ -5,7 +5,12 @@
 TASKS2_TASKS="copy reverse sort passkey add sum parity"
 # exact match by chance beyond the training lengths, an awk function for both awk programs:
 # parity 0.5, sum 0.1 (one digit, the scratchpad's final answer), the others about 0
-TASKS2_CHANCE_AWK='function chance(t) { return t == "parity" ? 0.5 : t == "sum" ? 0.1 : 0 }'
+# and the one margin both programs judge by (claims.md's rule): two means are apart when they differ
+# by more than 0.06, a mean is at chance when at most its chance level + 0.06 (1e-9: 0.37 - 0.31 is
+# 0.0600...01 in floats)
+TASKS2_CHANCE_AWK='function chance(t) { return t == "parity" ? 0.5 : t == "sum" ? 0.1 : 0 }
+  function apart(a, b) { return a - b > 0.06 + 1e-9 }
+  function atchance(t, v) { return v <= chance(t) + 0.06 + 1e-9 }'
 TASKS2_H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
 # check_acc WHO FILE: FILE is a study acc.csv both can read, else one error line naming the file,
 # the line and what is wrong, and exit 1: the header TASKS2_H, no CR (CRLF line ends), at least

@@ -190,7 +190,7 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" -v tr="
   # a above b (means ma >= mb): every learned seed of a above every learned seed of b, and the
   # means more than 0.06 apart; DT the verdict (">" or "~")
   function versus(t, a, b, ma, mb,    la, hb) { spread(t, a); la = LOW; spread(t, b); hb = HIGH
-    DT = la > hb && ma - mb > 0.06 + 1e-9 ? ">" : "~"
+    DT = la > hb && apart(ma, mb) ? ">" : "~"
     return sprintf("%+.2f (%s)", ma - mb, DT == ">" ? "every seed above" : la > hb ? "gap under 0.06" : "seeds overlap") }
   # BEATEN: the qualifying schemes that beat R[a] of ranked(t)'"'"'s R[1..m] by versus'"'"' rule (every
   # learned seed above, the means more than 0.06 apart), listed in BEATEN; returns how many (v9:
@@ -216,10 +216,9 @@ awk -F, -v order="$order" -v core="$core" -v part="$1" -v after="$after" -v tr="
   # each answer symbol the likeliest for its place: 1 in 10 letters or digits, 1 in 2 for
   # parity'"'"'s bit, sort'"'"'s the likeliest letter of its rank), pooled as at() pools: over the
   # rows of the first run of t seen, their tokens; -1 if none
-  # a mean exact match at or below chance: at most the task'"'"'s chance level + 0.06 (claims.md'"'"'s margin,
-  # tools/tasks2_claims.sh: "not comparable (both at chance)"), so a ranking among such means
-  # orders noise (v10)
-  function atchance(t, v) { return v <= chance(t) + 0.06 + 1e-9 }
+  # atchance(t, v) (tools/tasks2_lib.sh): a mean exact match at most the task'"'"'s chance level + 0.06,
+  # claims.md'"'"'s margin for "not comparable (both at chance)", so a ranking among such means orders
+  # noise (v10); chancetext says so
   function chancetext(t) { return sprintf("every mean at most %s + 0.06", chance(t) ? chance(t) "" : "0") }
   function tchance(t, b,    e, g) { e = CT[t, b]; g = CTOK[t, b]; return g ? e / g : -1 }
   # sort: the sum over the ranks i of n letters drawn uniformly from 10 of the likeliest letter'"'"'s
