@@ -121,7 +121,7 @@ $BIN eval "${E[@]}" --csv "$tmp/keep.csv" --per-window /dev/full > /dev/null 2> 
   && grep -q "cannot write '/dev/full'" "$tmp/full.err" && ok "eval: --per-window on a full disk -> $(tail -1 "$tmp/full.err"); --csv untouched" \
   || bad "eval outputs together" "rc $rc: $(cat "$tmp/keep.csv") / $(tail -1 "$tmp/full.err")"
 tools/paired.sh "$tmp/pw.csv" "$tmp/pw.csv" > "$tmp/same.txt"
-[ "$(grep -c ',0.000000,0.000000,0.000000,no (not significant)$' "$tmp/same.txt")" -eq 4 ] \
+[ "$(grep -c ',0.000000,0.000000,0.000000,no (not significant),[0-9]*$' "$tmp/same.txt")" -eq 4 ] \
   && ok "tools/paired.sh: a file against itself: difference 0, not significant, at each length and protocol" || bad "paired same" "$(cat "$tmp/same.txt")"
 # hand-computed: differences 1, 2, 3: mean 2, sd 1, t(0.975, 2) = 4.303: 2 -+ 4.303/sqrt(3) = [-0.484, 4.484];
 # differences 1, 1.1, 0.9, 1: mean 1, sd 0.0816, t(0.975, 3) = 3.182: [0.870, 1.130]
@@ -129,10 +129,34 @@ pwrow() { printf 'x,16,%s,nonoverlapping,%s,0,%s,16,%s\n' "$1" "$1" "$2" "$3"; }
 { echo "scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss"; for w in 0 1 2; do pwrow 16 $w 1; done; for w in 0 1 2 3; do pwrow 32 $w 1; done; } > "$tmp/pa.csv"
 { echo "scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss"; pwrow 16 0 2; pwrow 16 1 3; pwrow 16 2 4
   pwrow 32 0 2; pwrow 32 1 2.1; pwrow 32 2 1.9; pwrow 32 3 2; } > "$tmp/pb.csv"
+out=$(tools/paired.sh --block 1 "$tmp/pa.csv" "$tmp/pb.csv")
+echo "$out" | grep -q '^16,nonoverlapping,16,0,3,2.000000,-0.484[0-9]*,4.484[0-9]*,no (not significant),1$' \
+  && echo "$out" | grep -q '^32,nonoverlapping,32,0,4,1.000000,0.870[0-9]*,1.129[0-9]*,yes,1$' \
+  && ok "tools/paired.sh --block 1: the t interval of hand-computed differences as independent, and whether it excludes 0" || bad "paired t" "$out"
+# batch means (the default: blocks of the cube root of the windows, rounded): 3 windows, blocks of
+# 1, as above; 4 windows, blocks of 2: block means 1.05 and 0.95, sd 0.0707, t(0.975, 1) = 12.706:
+# 1 -+ 12.706 x 0.05 = [0.365, 1.635]
 out=$(tools/paired.sh "$tmp/pa.csv" "$tmp/pb.csv")
-echo "$out" | grep -q '^16,nonoverlapping,16,0,3,2.000000,-0.484[0-9]*,4.484[0-9]*,no (not significant)$' \
-  && echo "$out" | grep -q '^32,nonoverlapping,32,0,4,1.000000,0.870[0-9]*,1.129[0-9]*,yes$' \
-  && ok "tools/paired.sh: the t interval of hand-computed differences, and whether it excludes 0" || bad "paired t" "$out"
+echo "$out" | grep -q '^16,nonoverlapping,16,0,3,2.000000,-0.484[0-9]*,4.484[0-9]*,no (not significant),1$' \
+  && echo "$out" | grep -q '^32,nonoverlapping,32,0,4,1.000000,0.364[0-9]*,1.635[0-9]*,yes,2$' \
+  && ok "tools/paired.sh: by default batch means over blocks of round(cbrt(windows)) windows, hand-computed" || bad "paired blocks" "$out"
+# neighbours that correlate: differences 0.9 1.1 0.9 1.1 -0.1 0.1 -0.1 0.1 (mean 0.5). As independent
+# (sd 0.545, t(7) = 2.365): [0.044, 0.956], significant. In blocks of 2 (the default for 8): means
+# 1 1 0 0, sd 0.577, t(3) = 3.182: [-0.419, 1.419]; of 4: means 1 and 0, t(1): [-5.853, 6.853]; of
+# 5: one block (8 windows, the leftover 3 in it), no interval
+{ echo "scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss"; w=0; for d in 0.9 1.1 0.9 1.1 -0.1 0.1 -0.1 0.1; do pwrow 16 $w "$d"; w=$((w + 1)); done; } > "$tmp/pf.csv"
+{ echo "scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss"; for w in 0 1 2 3 4 5 6 7; do pwrow 16 $w 0; done; } > "$tmp/pz.csv"
+o1=$(tools/paired.sh --block 1 "$tmp/pz.csv" "$tmp/pf.csv" | tail -1); oa=$(tools/paired.sh "$tmp/pz.csv" "$tmp/pf.csv" | tail -1)
+o4=$(tools/paired.sh --block 4 "$tmp/pz.csv" "$tmp/pf.csv" | tail -1); o5=$(tools/paired.sh --block 5 "$tmp/pz.csv" "$tmp/pf.csv" | tail -1)
+[[ "$o1" == 16,nonoverlapping,16,0,8,0.500000,0.044*,0.955*,yes,1 ]] && [[ "$oa" == 16,nonoverlapping,16,0,8,0.500000,-0.418*,1.418*,"no (not significant)",2 ]] \
+  && [[ "$o4" == 16,nonoverlapping,16,0,8,0.500000,-5.853*,6.853*,"no (not significant)",4 ]] && [ "$o5" = "16,nonoverlapping,16,0,8,0.500000,,,n/a (fewer than 2 blocks),5" ] \
+  && ok "tools/paired.sh: correlated neighbours are significant as independent windows, not in blocks (2, 4), no interval from one block" \
+  || bad "paired correlated" "$o1 / $oa / $o4 / $o5"
+for a in 0 -1 x 2.5 ""; do tools/paired.sh --block "$a" "$tmp/pa.csv" "$tmp/pb.csv" > /dev/null 2> "$tmp/e"; rc=$?
+  [ $rc = 2 ] && grep -q "block takes a whole number" "$tmp/e" || bad "paired --block '$a'" "rc $rc: $(cat "$tmp/e")"; done
+tools/paired.sh "$tmp/pa.csv" "$tmp/pb.csv" --block 2 > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q "Usage\|paired.sh \[--block N\]" "$tmp/e" && ok "tools/paired.sh: --block 0, -1, x, 2.5 and empty refused (exit 2), and --block after the files" \
+  || bad "paired --block misplaced" "rc $rc: $(cat "$tmp/e")"
 head -3 "$tmp/pb.csv" > "$tmp/pc.csv"
 tools/paired.sh "$tmp/pa.csv" "$tmp/pc.csv" > /dev/null 2> "$tmp/e" && bad "paired unmatched" "accepted" \
   || { grep -q "error: window .* is not in" "$tmp/e" && ok "tools/paired.sh refuses windows present in one file only" || bad "paired unmatched" "$(cat "$tmp/e")"; }

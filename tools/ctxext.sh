@@ -550,7 +550,9 @@ report() {
   [ ${#files[@]} -gt 0 ] || return 0
   "$bin" plot --kind ppl --seeds --ylog --out "$OUT/ppl.png.part.png" --label "$(IFS=,; echo "${labels[*]}")" \
     --title "RoPE (T $T, head $HS) extended by $FACTOR: evaluation only and fine-tuned (lines: mean of seeds, bands: their range)" \
-    "${files[@]}" > /dev/null 2> "$OUT/plot.log"
+    "${files[@]}" > /dev/null 2> "$OUT/plot.log" \
+    || { echo "ctxext: error: posgpt plot failed (ppl.png not redrawn):" >&2; cat "$OUT/plot.log" >&2; return 1; }
+  rm -f "$OUT/plot.log" # (its messages kept only when it fails)
   mv "$OUT/ppl.png.part.png" "$OUT/ppl.png"
 }
 report || failed=1
