@@ -221,6 +221,19 @@ if tools/tasks2_report.sh "$r" > /dev/null 2> "$tmp/rep.err"; then
   grep -q "^| rope | 2 of 3 | 250 500 - | 0.90 | 0.50 | 0.50 | 0.90 | 0.50 |$" "$r/table.md" \
     && ok "tasks2_report: a pair's row: seeds learned, steps_to_learn per seed (- at the cap), exact at 1x, 2x and past 2x, per-token at 1x and 2x" \
     || bad "tasks2_report row" "$(grep '^| rope' "$r/table.md")"
+  # the figures draw what the ranking reads (v9): on copy the learned seeds of the ranked pairs
+  # (alibi 1 2 3, rope 1 2; not rope's seed 3 at 0.8, not nope, named "not drawn"); on add, where
+  # no scheme qualified, every seed of every scheme; each figure in both metrics
+  fig() { local o=$2; [ "$1" = token ] && o=$2-token; grep -- "--metric $1 .* --out $o.png " "$r/figures.txt" | sed 's/.* --out [^ ]* //'; }
+  fcap() { grep -- "--metric exact .* --out $1.png " "$r/figures.txt" | sed "s/.* --caption '\([^']*\)'.*/\1/"; }
+  fc=$(fig exact copy); fa=$(fig exact add)
+  [ "$fc" = "copy/alibi/seed1.csv copy/alibi/seed2.csv copy/alibi/seed3.csv copy/rope/seed1.csv copy/rope/seed2.csv" ] \
+    && [ "$(fig token copy)" = "$fc" ] && [[ "$(fcap copy)" == *"; not drawn: nope" ]] \
+    && [ "$fa" = "add/alibi/seed1.csv add/alibi/seed2.csv add/alibi/seed3.csv" ] && [ "$(fig token add)" = "$fa" ] \
+    && [[ "$(fcap add)" == *"no scheme learned the task in 2 seeds"*"every seed"* ]] \
+    && [ "$(grep -c -- '--out [a-z]*\(-token\)\{0,1\}\.png ' "$r/figures.txt")" = 10 ] \
+    && ok "tasks2_report: a figure draws the learned seeds of the ranked pairs (copy: alibi 1-3, rope 1-2; nope named not drawn), every seed where none qualified (add); 5 tasks x 2 metrics" \
+    || bad "tasks2_report figures" "$(grep -c -- "--out " "$r/figures.txt") figures; copy: $fc / $(fcap copy); add: $fa / $(fcap add)"
 else bad "tasks2_report" "$(cat "$tmp/rep.err")"; fi
 
 # a run stopped by its cap while still rising (training.csv: last20_gain over 0.05) is marked -+
