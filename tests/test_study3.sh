@@ -376,6 +376,11 @@ damaged "a finished run's empty file" $ev EMPTY "seed1 is finished (done.txt) bu
 damaged "a header only" $pw '2,$d' "$pw: holds a header only"
 damaged "info.csv with two rows" B/alibi/seed1/info.csv '2{p;s/^alibi,/alibi2,/}' "info.csv: holds 2 rows, not one"
 damaged "a scheme twice in chosen.csv" chosen.csv '2p' "chosen.csv:3: a second row for scheme"
+# a control above xl's parameter count: study3.sh writes its rel_diff with a '+' (%+.4f), which
+# the report reads as a number (the stop of 2026-12-06 found it refused: "+0.0427")
+rm -rf "$tmp/h"; cp -r "$tmp/o" "$tmp/h"; sed -i '2s/,[^,]*$/,+0.0427/' "$tmp/h/match.csv"
+POSGPT=$BIN tools/study3_report.sh "$tmp/h" > /dev/null 2> "$tmp/h.err" && grep -q ',+0.0427$' "$tmp/h/match.csv" \
+  && ok "report reads match.csv's rel_diff with a '+' sign (+0.0427)" || bad "report signed rel_diff" "$(head -3 "$tmp/h.err")"
 rm -rf "$tmp/h"; cp -r "$tmp/o" "$tmp/h"
 POSGPT=false PLOT_BIN=/bin/false tools/study3_report.sh "$tmp/h" > /dev/null 2> "$tmp/h.err"; rc=$?
 changed=$(for f in $files; do cmp -s "$tmp/h/$f" "$tmp/o/$f" || echo "$f"; done; ls -a "$tmp/h" | grep '^\.report')

@@ -18,8 +18,9 @@ function csv(line,    n, i, c, f, q) {
     return n
 }
 
-# finite(x): x is a finite decimal number as the tools write them (no nan, inf, word or blank)
-function finite(x) { return x ~ /^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
+# finite(x): x is a finite decimal number as the tools write them (no nan, inf, word or blank; a
+# sign either way: study3's match.csv writes its rel_diff with printf %+.4f)
+function finite(x) { return x ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
 
 # tq(df): the 0.975 quantile of Student's t with df degrees of freedom (the table to 30, then
 # the Cornish-Fisher expansion about the normal's 1.959964, within 0.001 of the exact value)
