@@ -43,6 +43,14 @@ diffs=$(for f in table.md claims.md figures.txt copy.png copy-token.png; do cmp 
 [ -z "$diffs" ] && [ -s "$tmp/clone/copy.png" ] \
   && ok "tasks2_report: from the CSVs alone (a fresh clone) the tables, claims and figures are the same bytes" \
   || bad "tasks2 clone redraw" "differ: $diffs; $(tail -2 "$tmp/clone.err")"
+# tools/tasks2.sh --figures in such a clone (no OUT/bin/posgpt: the pinned binary is not
+# committed) draws with the tree's binary, the same bytes (it exited 127 before 2026-12-06)
+mkdir -p "$tmp/clone2" && cp "$tmp/q"/*.csv "$tmp/clone2/"
+OUT=$tmp/clone2 POSGPT=$BIN tools/tasks2.sh --figures > /dev/null 2> "$tmp/clone2.err"; rc=$?
+diffs=$(for f in table.md claims.md figures.txt copy.png copy-token.png; do cmp -s "$tmp/q/$f" "$tmp/clone2/$f" || echo "$f"; done)
+[ $rc = 0 ] && [ -z "$diffs" ] && [ ! -e "$tmp/clone2/bin" ] \
+  && ok "tasks2 --figures in a clone without the pinned binary: exit 0, the same bytes, nothing pinned" \
+  || bad "tasks2 --figures clone" "rc $rc, differ: $diffs; $(tail -2 "$tmp/clone2.err")"
 # a run's own damaged file: one error line naming it (and the line), exit 1, before any output
 # is written (the report's files of before unchanged); a time.txt number too long to be real is
 # no record (no overflow)

@@ -336,5 +336,9 @@ if [ $mode != figures ]; then
   echo "tasks2 study wall time: $(( (SECONDS - t_start) / 60 )) min for this start: $((n - earlier)) runs trained in it, $earlier done in earlier starts (they take no time here), $skipped skipped by the seed rule" | tee -a "$OUT/walltime.txt" >&2
 fi
 
-BIN=${BIN:-$OUT/bin/posgpt} tools/tasks2_report.sh "$OUT"
+# the report runs no model: it draws with the tree's binary (or POSGPT), not the pinned one, so
+# that the end of a study, --figures in a fresh clone (no OUT/bin there) and tools/tasks2_report.sh
+# draw the same figures (the pinned binary's plot can be older)
+[ -n "${POSGPT:-}" ] || [ -x ./posgpt ] || make --no-print-directory posgpt
+BIN=${POSGPT:-./posgpt} tools/tasks2_report.sh "$OUT"
 exit $failed
