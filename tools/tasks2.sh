@@ -286,12 +286,14 @@ if [ $status = 1 ]; then
   exit 0
 fi
 mkdir -p "$OUT"
+# the tree's binary (POSGPT, else ./posgpt, built if missing): what is pinned, and what draws the report
+tree_bin() { [ -n "${POSGPT:-}" ] || [ -x ./posgpt ] || make --no-print-directory posgpt; }
 
 if [ $mode != figures ]; then
   # the pinned binary: copied once, reused by every later call
   if [ ! -x "$OUT/bin/posgpt" ]; then
     src=${POSGPT:-./posgpt}
-    [ -n "${POSGPT:-}" ] || [ -x ./posgpt ] || make --no-print-directory posgpt
+    tree_bin
     mkdir -p "$OUT/bin"
     cp "$src" "$OUT/bin/posgpt.tmp.$$" && mv "$OUT/bin/posgpt.tmp.$$" "$OUT/bin/posgpt"
   fi
@@ -339,6 +341,6 @@ fi
 # the report runs no model: it draws with the tree's binary (or POSGPT), not the pinned one, so
 # that the end of a study, --figures in a fresh clone (no OUT/bin there) and tools/tasks2_report.sh
 # draw the same figures (the pinned binary's plot can be older)
-[ -n "${POSGPT:-}" ] || [ -x ./posgpt ] || make --no-print-directory posgpt
+tree_bin
 BIN=${POSGPT:-./posgpt} tools/tasks2_report.sh "$OUT"
 exit $failed
