@@ -1,6 +1,6 @@
 # lib.awk - functions the report scripts share (awk "$(cat tools/lib.awk) PROGRAM", which every awk reads):
-# a CSV line split with quotes, a finite number's test, Student's t quantile and the 95% t interval of a mean, paired
-# per-window files, and a run's training seconds from its log.csv.
+# a CSV line split with quotes, a finite number's test, Student's t quantile and the 95% t interval of a mean, batch
+# means over windows, paired per-window files, and a run's training seconds from its log.csv.
 
 # csv(line): the fields of one CSV line into F[1..n] ("..." fields may hold commas, "" a quote);
 # returns n, or -1 when a quote is not closed on the line
@@ -41,6 +41,27 @@ function tint(n, sum, sumsq,    v) {
     if (v < 0) v = 0
     TH = tq(n - 1) * sqrt(v / n)
     return 1
+}
+
+# bmh(n, b, X, W, weighted): batch means over n values X[1..n] in text order (each a window's
+# loss, or a paired difference): blocks of b consecutive values, the leftover ones in the last
+# block; a block's mean is weighted by W[i] (a window's tokens) when weighted, else plain. Sets
+# BM_NB, the number of blocks, and returns the 95% half-width, Student's t (BM_NB - 1 degrees
+# of freedom) times the standard error of the block means; -1 when BM_NB < 2. The centre is the
+# caller's (the mean over all values). Used by study3_report.sh and paired.sh.
+function bmh(n, b, X, W, weighted,    j, i, e, w, sw, sx, m, sm, sq, v) {
+    if (b < 1) b = 1
+    BM_NB = int(n / b)
+    if (BM_NB < 2) return -1
+    sm = sq = 0
+    for (j = 0; j < BM_NB; j++) {
+        e = j == BM_NB - 1 ? n : (j + 1) * b; sw = sx = 0
+        for (i = j * b + 1; i <= e; i++) { w = weighted ? W[i] : 1; sw += w; sx += weighted ? w * X[i] : X[i] }
+        m = sx / sw; sm += m; sq += m * m
+    }
+    v = (sq - sm * sm / BM_NB) / (BM_NB - 1)
+    if (v < 0) v = 0
+    return tq(BM_NB - 1) * sqrt(v / BM_NB)
 }
 
 # Paired per-window files, as the reports test runs across seeds: an awk program over files

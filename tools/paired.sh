@@ -32,7 +32,7 @@ for f in "$1" "$2"; do
   head -1 "$f" | grep -q '^scheme,train_len,eval_len,protocol,stride,pos_offset,window,tokens,loss$' \
     || { echo "paired.sh: error: '$f' is not a posgpt eval --per-window CSV (its header differs)" >&2; exit 1; }
 done
-awk -F, -v A="$1" -v B="$2" -v BLOCK="$block" "$(cat "$(dirname "$0")/lib.awk")"' # tq: the t quantile
+awk -F, -v A="$1" -v B="$2" -v BLOCK="$block" "$(cat "$(dirname "$0")/lib.awk")"' # bmh: batch means (tools/lib.awk)
   function no(why) { printf "paired.sh: error: %s:%d: %s\n", FILENAME, FNR, why > "/dev/stderr"; bad = 1; exit }
   FNR == 1 { file++; next } # (by the order read: the same path twice is two files)
   NF != 9 { no(NF " fields, not 9") }
@@ -52,13 +52,9 @@ awk -F, -v A="$1" -v B="$2" -v BLOCK="$block" "$(cat "$(dirname "$0")/lib.awk")"
     if (!nb) { printf "paired.sh: error: %s and %s hold no window (only their headers)\n", A, B > "/dev/stderr"; exit 1 }
     print "eval_len,protocol,stride,pos_offset,windows,mean_diff,ci_low,ci_high,significant,block"
     for (g = 1; g <= ng; g++) { k = order[g]; N = n[k]; m = s[k] / N
-      b = BLOCK == "auto" ? int(exp(log(N) / 3) + 0.5) : BLOCK + 0; if (b < 1) b = 1; nbk = int(N / b)
-      if (nbk < 2) { printf "%s,%d,%.6f,,,n/a (%s),%d\n", k, N, m, (N < 2 ? "one window" : "fewer than 2 blocks"), b; continue }
-      sm = sq = 0
-      for (j = 0; j < nbk; j++) { e = j == nbk - 1 ? N : (j + 1) * b; t = 0
-        for (i = j * b + 1; i <= e; i++) t += D[k, i]
-        t /= e - j * b; sm += t; sq += t * t }
-      v = (sq - sm * sm / nbk) / (nbk - 1); if (v < 0) v = 0
-      h = tq(nbk - 1) * sqrt(v / nbk); lo = m - h; hi = m + h
+      b = BLOCK == "auto" ? int(exp(log(N) / 3) + 0.5) : BLOCK + 0; if (b < 1) b = 1
+      delete X; for (i = 1; i <= N; i++) X[i] = D[k, i]
+      if ((h = bmh(N, b, X)) < 0) { printf "%s,%d,%.6f,,,n/a (%s),%d\n", k, N, m, (N < 2 ? "one window" : "fewer than 2 blocks"), b; continue }
+      lo = m - h; hi = m + h
       printf "%s,%d,%.6f,%.6f,%.6f,%s,%d\n", k, N, m, lo, hi, (lo > 0 || hi < 0) ? "yes" : "no (not significant)", b } }
 ' "$1" "$2"

@@ -161,15 +161,11 @@ fi
 # batch_ci FILE: L,ppl_lo,ppl_hi,b for each length (the ends empty with fewer than 2 blocks) ----
 batch_ci() {
   awk -F, "$lib"'FNR > 1 && $4 == "nonoverlapping" && $6 == 0 { L = $3; if (!(L in K)) Ls[++nl] = L
-      K[L]++; t[L, $7] = $8; s[L, $7] = $8 * $9; T[L] += $8; S[L] += $8 * $9 }
-    END { for (i = 1; i <= nl; i++) { L = Ls[i]; n = K[L]; b = int(exp(log(n) / 3) + 0.5); if (b < 1) b = 1; nb = int(n / b)
-        sm = ss = 0
-        for (j = 0; j < nb; j++) { st = sl = 0; e = j == nb - 1 ? n : (j + 1) * b
-          for (w = j * b; w < e; w++) { st += t[L, w]; sl += s[L, w] }
-          sm += sl / st; ss += (sl / st) ^ 2 }
+      K[L]++; t[L, $7] = $8; x[L, $7] = $9; T[L] += $8; S[L] += $8 * $9 }
+    END { for (i = 1; i <= nl; i++) { L = Ls[i]; n = K[L]; b = int(exp(log(n) / 3) + 0.5); if (b < 1) b = 1
+        delete X; delete W; for (w = 0; w < n; w++) { X[w + 1] = x[L, w]; W[w + 1] = t[L, w] }
         m = S[L] / T[L]
-        if (nb < 2) { printf "%s,,,%d\n", L, b; continue }
-        v = (ss - sm * sm / nb) / (nb - 1); if (v < 0) v = 0; h = tq(nb - 1) * sqrt(v / nb)
+        if ((h = bmh(n, b, X, W, 1)) < 0) { printf "%s,,,%d\n", L, b; continue } # (bmh: tools/lib.awk)
         printf "%s,%.4f,%.4f,%d\n", L, exp(m - h), exp(m + h), b } }' "$1"
 }
 for f in "$out"/B/*/seed*/perwin-final.csv; do
