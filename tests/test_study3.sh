@@ -205,6 +205,13 @@ awk -F, 'NR == 1 { ok = $21 == "bm_ci_low" && $22 == "bm_ci_high" && $23 == "bm_
 # the lib's t interval on known values: 0.1, 0.2, 0.3 -> 0.2 +- 4.303 * 0.1 / sqrt(3) = 0.248434
 got=$(awk "$(cat tools/lib.awk)"' BEGIN { tint(3, 0.6, 0.14); printf "%.6f %.6f %s %.4f", TM, TH, tint(1, 2, 4), tq(40) }')
 [ "$got" = "0.200000 0.248434 0 2.0210" ] && ok "lib.awk: the 95% t interval of 0.1, 0.2, 0.3 is 0.2 +- 0.248434; none for one value; t(40) 2.0210" || bad "lib.awk" "$got"
+# the lib's batch means (bmh), by hand: 1,2,3,4 in blocks of 2 -> block means 1.5, 3.5, their
+# standard error 1, so 12.706 * 1; weighted by tokens 1,3,1,1 -> 1.75, 3.5, se 0.875 -> 11.11775;
+# 1..5 in blocks of 2 -> the leftover 5 joins the last block: 1.5, 4, se 1.25 -> 15.8825; 3
+# values in blocks of 2 -> one block, no interval (-1)
+got=$(awk "$(cat tools/lib.awk)"' BEGIN { split("1 2 3 4 5", X, " "); split("1 3 1 1", W, " ")
+  a = bmh(4, 2, X); b = bmh(4, 2, X, W, 1); c = bmh(5, 2, X); d = bmh(3, 2, X); printf "%.5f %.5f %.5f %d %d", a, b, c, d, BM_NB }')
+[ "$got" = "12.70600 11.11775 15.88250 -1 1" ] && ok "lib.awk: batch means by hand (plain, token-weighted, a leftover window in the last block, one block: none)" || bad "lib.awk bmh" "$got"
 # the lib's paired per-window differences: pair 1 (windows 0, 1 at length 8; a row at 16 left
 # out) differs by 0.5 and 1.0 (mean 0.75), pair 2 by -0.25 (its windows in another order); a
 # window of B missing from A, or one window fewer, is an error naming it
