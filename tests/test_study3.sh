@@ -309,7 +309,7 @@ run pinned "$tmp/other"; rc=$?
 [ $rc = 2 ] && grep -q "differs from the pinned" "$tmp/pinned.err" && ok "a tree binary that differs from the pinned one is refused (--repin to change)" \
   || bad "pin" "rc $rc: $(tail -2 "$tmp/pinned.err")"
 # the report: byte-identical twice, and from the CSVs alone
-files="eval.csv paired.csv convergence.csv training.csv table.md claims.md README.md ratio_vs_step.png ppl_vs_length.png bias.csv bias.md"
+files="eval.csv paired.csv convergence.csv training.csv short.csv table.md claims.md README.md ratio_vs_step.png ppl_vs_length.png bias.csv bias.md"
 mkdir -p "$tmp/r1" "$tmp/r2"
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1 && for f in $files; do cp "$tmp/o/$f" "$tmp/r1/"; done
 POSGPT=$BIN tools/study3_report.sh "$tmp/o" > /dev/null 2>&1
@@ -337,6 +337,17 @@ ne=$(awk -F, 'NR > 1 && $10 !~ /^[0-9]+$/' "$tmp/o/training.csv" | wc -l)
   && grep -q '^| B and C (finished runs) | [0-9]* | [0-9.]* | [0-9.]* |$' "$tmp/o/README.md" \
   && ok "training.csv: each run's training seconds over its resumed segments (alibi seed 2: $tr s, its last segment $la) and evaluation seconds; README.md sums them" \
   || bad "study3 machine time" "$tr / $la / $ne without eval_s / $(grep -A4 '^### Machine' "$tmp/o/README.md")"
+# short.csv: a row for every finished phase-A (and phase-D) run, its last-20% fall computed here
+# again from its log.csv (the last validation, and the last one at or before 80% of the steps)
+want=$(for f in "$tmp/o"/A/*/lr*-m*/log.csv "$tmp/o"/D/*/lr*-m*/log.csv; do [ -e "${f%/log.csv}/trained.txt" ] || continue
+  d=${f%/log.csv}; n=${d##*/lr}; s=${d%/*}; ph=${s%/*}
+  awk -F, -v k="${ph##*/},${s##*/},${n%-m*},${n##*-m}" 'NR > 1 && $3 != "" { st[++m] = $1; v[m] = $3 }
+    END { for (i = 1; i <= m; i++) if (st[i] <= 0.8 * st[m]) j = i; printf "%s,%.4f\n", k, v[j] - v[m] }' "$f"; done | sort)
+got=$(awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $9 }' "$tmp/o/short.csv" | sort)
+na=$(find "$tmp/o/A" -name trained.txt | wc -l)
+[ -n "$want" ] && [ "$want" = "$got" ] && [ "$(grep -c '^A,' "$tmp/o/short.csv")" = "$na" ] && grep -q '^### The last 20% of the short runs' "$tmp/o/README.md" \
+  && ok "short.csv: every finished phase-A run ($na) and edge diagnostic, its last-20% fall as its log.csv gives it; README.md's table of them" \
+  || bad "short.csv" "$(diff <(echo "$want") <(echo "$got") | head -4)"
 # table.md: the final table, compact (for the top-level README), a row per run with a final
 # evaluation, in the order of the README's full table (by name, not by score: no implied ranking)
 nr=$(awk -F, 'NR > 1 && $14 == "final" { print $1 }' "$tmp/o/eval.csv" | sort -u | wc -l)

@@ -13,7 +13,8 @@
 # Writes into DIR: eval.csv (every evaluation, one row per run, seed, step and length; the final
 # rows with the batch-means window interval too, bm_ci_low,bm_ci_high,bm_block: PROTOCOL.md v5),
 # paired.csv (the neighbour tests, across seeds), convergence.csv, training.csv (the last-20%
-# fall, and each run's training and evaluation seconds, which README.md sums), table.md (the final table, compact: for the top-level README), ratio_vs_step.png, ppl_vs_length.png,
+# fall, and each run's training and evaluation seconds, which README.md sums), short.csv (the same for
+# phase A's and phase D's 1200-step runs), table.md (the final table, compact: for the top-level README), ratio_vs_step.png, ppl_vs_length.png,
 # figures.txt, claims.md, chance.csv (made once: the unigram reference, below), bias.csv and bias.md (tools/study3_bias.sh:
 # the largest position bias before and after), and the section of README.md between its
 # "generated" markers (README.md is made if missing). The rules are runs/study3/PROTOCOL.md's
@@ -351,6 +352,20 @@ if [ ${#lfigs[@]} -gt 0 ]; then
 fi
 
 # ---- the last 20% of training: the fall of validation loss ----
+# last20 LABEL LOG [EVAL_S]: LABEL,steps,step_80,val_loss_80,val_loss_final,fall_last20,plateau,train_s,eval_s
+# from a run's log.csv. plateau (PROTOCOL.md v3): a change under 0.01 nats either way; else
+# "no (falling)" or "no (rose)"; "n/a" without a validation at or before 80% of the steps.
+# Training seconds from log.csv's elapsed_s over its resumed segments (tools/lib.awk)
+last20() {
+  awk -F, -v OFS=, -v r="$1" -v ev="${3:-}" "$lib"'!wall_row() { next }
+    $3 != "" { n++; s[n] = $1; v[n] = $3 }
+    END { w = (W_COL ? sprintf("%.2f", WALL) : "") "," ev
+      if (!n) { printf "%s,,,,,,n/a (no validation),%s\n", r, w; exit }
+      last = s[n]; j = 0; for (i = 1; i <= n; i++) if (s[i] <= 0.8 * last) j = i
+      if (!j) { printf "%s,%d,,,%.4f,,n/a (no validation before 80%%),%s\n", r, last, v[n], w; exit }
+      f = v[j] - v[n]; printf "%s,%d,%d,%.4f,%.4f,%.4f,%s,%s\n", r, last, s[j], v[j], v[n], f,
+        ((f < 0.01 && f > -0.01) ? "yes" : f > 0 ? "no (falling)" : "no (rose)"), w }' "$2"
+}
 {
   echo "scheme,seed,steps,step_80,val_loss_80,val_loss_final,fall_last20,plateau,train_s,eval_s"
   for d in "$out"/B/*/seed*; do
@@ -358,21 +373,21 @@ fi
     # 20% would be of the steps it has run so far
     [ -s "$d/log.csv" ] && finished "$d" || continue
     run=${d%/seed*}; run=${run##*/}
-    # plateau (PROTOCOL.md v3): a change under 0.01 nats either way; else "no (falling)" or
-    # "no (rose)"; "n/a" without a validation at or before 80% of the steps
-    # and its seconds: training from log.csv's elapsed_s over its resumed segments (tools/lib.awk),
-    # evaluation from eval-time.txt (empty for the runs evaluated before study3.sh wrote it)
+    # evaluation seconds from eval-time.txt (empty for the runs evaluated before study3.sh wrote it)
     ev=$(sed -n 's/^eval_s=\([0-9]*\)$/\1/p' "$d/eval-time.txt" 2> /dev/null || true)
-    awk -F, -v OFS=, -v r="$run" -v k="${d##*/seed}" -v ev="$ev" "$lib"'!wall_row() { next }
-      $3 != "" { n++; s[n] = $1; v[n] = $3 }
-      END { w = (W_COL ? sprintf("%.2f", WALL) : "") "," ev
-        if (!n) { printf "%s,%s,,,,,,n/a (no validation),%s\n", r, k, w; exit }
-        last = s[n]; j = 0; for (i = 1; i <= n; i++) if (s[i] <= 0.8 * last) j = i
-        if (!j) { printf "%s,%s,%d,,,%.4f,,n/a (no validation before 80%%),%s\n", r, k, last, v[n], w; exit }
-        f = v[j] - v[n]; printf "%s,%s,%d,%d,%.4f,%.4f,%.4f,%s,%s\n", r, k, last, s[j], v[j], v[n], f,
-          ((f < 0.01 && f > -0.01) ? "yes" : f > 0 ? "no (falling)" : "no (rose)"), w }' "$d/log.csv"
+    last20 "$run,${d##*/seed}" "$d/log.csv" "$ev"
   done | sort -t, -k1,1 -k2,2n
 } > "$o/training.csv"
+# the same for the short runs (phase A's sweep, phase D's edge diagnostics: 1200 steps each),
+# finished ones only: the lr was chosen on them, so how far each still fell is reported too
+{
+  echo "phase,scheme,lr,pos_lr_mult,steps,step_80,val_loss_80,val_loss_final,fall_last20,plateau,train_s,eval_s"
+  for f in "$out"/A/*/lr*-m*/log.csv "$out"/D/*/lr*-m*/log.csv; do
+    [ -s "$f" ] && [ -e "${f%/log.csv}/trained.txt" ] || continue
+    d=${f%/log.csv}; n=${d##*/lr}; sc=${d%/*}; ph=${sc%/*}
+    last20 "${ph##*/},${sc##*/},${n%-m*},${n##*-m}" "$f"
+  done | LC_ALL=C sort -t, -k1,1 -k2,2 -k3,3g -k4,4n
+} > "$o/short.csv"
 
 ctable > "$o/table.md"
 
@@ -438,6 +453,21 @@ awk -F, -v T="$T" -v papers="$papers" "$lib"'
   echo "| # | scheme | paper: ppl(512) -> ppl(L), ratio (id) | ours: ratio at Nx [interval] (seeds) | verdict |"
   echo "|---|---|---|---|---|"
   cat "$tmp/claims-rows"
+  # a position-lr multiplier above 1 (chosen.csv) is a training set-up the paper did not use:
+  # said beside the claims, with what the multiplier did (phase D: the phase-A runs at the
+  # chosen lr, multiplier 1 and the chosen one, seed 1, 1200 steps, each ppl(16x) / ppl(1x))
+  for r in sinusoidal rope t5 alibi; do
+    IFS=, read -r lr m < <(awk -F, -v s="$r" '$1 == s { print $2 "," $3 }' "$out/chosen.csv" 2> /dev/null) || continue
+    [ -n "${m:-}" ] && [ "$m" != 1 ] || continue
+    rat() { awk -F, -v T="$T" -v L="$((16 * T))" '$4 == "nonoverlapping" && $11 == 0 { if ($3 == T) a = $8; if ($3 == L) b = $8 }
+      END { if (a != "" && b != "") printf "%s at 1x to %s at 16x, a ratio of %.3f", a, b, b / a }' "$1" 2> /dev/null; }
+    one=$(rat "$out/A/$r/lr$lr-m1/eval-final.csv"); ch=$(rat "$out/A/$r/lr$lr-m$m/eval-final.csv")
+    echo
+    printf '%s ran with `--pos-lr-mult %s` (chosen.csv), a set-up the paper did not use.' "$r" "$m"
+    if [ -n "$one" ] && [ -n "$ch" ]; then
+      printf ' What it does beyond the training length (phase D: seed 1, lr %s, 1200 steps, one run each, the window\nintervals in README.md): at multiplier 1, ppl %s; at %s, %s.\n' "$lr" "$one" "$m" "$ch"
+    else echo; fi
+  done
   echo
   echo "## Context extension: Peng et al. 2023, Table 1 (from runs/ctxext)"
   echo
@@ -559,6 +589,25 @@ end="<!-- end of the generated section -->"
   awk -F, 'NR > 1 { n++; p += $8 == "yes"; if ($3 > st) st = $3 } END { if (!n) exit
       if (p == n) printf "Every run (%d) reached the plateau.\n\n", n
       else printf "**%d of the %d runs did not converge** by this rule (not at a plateau over their last 20%% of steps): their comparisons are at a fixed budget of %d steps, the same schedule for every scheme, not at convergence.\n\n", n - p, n, st }' "$o/training.csv"
+  # the short runs (short.csv): per scheme, the range of their last-20% falls, beside the chosen run's
+  if [ "$(wc -l < "$o/short.csv")" -gt 1 ]; then
+    echo "### The last 20% of the short runs (short.csv: phase A's sweep and phase D's edge diagnostics, 1200 steps each)"
+    echo
+    echo "Each scheme's lr was chosen on these runs (PROTOCOL.md, phase A), at 1200 steps, and used at 4800: a choice made"
+    echo "before convergence. How far each still fell over its last 20% of steps:"
+    echo
+    echo "| scheme | runs (A and D) | at a plateau | fall over the last 20% (min to max) | the chosen run: lr x mult, fall |"
+    echo "|---|---|---|---|---|"
+    awk -F, 'NR == FNR { if (FNR > 1) { cl[$1] = $2; cm[$1] = $3 }; next }
+      FNR > 1 && $9 != "" { s = $2; if (!(s in n)) o[++k] = s; n[s]++; p[s] += $10 == "yes"
+        if (!(s in lo) || $9 + 0 < lo[s]) lo[s] = $9 + 0; if (!(s in hi) || $9 + 0 > hi[s]) hi[s] = $9 + 0
+        if ($1 == "A" && $3 + 0 == cl[s] + 0 && $4 + 0 == cm[s] + 0) ch[s] = sprintf("%s x %s, %s", $3, $4, $9) }
+      END { for (i = 1; i <= k; i++) { s = o[i]; printf "| %s | %d | %d | %.4f to %.4f | %s |\n", s, n[s], p[s], lo[s], hi[s], (s in ch) ? ch[s] : "-" }
+        for (s in n) { N += n[s]; P += p[s] }
+        printf "\n%d of the %d short runs reached the plateau (a change under 0.01 nats).", P, N
+        if (P < N) printf " So the lrs were chosen among runs still improving, at the same\n1200 steps for every scheme: a limit of this procedure (the order of two lrs could change with longer training).\n\n"
+        else printf "\n\n" }' "$out/chosen.csv" "$o/short.csv"
+  fi
   # the machine time: each run's own wall time, summed (phase A's training from its logs; phases
   # B and C from training.csv, whose evaluation seconds some early runs lack; eval-time.txt
   # counts the evaluations of the start that finished them, not those of an earlier start)
@@ -566,12 +615,14 @@ end="<!-- end of the generated section -->"
   echo
   { for f in "$out"/A/*/*/log.csv; do [ -s "$f" ] && [ -e "${f%/log.csv}/trained.txt" ] || continue # (finished runs: not one under way)
       awk -F, "$lib"'!wall_row() { next } END { printf "A %.0f\n", WALL }' "$f"; done
-    awk -F, 'NR > 1 { print "B", $9, $10 }' "$o/training.csv"; } \
-    | awk '$1 == "A" { na++; ta += $2 } $1 == "B" { nb++; tb += $2; if ($3 == "") miss++; else eb += $3 }
+    awk -F, 'NR > 1 { print "B", $9, $10 }' "$o/training.csv"
+    awk -F, 'NR > 1 && $1 == "D" { print "D", $11 }' "$o/short.csv"; } \
+    | awk '$1 == "A" { na++; ta += $2 } $1 == "B" { nb++; tb += $2; if ($3 == "") miss++; else eb += $3 } $1 == "D" { nd++; td += $2 }
       END { print "| phase | runs | training (h) | evaluation (h) |"; print "|---|---|---|---|"
         printf "| A (the lr sweep) | %d | %.1f | - |\n", na, ta / 3600
         printf "| B and C (finished runs) | %d | %.1f | %.1f%s |\n", nb, tb / 3600, eb / 3600, miss ? sprintf(" (and %d runs without a record: evaluated by a study3.sh older than eval-time.txt)", miss) : ""
-        printf "\nIn all %.1f hours of one-run wall time%s.\n", (ta + tb + eb) / 3600, miss ? " and the unrecorded evaluations" : "" }'
+        if (nd) printf "| D (the edge diagnostics; its evaluations of phase-A runs are not recorded) | %d | %.1f | - |\n", nd, td / 3600
+        printf "\nIn all %.1f hours of one-run wall time%s.\n", (ta + tb + eb + td) / 3600, miss ? " and the unrecorded evaluations" : "" }'
   echo
   if grep -q '^| [AB] |' "$out/bias.md"; then cat "$out/bias.md"; echo; fi
   # phase D's edge diagnostics (PROTOCOL.md v4): each run's last validation loss beside its
