@@ -308,6 +308,16 @@ cp "$BIN" "$tmp/other"; echo >> "$tmp/other"
 run pinned "$tmp/other"; rc=$?
 [ $rc = 2 ] && grep -q "differs from the pinned" "$tmp/pinned.err" && ok "a tree binary that differs from the pinned one is refused (--repin to change)" \
   || bad "pin" "rc $rc: $(tail -2 "$tmp/pinned.err")"
+# the kernel: the first start recorded its matrix products' kernel (posgpt --version's second
+# line); a start that would run on another is refused before any run, and says which
+kt=$(cat "$tmp/o/bin/kernel.txt" 2> /dev/null); want=$("$BIN" --version | sed -n 2p)
+echo "another kernel" > "$tmp/o/bin/kernel.txt"; n0=$(find "$tmp/o" -newer "$tmp/o/bin/kernel.txt" -type f | wc -l)
+run kernel; rc=$?
+n1=$(find "$tmp/o" -newer "$tmp/o/bin/kernel.txt" -type f ! -name command.txt | wc -l)
+echo "$kt" > "$tmp/o/bin/kernel.txt"
+[ -n "$kt" ] && [ "$kt" = "$want" ] && [ $rc = 2 ] && [ "$n1" = "$n0" ] && grep -q "would run on '$want', but this grid's runs ran on 'another kernel'" "$tmp/kernel.err" \
+  && ok "kernel.txt holds the first start's kernel ($kt); a start on another is refused (exit 2), nothing run" \
+  || bad "kernel" "rc $rc, recorded '$kt', want '$want', $n0/$n1 files: $(tail -1 "$tmp/kernel.err")"
 # the report: byte-identical twice, and from the CSVs alone
 files="eval.csv paired.csv convergence.csv training.csv short.csv table.md claims.md README.md ratio_vs_step.png ppl_vs_length.png bias.csv bias.md"
 mkdir -p "$tmp/r1" "$tmp/r2"

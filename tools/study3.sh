@@ -42,7 +42,9 @@
 # run whose done.txt and info.csv are there (written after its last evaluation and its bias
 # tables) is done; so committing those files and the CSVs keeps the work of finished runs. The binary is
 # pinned: copied to OUT/bin/posgpt at the first start and used for every run; a later start
-# whose tree binary (POSGPT, default ./posgpt) differs is refused unless --repin.
+# whose tree binary (POSGPT, default ./posgpt) differs is refused unless --repin. So is a start
+# whose matrix products would run on another kernel than the first start's (posgpt --version's
+# second line, recorded in OUT/bin/kernel.txt: POSGPT_BLAS and OPENBLAS_CORETYPE choose it).
 # Environment: OUT=dir, DATA=file (default data/kjv.txt), JOBS=N runs at once (default 2, one
 # thread each), RANKS=N (tools/sweep.sh); CORE, RELATIVES, SEEDS, REL_SEEDS to change the grid.
 set -euo pipefail
@@ -343,8 +345,19 @@ elif ! cmp -s "$src" "$PIN"; then
   exit 2
 fi
 bin=$PIN
+# the matrix products' kernel (posgpt --version's second line: it follows POSGPT_BLAS and
+# OPENBLAS_CORETYPE): one for every run of a grid, as its pinned binary is one. The first start
+# records it in OUT/bin/kernel.txt; a later start on another is refused (--repin records anew)
+kern=$("$bin" --version 2> /dev/null | sed -n 2p)
+[ -n "$kern" ] || { echo "study3: error: $bin --version names no kernel for the matrix products" >&2; exit 2; }
+if [ ! -s "$out/bin/kernel.txt" ] || [ $repin = 1 ]; then
+  echo "$kern" > "$out/bin/kernel.txt.tmp" && mv "$out/bin/kernel.txt.tmp" "$out/bin/kernel.txt"
+elif [ "$(cat "$out/bin/kernel.txt")" != "$kern" ]; then
+  echo "study3: error: the matrix products would run on '$kern', but this grid's runs ran on '$(cat "$out/bin/kernel.txt")' ($out/bin/kernel.txt): set POSGPT_BLAS or OPENBLAS_CORETYPE as at its first start (posgpt --help), or --repin to record the new one" >&2
+  exit 2
+fi
 t_start=$SECONDS
-echo "tools/study3.sh $([ $mode = default ] || echo "--$mode")$([ $repin = 1 ] && echo " --repin")   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), pinned $PIN, cksum $(cksum < "$PIN" | cut -d' ' -f1))" >> "$out/command.txt"
+echo "tools/study3.sh $([ $mode = default ] || echo "--$mode")$([ $repin = 1 ] && echo " --repin")   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), pinned $PIN, cksum $(cksum < "$PIN" | cut -d' ' -f1); $kern)" >> "$out/command.txt"
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 # the test bytes (PROTOCOL.md v3): the held-out split (the last n / 10 bytes of DATA, as
