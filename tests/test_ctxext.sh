@@ -96,6 +96,11 @@ run third OUT="$o"
 "$o/bin/posgpt" info "$d/model.bin" | grep -q "step 10 of 10," && cmp -s "$tmp/ft-pi.csv" "$o/eval/ft-pi-seed1.csv" \
   && ok "a fine-tune stopped at step 3 of its first stage resumes, runs its second stage and evaluates as the uninterrupted run did" \
   || bad "interrupted fine-tune" "$("$o/bin/posgpt" info "$d/model.bin" | grep training) $(diff "$tmp/ft-pi.csv" "$o/eval/ft-pi-seed1.csv" | head -3)"
+# the kernel (tools/pin_lib.sh): recorded at the first start; a start on another is refused (exit 2)
+kt=$(cat "$o/bin/kernel.txt" 2> /dev/null); echo "another kernel" > "$o/bin/kernel.txt"
+run kernel OUT="$o"; rc=$?; echo "$kt" > "$o/bin/kernel.txt"
+[ "$kt" = "$("$BIN" --version | sed -n 2p)" ] && [ $rc = 2 ] && grep -q "^ctxext.sh: error: the matrix products would run on '$kt', but this grid's runs ran on 'another kernel'" "$tmp/kernel.err" \
+  && ok "ctxext: kernel.txt holds the first start's kernel; a start on another is refused (exit 2)" || bad "ctxext kernel" "rc $rc '$kt': $(tail -1 "$tmp/kernel.err")"
 # the settings are checked before anything runs (--plan too): one error line naming the variable, exit 2, no OUT
 for e in FT_CAP=0 FT_CAP=abc FT_CAP=3 FT_TOL=-1 FT_TOL=abc FT_LR=0 JOBS=0 JOBS=two BASE_STEPS=5 FT_STAGE=08 EVAL_TOKENS=0 \
   'SEEDS=1 1' 'SEEDS=1 x' 'METHODS=pi bogus' 'METHODS=pi pi' 'METHODS=*'; do

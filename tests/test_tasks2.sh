@@ -12,6 +12,11 @@ t0=$SECONDS
 run first && ok "tasks2 --quick exits 0 ($((SECONDS - t0)) s)" || bad "tasks2 --quick" "$(tail -5 "$tmp/first.err")"
 [ -x "$tmp/q/bin/posgpt" ] && cmp -s "$tmp/q/bin/posgpt" "$BIN" && grep -q "binary $tmp/q/bin/posgpt" "$tmp/first.err" \
   && ok "tasks2: the binary is copied into OUT/bin and the runs use the copy" || bad "pinned binary" "$(ls -l "$tmp/q/bin" 2>&1)"
+# the kernel (tools/pin_lib.sh): recorded at the first start; a start on another is refused (exit 2)
+kt=$(cat "$tmp/q/bin/kernel.txt" 2> /dev/null); echo "another kernel" > "$tmp/q/bin/kernel.txt"
+run kernel; rc=$?; echo "$kt" > "$tmp/q/bin/kernel.txt"
+[ "$kt" = "$("$BIN" --version | sed -n 2p)" ] && [ $rc = 2 ] && grep -q "^tasks2.sh: error: the matrix products would run on '$kt', but this grid's runs ran on 'another kernel'" "$tmp/kernel.err" \
+  && ok "tasks2: kernel.txt holds the first start's kernel; a start on another is refused (exit 2)" || bad "tasks2 kernel" "rc $rc '$kt': $(tail -1 "$tmp/kernel.err")"
 H=task,scheme,seed,train_max_len,eval_len,depth,examples,correct,exact,tokens,tokens_correct,token_accuracy,steps_to_learn
 # copy at L = 4, test lengths 1..12, for each of the two schemes: 24 rows; steps_to_learn a step or empty
 rows=$(awk -F, 'NR > 1 && ($13 == "" || $13 ~ /^[0-9]+$/) && $12 >= 0 && $12 <= 1 && $9 >= 0 && $9 <= 1' "$tmp/q/acc.csv" 2> /dev/null | wc -l)

@@ -87,6 +87,7 @@
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 self=$(realpath "$0")
+. "$(dirname "$self")/pin_lib.sh"
 cd "$(dirname "$self")/.."
 mode=default quick=${QUICK:-0}
 while [ $# -gt 0 ]; do
@@ -371,9 +372,10 @@ if [ "$mode" != report ]; then
   [ -e "$PIN" ] || { cp "$src" "$PIN.tmp" && mv "$PIN.tmp" "$PIN"; }
   cmp -s "$src" "$PIN" || echo "ctxext.sh: $src differs from the pinned $PIN: the runs use the pinned one" >&2
   bin=$PIN
+  pin_kernel ctxext.sh "$bin" "$OUT/bin" 0 # (tools/pin_lib.sh: one kernel for the grid, in OUT/bin/kernel.txt)
   t_start=$SECONDS
   rev=$(git rev-parse --short HEAD 2> /dev/null || echo "no git") dirty=$(git status --porcelain 2> /dev/null | grep -c . || true)
-  echo "tools/ctxext.sh $([ $mode = quick ] && echo --quick)   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), tree $rev with $dirty changed files, pinned binary cksum $(cksum < "$bin" | cut -d' ' -f1))" >> "$OUT/command.txt"
+  echo "tools/ctxext.sh $([ $mode = quick ] && echo --quick)   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), tree $rev with $dirty changed files, pinned binary cksum $(cksum < "$bin" | cut -d' ' -f1); $KERNEL)" >> "$OUT/command.txt"
   # the grid's settings, for --report (and the reader)
   { for v in D LAYERS TOKENS_STEP FT_TOKENS_STEP BASE_STEPS BASE_LR FT_STAGE FT_CAP FT_TOL FT_LR VAL_TOKENS EVAL_TOKENS FACTOR; do echo "$v=${!v}"; done
     echo "SEEDS='$seeds'"; echo "METHODS='$methods'"; } > "$OUT/grid.env.part" && mv "$OUT/grid.env.part" "$OUT/grid.env"

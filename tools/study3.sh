@@ -50,6 +50,7 @@
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 self=$(realpath "$0")
+. "$(dirname "$self")/pin_lib.sh"
 here=$PWD # (--choose and --edges read a FILE named from where the script was called)
 cd "$(dirname "$self")/.."
 TOL=0.01
@@ -345,19 +346,9 @@ elif ! cmp -s "$src" "$PIN"; then
   exit 2
 fi
 bin=$PIN
-# the matrix products' kernel (posgpt --version's second line: it follows POSGPT_BLAS and
-# OPENBLAS_CORETYPE): one for every run of a grid, as its pinned binary is one. The first start
-# records it in OUT/bin/kernel.txt; a later start on another is refused (--repin records anew)
-kern=$("$bin" --version 2> /dev/null | sed -n 2p)
-[ -n "$kern" ] || { echo "study3: error: $bin --version names no kernel for the matrix products" >&2; exit 2; }
-if [ ! -s "$out/bin/kernel.txt" ] || [ $repin = 1 ]; then
-  echo "$kern" > "$out/bin/kernel.txt.tmp" && mv "$out/bin/kernel.txt.tmp" "$out/bin/kernel.txt"
-elif [ "$(cat "$out/bin/kernel.txt")" != "$kern" ]; then
-  echo "study3: error: the matrix products would run on '$kern', but this grid's runs ran on '$(cat "$out/bin/kernel.txt")' ($out/bin/kernel.txt): set POSGPT_BLAS or OPENBLAS_CORETYPE as at its first start (posgpt --help), or --repin to record the new one" >&2
-  exit 2
-fi
+pin_kernel study3 "$bin" "$out/bin" "$repin" # (tools/pin_lib.sh: one kernel for the grid, in OUT/bin/kernel.txt)
 t_start=$SECONDS
-echo "tools/study3.sh $([ $mode = default ] || echo "--$mode")$([ $repin = 1 ] && echo " --repin")   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), pinned $PIN, cksum $(cksum < "$PIN" | cut -d' ' -f1); $kern)" >> "$out/command.txt"
+echo "tools/study3.sh $([ $mode = default ] || echo "--$mode")$([ $repin = 1 ] && echo " --repin")   ($(date -u +%Y-%m-%d), $("$bin" --version 2> /dev/null | head -1), pinned $PIN, cksum $(cksum < "$PIN" | cut -d' ' -f1); $KERNEL)" >> "$out/command.txt"
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 # the test bytes (PROTOCOL.md v3): the held-out split (the last n / 10 bytes of DATA, as

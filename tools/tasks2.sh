@@ -89,6 +89,7 @@ set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac # the header above
 set -f # TASKS, SCHEMES and SEEDS are split into words, never globbed
 self=$(realpath "$0")
+. "$(dirname "$self")/pin_lib.sh"
 cd "$(dirname "$self")/.."
 
 . tools/tasks2_lib.sh
@@ -298,7 +299,8 @@ if [ $mode != figures ]; then
     cp "$src" "$OUT/bin/posgpt.tmp.$$" && mv "$OUT/bin/posgpt.tmp.$$" "$OUT/bin/posgpt"
   fi
   export BIN=$OUT/bin/posgpt
-  echo "${TASKS:+TASKS=\"$TASKS\" }${SCHEMES:+SCHEMES=\"$SCHEMES\" }${SEEDS:+SEEDS=\"$SEEDS\" }tools/tasks2.sh $*   ($(date -u +%Y-%m-%d), $($BIN --version 2>/dev/null | head -1))" >> "$OUT/command.txt"
+  pin_kernel tasks2.sh "$BIN" "$OUT/bin" 0 # (tools/pin_lib.sh: one kernel for the grid, in OUT/bin/kernel.txt)
+  echo "${TASKS:+TASKS=\"$TASKS\" }${SCHEMES:+SCHEMES=\"$SCHEMES\" }${SEEDS:+SEEDS=\"$SEEDS\" }tools/tasks2.sh $*   ($(date -u +%Y-%m-%d), $($BIN --version 2>/dev/null | head -1); $KERNEL)" >> "$OUT/command.txt"
   # the data: one set per task, the same for every scheme and seed
   for t in $tasks; do
     dd=$OUT/data/$t
