@@ -318,6 +318,25 @@ echo "$kt" > "$tmp/o/bin/kernel.txt"
 [ -n "$kt" ] && [ "$kt" = "$want" ] && [ $rc = 2 ] && [ "$n1" = "$n0" ] && grep -q "would run on '$want', but this grid's runs ran on 'another kernel'" "$tmp/kernel.err" \
   && ok "kernel.txt holds the first start's kernel ($kt); a start on another is refused (exit 2), nothing run" \
   || bad "kernel" "rc $rc, recorded '$kt', want '$want', $n0/$n1 files: $(tail -1 "$tmp/kernel.err")"
+# phase D with a phase-A checkpoint gone (not committed, or lost with a machine): the run is made
+# again, and its checkpoint used only when its log.csv repeats the run's; the evaluation is then
+# the one made before, byte for byte. A log that does not repeat (here: one loss changed) fails
+# the job, names the row, and leaves no checkpoint in the run's folder
+lr=$(awk -F, '$1 == "alibi" { print $2 }' "$tmp/o/chosen.csv"); a=$tmp/o/A/alibi/lr$lr-m1
+cp "$a/eval-final.csv" "$tmp/ef.csv"; cp "$a/log.csv" "$tmp/alog.csv"
+rm -f "$a/model.bin" "$a/eval-final.csv" "$a/perwin-final.csv"
+run remake1; rc=$?
+[ $rc = 0 ] && cmp -s "$a/eval-final.csv" "$tmp/ef.csv" && [ -s "$a/model.bin" ] && [ ! -e "$a/remake" ] && grep -q "checkpoint is gone: training it again" "$tmp/remake1.err" \
+  && ok "phase D: a phase-A run without its checkpoint is made again, repeats its log, and evaluates to the same bytes" \
+  || bad "remake" "rc $rc: $(grep -i 'alibi/lr' "$tmp/remake1.err" | head -3)"
+rm -f "$a/model.bin" "$a/eval-final.csv" "$a/perwin-final.csv"
+awk -F, -v OFS=, 'FNR == 3 { $2 = $2 + 0.5 } { print }' "$tmp/alog.csv" > "$a/log.csv"
+run remake2; rc=$?
+[ $rc != 0 ] && [ ! -e "$a/model.bin" ] && [ ! -e "$a/eval-final.csv" ] && [ -s "$a/remake/model.bin" ] && grep -q "differs from its log.csv at row 3 (step" "$tmp/remake2.err" \
+  && ok "phase D: a run made again that does not repeat its log (row 3 changed) fails, says where, and its checkpoint is not used" \
+  || bad "remake differs" "rc $rc: $(grep -i 'alibi/lr' "$tmp/remake2.err" | head -3)"
+cp "$tmp/alog.csv" "$a/log.csv"; run remake3 || bad "remake restored" "$(tail -2 "$tmp/remake3.err")"
+cmp -s "$a/eval-final.csv" "$tmp/ef.csv" || bad "remake restored" "eval-final.csv differs"
 # the report: byte-identical twice, and from the CSVs alone
 files="eval.csv paired.csv convergence.csv training.csv short.csv table.md claims.md README.md ratio_vs_step.png ppl_vs_length.png bias.csv bias.md"
 mkdir -p "$tmp/r1" "$tmp/r2"

@@ -19,7 +19,11 @@
 #            run at its chosen lr (with each multiplier run there) evaluated as the final
 #            checkpoints are, into its OUT/A/SCHEME/lrLR-mM/eval-final.csv (the ranking at a
 #            second horizon, 1200 steps); and a choice at the edge of what was run gets one
-#            A_STEPS run one lr step (or 3 times the multiplier) further, into OUT/D
+#            A_STEPS run one lr step (or 3 times the multiplier) further, into OUT/D. A phase-A
+#            run whose checkpoint is gone (not committed, or lost with a machine) is trained
+#            again (in its folder's remake/): under the pinned binary and kernel a run repeats
+#            itself, so its checkpoint is used only if its log.csv repeats the run's own (step,
+#            train_loss, val_loss, lr, grad_norm on every row); else the job fails, saying where
 #   report   tools/study3_report.sh OUT: eval.csv, the tables, the figure, claims.md (CSVs only)
 #
 #   tools/study3.sh            the default grid into runs/study3 (the core six; about 9.3 h on 2 cores)
@@ -267,6 +271,30 @@ ev() {
   mv "$o.part" "$o"
 }
 
+# remake DIR: a finished phase-A run whose checkpoint is gone, trained again into DIR/remake
+# (resumed there if stopped) with its settings.txt; its model.bin moves to DIR only when the new
+# log.csv repeats DIR/log.csv's step,train_loss,val_loss,lr,grad_norm on every row (the other
+# columns are the clock's). A run that does not repeat is left in DIR/remake, and said
+remake() {
+  local d=$1 t=$1/remake rc=0 at
+  [ -s "$d/settings.txt" ] && [ -s "$d/log.csv" ] && [ -s "$d/trained.txt" ] \
+    || { echo "study3: $d: no checkpoint to evaluate, nor a finished run's settings.txt and log.csv to make it again" >&2; return 1; }
+  echo "    $d: its checkpoint is gone: training it again (it must repeat its log.csv)" >&2
+  if [ -s "$t/model.bin" ]; then "$bin" train --resume "$t" --data "$DATA" --threads 1 >> "$t.out" 2>> "$t.err" || rc=$?
+  else
+    # shellcheck disable=SC2046 # the run's own flags, as the script wrote them
+    "$bin" train --data "$DATA" --out "$t" --overwrite --steps "$A_STEPS" --threads 1 $(cat "$d/settings.txt") > "$t.out" 2> "$t.err" || rc=$?
+  fi
+  finished "$t/model.bin" "$A_STEPS" || { echo "study3: $d: training it again ended with status $rc before its $A_STEPS steps: $(tail -1 "$t.err")" >&2; return 1; }
+  at=$(awk -F, 'NR == FNR { a[FNR] = $1 "," $2 "," $3 "," $4 "," $5; n = FNR; next }
+    ($1 "," $2 "," $3 "," $4 "," $5) != a[FNR] { print "row " FNR " (step " $1 ")"; exit }
+    END { if (FNR != n) print "its length (" n " rows, made again " FNR ")" }' "$d/log.csv" "$t/log.csv")
+  if [ -n "$at" ]; then
+    echo "study3: $d: made again, it differs from its log.csv at $at: another binary or kernel? Its checkpoint is not used (left in $t)" >&2
+    return 1
+  fi
+  mv "$t/model.bin" "$d/model.bin" && rm -rf "$t" "$t.out" "$t.err"
+}
 if [ "$mode" = one ]; then
   job=$1
   if [ "$job" = A ]; then # A SCHEME LR MULT
@@ -318,7 +346,7 @@ if [ "$mode" = one ]; then
     d=$OUT/A/$2/lr$3-m$4
     if [ ! -s "$d/model.bin" ]; then # (a clone keeps the evaluation it committed)
       [ -s "$d/eval-final.csv" ] && exit 0
-      echo "study3: $d: no checkpoint to evaluate (phase D needs phase A's model.bin)" >&2; exit 1
+      remake "$d" || exit 1
     fi
     # (with its per-window losses: the report's window interval, batch means, PROTOCOL.md v5)
     ev "$d/eval-final.csv" "$d/model.bin" --lengths 1x,2x,4x,8x,16x --max-tokens "$FINAL_TOKENS" --csv @OUT@ --per-window @PW@
