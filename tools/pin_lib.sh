@@ -1,5 +1,6 @@
 # pin_lib.sh - sourced by the studies that pin a binary (study3.sh, tasks2.sh, ctxext.sh): one
 # kernel for a grid's matrix products, as one pinned binary.
+# shellcheck shell=bash
 #
 # pin_kernel NAME BIN DIR REPIN: BIN's kernel for the matrix products (posgpt --version's second
 # line, which follows POSGPT_BLAS and OPENBLAS_CORETYPE) is recorded in DIR/kernel.txt at a
