@@ -17,7 +17,7 @@
 #            one --per-window)
 #   phase D  (PROTOCOL.md v4) diagnostics beside the choices, which stand: each scheme's phase-A
 #            run at its chosen lr (with each multiplier run there) evaluated as the final
-#            checkpoints are, into its OUT/A/SCHEME/lrLR-mM/eval-final.csv (the ranking at a
+#            checkpoints are, into its OUT/A/SCHEME/lrLR-mM/eval-final.csv (a one-seed view at a
 #            second horizon, 1200 steps); and a choice at the edge of what was run gets one
 #            A_STEPS run one lr step (or 3 times the multiplier) further, into OUT/D. A phase-A
 #            run whose checkpoint is gone (not committed, or lost with a machine) is trained
@@ -27,7 +27,8 @@
 #   report   tools/study3_report.sh OUT: eval.csv, the tables, the figure, claims.md (CSVs only)
 #
 #   tools/study3.sh            the default grid into runs/study3 (the core six; about 9.3 h on 2 cores)
-#   tools/study3.sh --full     and the relatives and the matched controls (about 16.5 h; reuses the default's runs)
+#   tools/study3.sh --full     and the relatives and the matched controls (reuses the default's runs; its
+#                              phase A alone took 11.8 h of one-run wall time, two runs at a time)
 #   tools/study3.sh --quick    a tiny grid into runs/study3-quick (seconds; the CI smoke test)
 #   tools/study3.sh --report   redraw the report from OUT's CSVs only (also: tools/study3_report.sh OUT)
 #   tools/study3.sh --choose PHASEA.csv   print chosen.csv for a phaseA.csv (the rule alone)
