@@ -272,21 +272,17 @@ ev() {
   mv "$o.part" "$o"
 }
 
-# remake DIR: a finished phase-A run whose checkpoint is gone, trained again into DIR/remake
-# (resumed there if stopped) with its settings.txt; its model.bin moves to DIR only when the new
-# log.csv repeats DIR/log.csv's step,train_loss,val_loss,lr,grad_norm on every row (the other
-# columns are the clock's). A run that does not repeat is left in DIR/remake, and said
+# remake DIR: a finished phase-A run whose checkpoint is gone, trained again into DIR/remake by
+# train_run (resumed there if stopped) with its settings.txt; its model.bin moves to DIR only
+# when the new log.csv repeats DIR/log.csv's step,train_loss,val_loss,lr,grad_norm on every row
+# (the other columns are the clock's). A run that does not repeat is left in DIR/remake, and said
 remake() {
-  local d=$1 t=$1/remake rc=0 at
+  local d=$1 t=$1/remake at
   [ -s "$d/settings.txt" ] && [ -s "$d/log.csv" ] && [ -s "$d/trained.txt" ] \
     || { echo "study3: $d: no checkpoint to evaluate, nor a finished run's settings.txt and log.csv to make it again" >&2; return 1; }
   echo "    $d: its checkpoint is gone: training it again (it must repeat its log.csv)" >&2
-  if [ -s "$t/model.bin" ]; then "$bin" train --resume "$t" --data "$DATA" --threads 1 >> "$t.out" 2>> "$t.err" || rc=$?
-  else
-    # shellcheck disable=SC2046 # the run's own flags, as the script wrote them
-    "$bin" train --data "$DATA" --out "$t" --overwrite --steps "$A_STEPS" --threads 1 $(cat "$d/settings.txt") > "$t.out" 2> "$t.err" || rc=$?
-  fi
-  finished "$t/model.bin" "$A_STEPS" || { echo "study3: $d: training it again ended with status $rc before its $A_STEPS steps: $(tail -1 "$t.err")" >&2; return 1; }
+  # shellcheck disable=SC2046 # the run's own flags, as the script wrote them
+  train_run "$t" "$A_STEPS" $(cat "$d/settings.txt") || return 1
   at=$(awk -F, 'NR == FNR { a[FNR] = $1 "," $2 "," $3 "," $4 "," $5; n = FNR; next }
     ($1 "," $2 "," $3 "," $4 "," $5) != a[FNR] { print "row " FNR " (step " $1 ")"; exit }
     END { if (FNR != n) print "its length (" n " rows, made again " FNR ")" }' "$d/log.csv" "$t/log.csv")
@@ -294,7 +290,7 @@ remake() {
     echo "study3: $d: made again, it differs from its log.csv at $at: another binary or kernel? Its checkpoint is not used (left in $t)" >&2
     return 1
   fi
-  mv "$t/model.bin" "$d/model.bin" && rm -rf "$t" "$t.out" "$t.err"
+  mv "$t/model.bin" "$d/model.bin" && rm -rf "$t"
 }
 if [ "$mode" = one ]; then
   job=$1
