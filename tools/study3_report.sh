@@ -402,7 +402,7 @@ awk -F, -v T="$T" '$14 == "final" { k = $1 SUBSEP $2; if ($5 == T) a[k] = $6; el
   END { for (kl in b) { split(kl, p, SUBSEP); k = p[1] SUBSEP p[2]; if (!(k in a)) continue; d = b[kl] - a[k]; r = p[1] SUBSEP p[3]
       n[r]++; s[r] += d; ss[r] += d * d }
     for (r in n) { split(r, p, SUBSEP); printf "%s,%s,%d,%.9f,%.9f\n", p[1], p[2], n[r], s[r], ss[r] } }' "$tmp/rows" | sort > "$tmp/logratio"
-awk -F, -v T="$T" -v papers="$papers" "$lib"'
+awk -F, -v T="$T" -v papers="$papers" -v runs_out="$tmp/claims-runs" "$lib"'
   # the paper'"'"'s rows: press22-t2-<sin|rope|t5|alibi>-<L_valid>; ours at m x T against theirs at M[m]
   BEGIN { split("2 4 8 16", mul, " "); M[2] = 1012; M[4] = 2512; M[8] = 4512; M[16] = 8512
     split("sin rope t5 alibi", pk, " "); run["sin"] = "sinusoidal"; run["rope"] = "rope"; run["t5"] = "t5"; run["alibi"] = "alibi"
@@ -412,7 +412,7 @@ awk -F, -v T="$T" -v papers="$papers" "$lib"'
   { n[$1, $2] = $3; s[$1, $2] = $4; ss[$1, $2] = $5 }
   END {
     c = 0; unv = 0
-    for (q = 1; q <= 4; q++) { key = pk[q]; r = run[key]; id0 = "press22-t2-" key "-512"
+    for (q = 1; q <= 4; q++) { key = pk[q]; r = run[key]; id0 = "press22-t2-" key "-512"; print r > runs_out
       if (!(id0 in val)) { printf "study3_report: %s has no row %s\n", papers, id0 > "/dev/stderr"; exit 1 }
       for (x = 1; x <= 4; x++) { m = mul[x]; id = "press22-t2-" key "-" M[m]; c++
         if (!(id in val)) { printf "study3_report: %s has no row %s\n", papers, id > "/dev/stderr"; exit 1 }
@@ -456,7 +456,7 @@ awk -F, -v T="$T" -v papers="$papers" "$lib"'
   # a position-lr multiplier above 1 (chosen.csv) is a training set-up the paper did not use:
   # said beside the claims, with what the multiplier did (phase D: the phase-A runs at the
   # chosen lr, multiplier 1 and the chosen one, seed 1, 1200 steps, each ppl(16x) / ppl(1x))
-  for r in sinusoidal rope t5 alibi; do
+  while read -r r; do # (the schemes of the claims above, as their awk names them)
     IFS=, read -r lr m < <(awk -F, -v s="$r" '$1 == s { print $2 "," $3 }' "$out/chosen.csv" 2> /dev/null) || continue
     [ -n "${m:-}" ] && [ "$m" != 1 ] || continue
     rat() { awk -F, -v T="$T" -v L="$((16 * T))" '$4 == "nonoverlapping" && $11 == 0 { if ($3 == T) a = $8; if ($3 == L) b = $8 }
@@ -467,7 +467,7 @@ awk -F, -v T="$T" -v papers="$papers" "$lib"'
     if [ -n "$one" ] && [ -n "$ch" ]; then
       printf ' What it does beyond the training length (phase D: seed 1, lr %s, 1200 steps, one run each, the window\nintervals in README.md): at multiplier 1, ppl %s; at %s, %s.\n' "$lr" "$one" "$m" "$ch"
     else echo; fi
-  done
+  done < "$tmp/claims-runs"
   echo
   echo "## Context extension: Peng et al. 2023, Table 1 (from runs/ctxext)"
   echo
