@@ -196,15 +196,19 @@ if [ $status = 1 ]; then
   # (the grid's schemes with no phase-A run yet, e.g. --full's relatives before their sweep)
   nos=$(for s in $core $relatives; do ls -d "$out/A/$s"/lr*-m* > /dev/null 2>&1 || printf '%s ' "$s"; done)
   [ -z "$nos" ] || echo "  phase A not started for: ${nos% } (3 lrs each, then the edge rule and the pos-lr-mult runs: tools/study3.sh --help)"
-  nb=$(b_jobs | wc -l)
-  db=0 eb=0 pb=0
+  # (this grid's runs only: a folder of another grid, e.g. --full's relatives seen by the
+  # default grid, is counted apart, not as one of this grid's)
+  grid=$(b_jobs | awk '{ print "B/" $2 "/seed" $4 }')
+  nb=$(grep -c . <<< "$grid")
+  db=0 eb=0 pb=0 ob=0
   for d in "$out"/B/*/seed*; do
     [ -d "$d" ] || continue
+    grep -qxF "${d#"$out"/}" <<< "$grid" || { ob=$((ob + 1)); continue; }
     if [ -s "$d/done.txt" ]; then db=$((db + 1))
     elif [ -s "$d/trained.txt" ]; then eb=$((eb + 1)); echo "  B ${d#"$out"/B/}: trained, its evaluations left"
     else pb=$((pb + 1)); echo "  B ${d#"$out"/B/}: step $(at "$d") of $B_STEPS"; fi
   done
-  echo "phases B and C: $db of $nb runs trained and evaluated, $eb trained with evaluations left, $pb under way or interrupted, $((nb - db - eb - pb)) not started"
+  echo "phases B and C: $db of $nb runs trained and evaluated, $eb trained with evaluations left, $pb under way or interrupted, $((nb - db - eb - pb)) not started$([ $ob = 0 ] || echo "; $ob more folders of another grid (--full's) not counted")"
   # phase D (after B and C): the phase-A runs evaluated as the final checkpoints are, and the
   # edge diagnostics trained into D/
   nd=0 ne=0
