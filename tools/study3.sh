@@ -26,9 +26,10 @@
 #            train_loss, val_loss, lr, grad_norm on every row); else the job fails, saying where
 #   report   tools/study3_report.sh OUT: eval.csv, the tables, the figure, claims.md (CSVs only)
 #
-#   tools/study3.sh            the default grid into runs/study3 (the core six; about 9.3 h on 2 cores)
-#   tools/study3.sh --full     and the relatives and the matched controls (reuses the default's runs; its
-#                              phase A alone took 11.8 h of one-run wall time, two runs at a time)
+#   tools/study3.sh            the default grid into runs/study3 (the core six; 9.3 h estimated on 2 cores;
+#                              as run, 27.1 h of one-run wall time summed, two runs at a time)
+#   tools/study3.sh --full     and the relatives and the matched controls (reuses the default's runs; as
+#                              run, 19.0 h more of one-run wall time summed, two runs at a time)
 #   tools/study3.sh --quick    a tiny grid into runs/study3-quick (seconds; the CI smoke test)
 #   tools/study3.sh --report   redraw the report from OUT's CSVs only (also: tools/study3_report.sh OUT)
 #   tools/study3.sh --choose PHASEA.csv   print chosen.csv for a phaseA.csv (the rule alone)
