@@ -487,7 +487,7 @@ awk -F, -v T="$T" -v papers="$papers" -v runs_out="$tmp/claims-runs" "$lib"'
   echo
   echo "| paper | why not testable here |"
   echo "|---|---|"
-  echo "| Su et al. 2021 (RoFormer), Raffel et al. 2020 (T5), Chi et al. 2022 (KERPLE), Chi et al. 2023 (Sandwich), Li et al. 2023 (FIRE) | their perplexity tables were not read here (docs/papers.md): no number of theirs is in docs/papers.csv |"
+  echo "| Su et al. 2021 (RoFormer), Raffel et al. 2020 (T5), Chi et al. 2022 (KERPLE), Chi et al. 2023 (Sandwich), Li et al. 2023 (FIRE), Dai et al. 2019 (Transformer-XL), Sun et al. 2022 (xPos) | their perplexity tables were not read here (docs/papers.md): no number of theirs is in docs/papers.csv |"
   echo "| Kazemnejad et al. 2023 (NoPE), Ruoss et al. 2023 | their numbers are on algorithmic tasks: runs/tasks2/claims.md |"
   echo "| Chen et al. 2023 (PI) | only their abstract was read here (docs/papers.csv: no perplexity of theirs); PI's numbers above are Peng et al.'s |"
 } > "$o/claims.md"
